@@ -1,0 +1,93 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Countersign",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .executable(name: "countersign", targets: ["countersign"]),
+        .library(name: "CountersignClient", targets: ["CountersignClient"]),
+        .library(name: "CountersignServer", targets: ["CountersignServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
+        .package(url: "https://github.com/vapor/fluent.git", from: "4.13.0"),
+        .package(url: "https://github.com/vapor/fluent-kit.git", from: "1.57.0"),
+        .package(url: "https://github.com/vapor/fluent-sqlite-driver.git", from: "4.9.0"),
+        .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.14.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        .target(
+            name: "CountersignCore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "Journeys",
+            dependencies: [
+                "CountersignCore",
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .target(
+            name: "Push",
+            dependencies: ["CountersignCore"]
+        ),
+        .target(
+            name: "CountersignServer",
+            dependencies: [
+                "CountersignCore",
+                "Journeys",
+                "Push",
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "Fluent", package: "fluent"),
+                .product(name: "FluentSQL", package: "fluent-kit"),
+                .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "CountersignClient",
+            dependencies: [
+                "CountersignCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "countersign",
+            dependencies: [
+                "CountersignServer",
+                "CountersignClient",
+                "Journeys",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "CountersignCoreTests",
+            dependencies: ["CountersignCore"]
+        ),
+        .testTarget(
+            name: "JourneysTests",
+            dependencies: ["Journeys"]
+        ),
+        .testTarget(
+            name: "CountersignServerTests",
+            dependencies: [
+                "CountersignServer",
+                "CountersignClient",
+                .product(name: "VaporTesting", package: "vapor"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,88 @@
+import Crypto
+import Foundation
+import _CryptoExtras
+
+/// A public key that checks signatures made by a phone: the device key or a biometric key.
+///
+/// P-256 keys arrive as base64 SPKI DER or as an X9.63 uncompressed point; RSA keys (2048 bits or more,
+/// biometric keys on Android keystores) as base64 SPKI or PKCS#1 DER.
+public enum VerifyingKey: Sendable {
+    case p256(P256.Signing.PublicKey)
+    case rsa(_RSA.Signing.PublicKey)
+
+    /// The algorithm families a caller may accept.
+    public enum Family: String, Sendable, Codable {
+        case ec
+        case rsa
+    }
+
+    /// Why a key could not be used.
+    public enum ParseError: Error, Equatable, CustomStringConvertible {
+        case notBase64
+        case unsupportedKey
+        case rsaNotAllowed
+
+        public var description: String {
+            switch self {
+            case .notBase64: "the public key is not base64"
+            case .unsupportedKey: "the public key is neither a P-256 key (SPKI DER or X9.63) nor an RSA key of 2048 bits or more"
+            case .rsaNotAllowed: "only P-256 keys are accepted here"
+            }
+        }
+    }
+
+    /// Parses a base64 public key, accepting RSA only when `allowRSA` is set.
+    public init(base64: String, allowRSA: Bool) throws(ParseError) {
+        guard let der = LenientBase64.decode(base64) else { throw .notBase64 }
+        if let key = try? P256.Signing.PublicKey(derRepresentation: der) {
+            self = .p256(key)
+        } else if der.first == 0x04, let key = try? P256.Signing.PublicKey(x963Representation: der) {
+            self = .p256(key)
+        } else if let key = try? _RSA.Signing.PublicKey(derRepresentation: der) {
+            guard allowRSA else { throw .rsaNotAllowed }
+            self = .rsa(key)
+        } else {
+            throw .unsupportedKey
+        }
+    }
+
+    /// Which family the key belongs to.
+    public var family: Family {
+        switch self {
+        case .p256: .ec
+        case .rsa: .rsa
+        }
+    }
+
+    /// The key as base64 SPKI DER, the form it is stored in.
+    public var spkiBase64: String {
+        switch self {
+        case .p256(let key): key.derRepresentation.base64EncodedString()
+        case .rsa(let key): key.derRepresentation.base64EncodedString()
+        }
+    }
+
+    /// Whether `signatureBase64` is a valid SHA-256 signature of `message`'s UTF-8 bytes.
+    ///
+    /// ECDSA signatures may be DER or raw r‖s; RSA signatures may use PSS or PKCS#1 v1.5 padding.
+    public func verifies(signatureBase64: String, of message: String) -> Bool {
+        guard let signature = LenientBase64.decode(signatureBase64) else { return false }
+        let bytes = Data(message.utf8)
+        switch self {
+        case .p256(let key):
+            if let der = try? P256.Signing.ECDSASignature(derRepresentation: signature),
+                key.isValidSignature(der, for: bytes)
+            {
+                return true
+            }
+            guard signature.count == 64,
+                let raw = try? P256.Signing.ECDSASignature(rawRepresentation: signature)
+            else { return false }
+            return key.isValidSignature(raw, for: bytes)
+        case .rsa(let key):
+            let rsaSignature = _RSA.Signing.RSASignature(rawRepresentation: signature)
+            return key.isValidSignature(rsaSignature, for: bytes, padding: .PSS)
+                || key.isValidSignature(rsaSignature, for: bytes, padding: .insecurePKCS1v1_5)
+        }
+    }
+}

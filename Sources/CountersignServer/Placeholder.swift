@@ -1,0 +1,5 @@
+import Vapor
+import Fluent
+import FluentSQLiteDriver
+import FluentPostgresDriver
+import JWTKit

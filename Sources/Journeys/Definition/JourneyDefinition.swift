@@ -1,0 +1,46 @@
+import CountersignCore
+
+/// A validated journey: its steps, where it starts, and how steps connect.
+public struct JourneyDefinition: Sendable {
+    public let id: String
+    public let name: String
+    /// The id of the first step.
+    public let start: String
+    /// Steps in document order.
+    public let steps: [StepDefinition]
+    private let stepsByID: [String: StepDefinition]
+
+    init(id: String, name: String, start: String, steps: [StepDefinition]) {
+        self.id = id
+        self.name = name
+        self.start = start
+        self.steps = steps
+        self.stepsByID = Dictionary(steps.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The step with `id`.
+    public func step(_ id: String) -> StepDefinition? {
+        stepsByID[id]
+    }
+}
+
+/// One step of a journey as written in its YAML document.
+public struct StepDefinition: Sendable {
+    public let id: String
+    public let type: StepType
+    /// The step's configuration; string values starting with `@` are expressions.
+    public let config: [String: JSONValue]
+    /// Where to go when the step succeeds.
+    public let next: String?
+    /// Where to go when the step fails; without one a failure rejects the journey.
+    public let failure: String?
+    /// Where to go when the client cancels; without one a cancel rejects the journey.
+    public let cancel: String?
+    /// Custom branches the client may choose, by option id.
+    public let branches: [String: String]
+
+    /// Every step this one can lead to.
+    var targets: [String] {
+        [next, failure, cancel].compactMap { $0 } + branches.values.sorted()
+    }
+}

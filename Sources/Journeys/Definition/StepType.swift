@@ -1,0 +1,33 @@
+/// The kinds of step a journey can use, with what the loader needs to know about each.
+public enum StepType: String, Sendable, CaseIterable {
+    case loginForm = "login_form"
+    case collectInformation = "collect_information"
+    case createUser = "create_user"
+    case mobileBiometricsRegistration = "mobile_biometrics_registration"
+    case deviceRegistration = "device_registration"
+    case mobileBiometricsAuthentication = "mobile_biometrics_authentication"
+    case complete
+    case reject
+
+    /// Configuration keys the step cannot run without. `create_user` needs one of two keys and says
+    /// so in `requiredOneOf`.
+    var requiredConfig: [String] {
+        switch self {
+        case .loginForm, .collectInformation: ["form_id", "schema"]
+        default: []
+        }
+    }
+
+    /// Groups of keys of which at least one must be present.
+    var requiredOneOf: [[String]] {
+        switch self {
+        case .createUser: [["external_user_id", "email"]]
+        default: []
+        }
+    }
+
+    /// Whether the journey ends at this step (it has no `next`).
+    public var isTerminal: Bool {
+        self == .complete || self == .reject
+    }
+}

@@ -1,0 +1,246 @@
+import CountersignCore
+import Foundation
+import Yams
+
+/// Reads journey YAML documents and refuses any that would fail at run time (DESIGN.md §4).
+///
+/// ```yaml
+/// id: mobile_login
+/// name: Biometric login on the phone
+/// steps:
+///   - id: authenticate
+///     type: mobile_biometrics_authentication
+///     next: done
+///   - id: done
+///     type: complete
+/// ```
+public enum JourneyLoader {
+    /// Loads every `.yaml` / `.yml` file in `directory`, reporting the problems of all files at once.
+    public static func load(directory: URL) throws(JourneyLoadError) -> [JourneyDefinition] {
+        let files: [URL]
+        do {
+            files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+                .filter { ["yaml", "yml"].contains($0.pathExtension) }
+                .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        } catch {
+            throw JourneyLoadError(problems: [
+                JourneyValidationError(file: directory.path, stepID: nil, reason: "cannot read the directory")
+            ])
+        }
+        var journeys: [JourneyDefinition] = []
+        var problems: [JourneyValidationError] = []
+        var fileByJourneyID: [String: String] = [:]
+        for file in files {
+            let name = file.lastPathComponent
+            guard let text = try? String(contentsOf: file, encoding: .utf8) else {
+                problems.append(JourneyValidationError(file: name, stepID: nil, reason: "cannot read the file as UTF-8"))
+                continue
+            }
+            switch parse(yaml: text, file: name) {
+            case .success(let journey):
+                if let other = fileByJourneyID[journey.id] {
+                    problems.append(JourneyValidationError(
+                        file: name, stepID: nil, reason: "journey id '\(journey.id)' is already defined in \(other)"))
+                } else {
+                    fileByJourneyID[journey.id] = name
+                    journeys.append(journey)
+                }
+            case .failure(let error):
+                problems += error.problems
+            }
+        }
+        guard problems.isEmpty else { throw JourneyLoadError(problems: problems) }
+        return journeys
+    }
+
+    /// Parses and validates one document; `file` names it in error messages.
+    public static func parse(yaml: String, file: String) -> Result<JourneyDefinition, JourneyLoadError> {
+        let document: JSONValue
+        do {
+            document = try JSONValue(yamlNode: Yams.load(yaml: yaml))
+        } catch {
+            return .failure(JourneyLoadError(problems: [
+                JourneyValidationError(file: file, stepID: nil, reason: "not valid YAML: \(error)")
+            ]))
+        }
+        var validator = DocumentValidator(file: file)
+        let journey = validator.journey(from: document)
+        if let journey, validator.problems.isEmpty { return .success(journey) }
+        return .failure(JourneyLoadError(problems: validator.problems))
+    }
+}
+
+/// Collects every problem of one document while building its definition.
+private struct DocumentValidator {
+    let file: String
+    var problems: [JourneyValidationError] = []
+
+    static let journeyKeys: Set<String> = ["id", "name", "start", "steps"]
+    static let stepKeys: Set<String> = ["id", "type", "config", "next", "failure", "cancel", "branches"]
+    static let reservedOptionIDs: Set<String> = ClientResponseOptionType.allCases.map(\.rawValue).reduce(into: []) {
+        $0.insert($1)
+    }
+
+    mutating func problem(_ stepID: String?, _ reason: String) {
+        problems.append(JourneyValidationError(file: file, stepID: stepID, reason: reason))
+    }
+
+    mutating func journey(from document: JSONValue) -> JourneyDefinition? {
+        guard let top = document.objectValue else {
+            problem(nil, "the document must be a mapping with 'id' and 'steps'")
+            return nil
+        }
+        for key in top.keys.sorted() where !Self.journeyKeys.contains(key) {
+            problem(nil, "unknown key '\(key)'")
+        }
+        guard let id = top["id"]?.stringValue, Expression.isIdentifier(id) else {
+            problem(nil, "'id' must be a name of letters, digits and underscores")
+            return nil
+        }
+        guard let rawSteps = top["steps"]?.arrayValue, !rawSteps.isEmpty else {
+            problem(nil, "'steps' must be a non-empty list")
+            return nil
+        }
+        let steps = rawSteps.enumerated().compactMap { index, raw in step(from: raw, index: index) }
+        guard steps.count == rawSteps.count else { return nil }
+
+        var seen: Set<String> = []
+        for step in steps where !seen.insert(step.id).inserted {
+            problem(step.id, "duplicate step id")
+        }
+        let start = top["start"]?.stringValue ?? steps[0].id
+        if !seen.contains(start) { problem(nil, "'start' names step '\(start)', which does not exist") }
+        for step in steps { checkConnections(of: step, stepIDs: seen) }
+        checkReachability(steps: steps, start: start)
+        for step in steps { checkExpressions(of: step, stepIDs: seen) }
+        return JourneyDefinition(id: id, name: top["name"]?.stringValue ?? id, start: start, steps: steps)
+    }
+
+    mutating func step(from raw: JSONValue, index: Int) -> StepDefinition? {
+        guard let fields = raw.objectValue, let id = fields["id"]?.stringValue, Expression.isIdentifier(id) else {
+            problem(nil, "step #\(index + 1) needs an 'id' of letters, digits and underscores")
+            return nil
+        }
+        for key in fields.keys.sorted() where !Self.stepKeys.contains(key) {
+            problem(id, "unknown key '\(key)'")
+        }
+        guard let typeName = fields["type"]?.stringValue else {
+            problem(id, "missing 'type'")
+            return nil
+        }
+        guard let type = StepType(rawValue: typeName) else {
+            let known = StepType.allCases.map(\.rawValue).joined(separator: ", ")
+            problem(id, "unknown step type '\(typeName)' (known: \(known))")
+            return nil
+        }
+        var config: [String: JSONValue] = [:]
+        if let rawConfig = fields["config"] {
+            guard let object = rawConfig.objectValue else {
+                problem(id, "'config' must be a mapping")
+                return nil
+            }
+            config = object
+        }
+        for key in type.requiredConfig where config[key] == nil || config[key] == .null {
+            problem(id, "missing required config '\(key)'")
+        }
+        for group in type.requiredOneOf where !group.contains(where: { config[$0] != nil && config[$0] != .null }) {
+            problem(id, "config needs one of: \(group.joined(separator: ", "))")
+        }
+        if type == .loginForm || type == .collectInformation, let schema = config["schema"], schema != .null {
+            if let reason = FormSchema.problem(in: schema) { problem(id, "bad 'schema': \(reason)") }
+        }
+        var branches: [String: String] = [:]
+        if let rawBranches = fields["branches"] {
+            guard let object = rawBranches.objectValue else {
+                problem(id, "'branches' must map branch ids to step ids")
+                return nil
+            }
+            for (branch, target) in object {
+                guard let target = target.stringValue else {
+                    problem(id, "branch '\(branch)' must name a step")
+                    continue
+                }
+                if Self.reservedOptionIDs.contains(branch) {
+                    problem(id, "branch id '\(branch)' is reserved for a standard option")
+                }
+                branches[branch] = target
+            }
+        }
+        func target(_ key: String) -> String? {
+            guard let value = fields[key] else { return nil }
+            guard let name = value.stringValue else {
+                problem(id, "'\(key)' must name a step")
+                return nil
+            }
+            return name
+        }
+        return StepDefinition(
+            id: id, type: type, config: config, next: target("next"), failure: target("failure"),
+            cancel: target("cancel"), branches: branches)
+    }
+
+    mutating func checkConnections(of step: StepDefinition, stepIDs: Set<String>) {
+        if step.type.isTerminal {
+            if step.next != nil { problem(step.id, "a \(step.type.rawValue) step ends the journey and takes no 'next'") }
+        } else if step.next == nil {
+            problem(step.id, "missing 'next'")
+        }
+        for target in step.targets where !stepIDs.contains(target) {
+            problem(step.id, "branch to unknown step '\(target)'")
+        }
+    }
+
+    mutating func checkReachability(steps: [StepDefinition], start: String) {
+        let byID = Dictionary(steps.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var reached: Set<String> = []
+        var queue = [start]
+        while let id = queue.popLast() {
+            guard reached.insert(id).inserted, let step = byID[id] else { continue }
+            queue += step.targets
+        }
+        for step in steps where !reached.contains(step.id) {
+            problem(step.id, "unreachable: no branch leads to this step")
+        }
+    }
+
+    mutating func checkExpressions(of step: StepDefinition, stepIDs: Set<String>) {
+        do {
+            for expression in try ConfigValue.expressions(in: .object(step.config)) {
+                if case .variable(let name) = expression.source, !stepIDs.contains(name) {
+                    problem(step.id, "expression reads '\(name)', which is not a step of this journey")
+                }
+            }
+        } catch {
+            problem(step.id, error.description)
+        }
+    }
+}
+
+extension JSONValue {
+    /// Converts what Yams loads (scalars resolved by YAML's core schema) into JSON.
+    init(yamlNode node: Any?) throws {
+        switch node {
+        case nil, is NSNull: self = .null
+        case let value as Bool: self = .bool(value)
+        case let value as Int: self = .number(Double(value))
+        case let value as Double: self = .number(value)
+        case let value as String: self = .string(value)
+        case let value as [Any]: self = .array(try value.map { try JSONValue(yamlNode: $0) })
+        case let value as [AnyHashable: Any]:
+            var members: [String: JSONValue] = [:]
+            for (key, member) in value {
+                guard let key = key.base as? String else { throw YAMLShapeError(reason: "mapping keys must be strings") }
+                members[key] = try JSONValue(yamlNode: member)
+            }
+            self = .object(members)
+        default:
+            throw YAMLShapeError(reason: "unsupported value \(String(describing: node))")
+        }
+    }
+}
+
+struct YAMLShapeError: Error, CustomStringConvertible {
+    let reason: String
+    var description: String { reason }
+}

@@ -1,0 +1,93 @@
+import CountersignCore
+import Foundation
+
+/// Everything a journey run remembers between two client calls. The server stores it as one JSON
+/// document per interaction, so it must hold only what the next step needs.
+public struct InteractionState: Codable, Sendable {
+    public var journeyID: String
+    public var clientID: String
+    /// `additional_params` of the start call: `@policy.request().params`.
+    public var requestParams: [String: JSONValue]
+    /// `approval_data` of the start call, when given.
+    public var approvalData: [String: JSONValue]?
+    public var correlationID: String?
+    /// What the web request that started a mobile approve journey passed on.
+    public var mobileApproveParameters: [String: JSONValue]
+    /// Outputs of finished steps, by step id.
+    public var variables: [String: JSONValue]
+    /// The person the journey has identified, once it has.
+    public var user: UserContext?
+    /// Authentication methods proven so far, in order.
+    public var amr: [String]
+    public var authTime: Date?
+    /// The device registered or used by this run.
+    public var deviceID: String?
+    /// Biometric keys registered by this run, linked to the device it registers next.
+    public var registeredBiometricKeyIDs: [String]
+    /// The step waiting for the client; nil once the journey has ended.
+    public var current: CurrentStep?
+
+    public init(
+        journeyID: String, clientID: String, requestParams: [String: JSONValue] = [:],
+        approvalData: [String: JSONValue]? = nil, correlationID: String? = nil,
+        mobileApproveParameters: [String: JSONValue] = [:]
+    ) {
+        self.journeyID = journeyID
+        self.clientID = clientID
+        self.requestParams = requestParams
+        self.approvalData = approvalData
+        self.correlationID = correlationID
+        self.mobileApproveParameters = mobileApproveParameters
+        self.variables = [:]
+        self.user = nil
+        self.amr = []
+        self.authTime = nil
+        self.deviceID = nil
+        self.registeredBiometricKeyIDs = []
+        self.current = nil
+    }
+
+    /// Whether the journey has reached success or rejection.
+    public var isFinished: Bool { current == nil }
+
+    var expressionContext: ExpressionContext {
+        ExpressionContext(
+            requestParams: requestParams, userContext: user?.json ?? [:],
+            mobileApproveParameters: mobileApproveParameters, variables: variables)
+    }
+
+    mutating func addAuthenticationMethod(_ method: String, at time: Date) {
+        if !amr.contains(method) { amr.append(method) }
+        authTime = time
+    }
+}
+
+/// The step a run is waiting on.
+public struct CurrentStep: Codable, Sendable {
+    public var stepID: String
+    public var journeyStepID: String
+    public var data: JSONValue?
+    /// Values the client must not see, such as the challenge it has to sign.
+    public var secrets: [String: String]
+    /// Wrong credentials given to this step so far.
+    public var failedAttempts: Int
+}
+
+/// The user a journey is acting for; `@policy.userContext()` reads it.
+public struct UserContext: Codable, Sendable, Equatable {
+    public var userID: String
+    public var externalUserID: String
+    public var email: String?
+
+    public init(userID: String, externalUserID: String, email: String?) {
+        self.userID = userID
+        self.externalUserID = externalUserID
+        self.email = email
+    }
+
+    var json: [String: JSONValue] {
+        var members: [String: JSONValue] = ["user_id": .string(userID), "external_user_id": .string(externalUserID)]
+        if let email { members["email"] = .string(email) }
+        return members
+    }
+}

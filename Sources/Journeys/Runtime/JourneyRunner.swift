@@ -1,0 +1,162 @@
+import CountersignCore
+import Foundation
+
+/// Runs a journey one client call at a time over an `InteractionState`.
+///
+/// The runner changes only the state it is given and acts on the world only through `effects`, so the
+/// caller decides whether the call's changes are kept (the server drops them when a call is refused).
+public struct JourneyRunner: Sendable {
+    /// Wrong credentials a step accepts before it fails, unless its config sets `max_attempts`.
+    public static let defaultMaxAttempts = 3
+    /// Steps that may run without the client before the runner assumes a loop.
+    static let maximumAutomaticSteps = 64
+
+    let journey: JourneyDefinition
+    let effects: any JourneyEffects
+    let now: Date
+
+    public init(journey: JourneyDefinition, effects: any JourneyEffects, now: Date) {
+        self.journey = journey
+        self.effects = effects
+        self.now = now
+    }
+
+    /// Runs from the journey's first step to the first step that needs the client.
+    public func start(_ state: inout InteractionState) async throws -> StepPresentation {
+        try await advance(to: journey.start, &state)
+    }
+
+    /// Answers the current step with `response`.
+    ///
+    /// Throws `ClientResponseNotValid` for a malformed answer or an option the step does not offer.
+    public func submit(_ response: ClientResponse, to state: inout InteractionState) async throws -> StepPresentation {
+        guard let current = state.current, let step = journey.step(current.stepID) else {
+            throw ClientResponseNotValid("the journey has ended")
+        }
+        let environment = environment(for: step, state: state, secrets: current.secrets)
+        let outcome: StepOutcome
+        switch response.option {
+        case ClientResponseOptionType.clientInput.rawValue:
+            outcome = try await behavior(of: step.type).receive(response.data, &state, environment)
+        case ClientResponseOptionType.cancel.rawValue:
+            if let target = step.cancel { return try await advance(to: target, &state) }
+            return finish(.rejection(WireError(code: ErrorCode.cancelled, message: "The journey was cancelled.")), &state)
+        case ClientResponseOptionType.failure.rawValue:
+            let message = response.data?["message"]?.stringValue ?? "The client reported a failure."
+            outcome = .failure(WireError(code: "client_failure", message: message))
+        case let option where step.branches[option] != nil:
+            if let data = response.data { state.variables[step.id] = ["branch": .string(option), "data": data] }
+            return try await advance(to: step.branches[option]!, &state)
+        default:
+            throw ClientResponseNotValid("option '\(response.option)' is not offered by this step")
+        }
+        return try await follow(outcome, from: step, &state)
+    }
+
+    private func follow(_ outcome: StepOutcome, from step: StepDefinition, _ state: inout InteractionState) async throws -> StepPresentation {
+        switch outcome {
+        case .next(let output):
+            if let output { state.variables[step.id] = output }
+            guard let next = step.next else { throw JourneyRuntimeError.missingNext(step.id) }
+            return try await advance(to: next, &state)
+        case .branch(let target):
+            return try await advance(to: target, &state)
+        case .failure(let error):
+            if let target = step.failure { return try await advance(to: target, &state) }
+            return finish(.rejection(error), &state)
+        case .retry(let error):
+            let attempts = (state.current?.failedAttempts ?? 0) + 1
+            let limit = step.config["max_attempts"].flatMap { if case .number(let n) = $0 { Int(n) } else { nil } }
+                ?? Self.defaultMaxAttempts
+            guard attempts < limit else { return try await follow(.failure(error), from: step, &state) }
+            var presentation = try await enter(step, &state)
+            state.current?.failedAttempts = attempts
+            presentation.error = error
+            return presentation
+        case .finish(let presentation):
+            return finish(presentation, &state)
+        }
+    }
+
+    private func advance(to stepID: String, _ state: inout InteractionState) async throws -> StepPresentation {
+        var target = stepID
+        for _ in 0..<Self.maximumAutomaticSteps {
+            guard let step = journey.step(target) else { throw JourneyRuntimeError.unknownStep(target) }
+            let environment = environment(for: step, state: state, secrets: [:])
+            switch try await behavior(of: step.type).enter(&state, environment) {
+            case .present(let journeyStepID, let data, let secrets):
+                state.current = CurrentStep(stepID: step.id, journeyStepID: journeyStepID, data: data, secrets: secrets, failedAttempts: 0)
+                return presentation(of: step, journeyStepID: journeyStepID, data: data)
+            case .outcome(.next(let output)):
+                if let output { state.variables[step.id] = output }
+                guard let next = step.next else { throw JourneyRuntimeError.missingNext(step.id) }
+                target = next
+            case .outcome(.branch(let next)):
+                target = next
+            case .outcome(let other):
+                return try await follow(other, from: step, &state)
+            }
+        }
+        throw JourneyRuntimeError.tooManyAutomaticSteps(journey.id)
+    }
+
+    /// Enters `step` again (fresh secrets), for a repeat after a wrong credential.
+    private func enter(_ step: StepDefinition, _ state: inout InteractionState) async throws -> StepPresentation {
+        let environment = environment(for: step, state: state, secrets: [:])
+        guard case .present(let journeyStepID, let data, let secrets) = try await behavior(of: step.type).enter(&state, environment) else {
+            throw JourneyRuntimeError.cannotRepeat(step.id)
+        }
+        state.current = CurrentStep(stepID: step.id, journeyStepID: journeyStepID, data: data, secrets: secrets, failedAttempts: 0)
+        return presentation(of: step, journeyStepID: journeyStepID, data: data)
+    }
+
+    private func finish(_ presentation: StepPresentation, _ state: inout InteractionState) -> StepPresentation {
+        state.current = nil
+        return presentation
+    }
+
+    private func presentation(of step: StepDefinition, journeyStepID: String, data: JSONValue?) -> StepPresentation {
+        var options: [String: ClientResponseOption] = [
+            "client_input": .clientInput, "cancel": .cancel, "failure": .failure,
+        ]
+        for branch in step.branches.keys {
+            options[branch] = ClientResponseOption(type: .custom, id: branch, label: branch)
+        }
+        return StepPresentation(journeyStepID: journeyStepID, data: data, options: options, token: nil, error: nil, isFinal: false)
+    }
+
+    private func environment(for step: StepDefinition, state: InteractionState, secrets: [String: String]) -> StepEnvironment {
+        let context = state.expressionContext
+        let config = step.config.mapValues { ConfigValue.resolve($0, in: context) }
+        return StepEnvironment(step: step, config: config, effects: effects, now: now, secrets: secrets)
+    }
+
+    private func behavior(of type: StepType) -> any StepBehavior {
+        switch type {
+        case .loginForm, .collectInformation: FormStep()
+        case .createUser: CreateUserStep()
+        case .mobileBiometricsRegistration: BiometricsRegistrationStep()
+        case .deviceRegistration: DeviceRegistrationStep()
+        case .mobileBiometricsAuthentication: BiometricsAuthenticationStep()
+        case .complete: CompleteStep()
+        case .reject: RejectStep()
+        }
+    }
+}
+
+/// A journey that passed validation but cannot go on; a server bug or a changed document.
+enum JourneyRuntimeError: Error, CustomStringConvertible {
+    case unknownStep(String)
+    case missingNext(String)
+    case cannotRepeat(String)
+    case tooManyAutomaticSteps(String)
+
+    var description: String {
+        switch self {
+        case .unknownStep(let id): "no step '\(id)'"
+        case .missingNext(let id): "step '\(id)' has no next step"
+        case .cannotRepeat(let id): "step '\(id)' cannot be shown again"
+        case .tooManyAutomaticSteps(let id): "journey '\(id)' ran too many steps without the client"
+        }
+    }
+}

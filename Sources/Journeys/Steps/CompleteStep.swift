@@ -1,0 +1,17 @@
+import CountersignCore
+
+/// `complete`: end the journey successfully and hand the client a token for the identified user.
+/// The success data carries `device_id` when the run registered or used a device.
+struct CompleteStep: StepBehavior {
+    func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
+        var data: [String: JSONValue] = [:]
+        if let deviceID = state.deviceID { data["device_id"] = .string(deviceID) }
+        var token: String?
+        if let user = state.user {
+            token = try await environment.effects.issueToken(TokenRequest(
+                clientID: state.clientID, user: user, amr: state.amr, authTime: state.authTime,
+                deviceID: state.deviceID, journeyID: state.journeyID, approvalData: state.approvalData))
+        }
+        return .outcome(.finish(.success(data: data.isEmpty ? nil : .object(data), token: token)))
+    }
+}

@@ -1,0 +1,25 @@
+import CountersignCore
+
+/// `create_user`: find the user by external id (by default the email, lower-cased) or create them.
+/// With a `user_exists` branch, an existing user takes that branch instead of continuing.
+struct CreateUserStep: StepBehavior {
+    static let userExistsBranch = "user_exists"
+
+    func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
+        let email = environment.string("email").map { $0.lowercased() }
+        guard let externalUserID = environment.string("external_user_id") ?? email, !externalUserID.isEmpty else {
+            return .outcome(.failure(WireError(code: ErrorCode.userNotFound, message: "No user identifier was available.")))
+        }
+        if let existing = try await environment.effects.findUser(externalUserID: externalUserID) {
+            state.user = existing
+            if let target = environment.step.branches[Self.userExistsBranch] {
+                state.variables[environment.step.id] = ["user_id": .string(existing.userID), "created": false]
+                return .outcome(.branch(to: target))
+            }
+            return .outcome(.next(output: ["user_id": .string(existing.userID), "created": false]))
+        }
+        let created = try await environment.effects.createUser(externalUserID: externalUserID, email: email)
+        state.user = created
+        return .outcome(.next(output: ["user_id": .string(created.userID), "created": true]))
+    }
+}

@@ -1,0 +1,3 @@
+import ArgumentParser
+import CountersignServer
+@main struct Main { static func main() {} }
