@@ -1,0 +1,37 @@
+import CountersignCore
+import Fluent
+import Vapor
+
+/// Checks the admin API's bearer key. The key comes from `COUNTERSIGN_ADMIN_KEY`, or is generated at
+/// first start, shown once, and kept only as a SHA-256 hash.
+struct AdminKeyVerifier: Sendable {
+    private let keyHash: String
+
+    /// Settles which key is valid; `announce` shows a newly generated key to the operator.
+    static func bootstrap(configuredKey: String?, database: any Database, announce: @Sendable (String) -> Void) async throws -> AdminKeyVerifier {
+        if let configuredKey { return AdminKeyVerifier(keyHash: SecretDigest.hex(configuredKey)) }
+        if let stored = try await AdminCredentialModel.query(on: database).first() {
+            return AdminKeyVerifier(keyHash: stored.keyHash)
+        }
+        let key = SecureRandom.identifier(prefix: "csk")
+        try await AdminCredentialModel(id: SecureRandom.identifier(prefix: "adm"), keyHash: SecretDigest.hex(key)).create(on: database)
+        announce(key)
+        return AdminKeyVerifier(keyHash: SecretDigest.hex(key))
+    }
+
+    func accepts(_ key: String) -> Bool {
+        SecretDigest.matches(key, storedHex: keyHash)
+    }
+}
+
+/// Lets a request through only with the admin key as its bearer token.
+struct AdminAuthenticationMiddleware: AsyncMiddleware {
+    let verifier: AdminKeyVerifier
+
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        guard let key = request.headers.bearerAuthorization?.token, verifier.accepts(key) else {
+            throw APIError(.unauthorized, ErrorCode.invalidToken, "A valid admin key is required.")
+        }
+        return try await next.respond(to: request)
+    }
+}

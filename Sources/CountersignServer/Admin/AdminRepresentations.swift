@@ -1,0 +1,168 @@
+import Foundation
+import Journeys
+import Vapor
+
+/// What the admin API shows of each record. Secrets (push tokens, private keys) are never included.
+struct ApplicationView: Content {
+    let id: String
+    let name: String
+    let clients: [ClientView]
+}
+
+struct ClientView: Content {
+    let id: String
+    let applicationID: String
+    let name: String
+    let kind: String
+
+    init(_ model: ClientModel) {
+        id = model.id!
+        applicationID = model.$application.id
+        name = model.name
+        kind = model.kind
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, kind
+        case applicationID = "application_id"
+    }
+}
+
+struct UserView: Content {
+    let id: String
+    let externalUserID: String
+    let email: String?
+    let createdAt: Date?
+    var devices: [DeviceView]?
+    var biometricKeys: [BiometricKeyView]?
+
+    init(_ model: UserModel) {
+        id = model.id!
+        externalUserID = model.externalUserID
+        email = model.email
+        createdAt = model.createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, email, devices
+        case externalUserID = "external_user_id"
+        case createdAt = "created_at"
+        case biometricKeys = "biometric_keys"
+    }
+}
+
+struct DeviceView: Content {
+    let id: String
+    let userID: String
+    let name: String
+    let model: String
+    let os: String
+    let pushChannel: String
+    let status: String
+    let createdAt: Date?
+    let revokedAt: Date?
+
+    init(_ device: DeviceModel) {
+        id = device.id!
+        userID = device.$user.id
+        name = device.name
+        model = device.model
+        os = device.os
+        pushChannel = device.pushChannel
+        status = device.status
+        createdAt = device.createdAt
+        revokedAt = device.revokedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, model, os, status
+        case userID = "user_id"
+        case pushChannel = "push_channel"
+        case createdAt = "created_at"
+        case revokedAt = "revoked_at"
+    }
+}
+
+struct BiometricKeyView: Content {
+    let id: String
+    let userID: String
+    let publicKeyID: String
+    let keyFamily: String
+    let os: String
+    let deviceID: String?
+    let status: String
+    let createdAt: Date?
+    let revokedAt: Date?
+
+    init(_ key: BiometricKeyModel) {
+        id = key.id!
+        userID = key.$user.id
+        publicKeyID = key.publicKeyID
+        keyFamily = key.keyFamily
+        os = key.os
+        deviceID = key.deviceID
+        status = key.status
+        createdAt = key.createdAt
+        revokedAt = key.revokedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, os, status
+        case userID = "user_id"
+        case publicKeyID = "public_key_id"
+        case keyFamily = "key_family"
+        case deviceID = "device_id"
+        case createdAt = "created_at"
+        case revokedAt = "revoked_at"
+    }
+}
+
+struct JourneyView: Content {
+    struct Step: Content {
+        let id: String
+        let type: String
+        let next: String?
+        let failure: String?
+        let cancel: String?
+        let branches: [String: String]
+    }
+
+    let id: String
+    let name: String
+    let start: String
+    let steps: [Step]?
+
+    init(_ journey: JourneyDefinition, withSteps: Bool) {
+        id = journey.id
+        name = journey.name
+        start = journey.start
+        steps = withSteps ? journey.steps.map {
+            Step(id: $0.id, type: $0.type.rawValue, next: $0.next, failure: $0.failure, cancel: $0.cancel, branches: $0.branches)
+        } : nil
+    }
+}
+
+struct SigningKeyView: Content {
+    let kid: String
+    let createdAt: Date
+    let retiredAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case kid
+        case createdAt = "created_at"
+        case retiredAt = "retired_at"
+    }
+}
+
+/// `POST /admin/v1/applications`.
+struct CreateApplicationRequest: Content {
+    let id: String
+    let name: String
+}
+
+/// `POST /admin/v1/applications/{id}/clients`.
+struct CreateClientRequest: Content {
+    let id: String
+    let name: String
+    let kind: String
+}

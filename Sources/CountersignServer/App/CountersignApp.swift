@@ -1,0 +1,78 @@
+import Fluent
+import FluentPostgresDriver
+import FluentSQLiteDriver
+import Foundation
+import Vapor
+
+/// Assembles the server: database, migrations, journeys, token keys, admin key and routes.
+///
+/// ```swift
+/// let app = try await Application.make(.production)
+/// try await CountersignApp.configure(app, configuration: try Configuration.load(environment: ProcessInfo.processInfo.environment))
+/// try await app.execute()
+/// ```
+public enum CountersignApp {
+    /// Collaborators the server takes from outside, replaceable in tests.
+    public struct Dependencies: Sendable {
+        public var clock: any WallClock
+        /// Shows a newly generated admin key to the operator (once, at first start).
+        public var announceAdminKey: @Sendable (String) -> Void
+
+        public init(clock: any WallClock = SystemClock(), announceAdminKey: @escaping @Sendable (String) -> Void = { _ in }) {
+            self.clock = clock
+            self.announceAdminKey = announceAdminKey
+        }
+    }
+
+    public static func configure(
+        _ app: Application, configuration: Configuration, dependencies: Dependencies = Dependencies()
+    ) async throws {
+        app.http.server.configuration.hostname = configuration.hostname
+        app.http.server.configuration.port = configuration.port
+        try await prepareDatabase(app, location: configuration.database)
+
+        let journeys = try JourneyRegistry.load(directory: configuration.journeysDirectory)
+        let tokenIssuer = try await TokenIssuer.bootstrap(
+            database: app.db, issuer: configuration.publicURL, lifetime: configuration.tokenLifetime, clock: dependencies.clock)
+        let adminKeys = try await AdminKeyVerifier.bootstrap(
+            configuredKey: configuration.adminKey, database: app.db, announce: dependencies.announceAdminKey)
+        let interactions = InteractionService(
+            database: app.db, journeys: journeys, tokenIssuer: tokenIssuer, clock: dependencies.clock,
+            interactionLifetime: configuration.interactionLifetime)
+
+        app.middleware = Middlewares()
+        app.middleware.use(APIErrorMiddleware())
+        app.get("healthz") { _ in ["status": "ok"] }
+        try app.register(collection: OrchestrationRoutes(service: interactions))
+        try app.register(collection: WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer))
+        try app.register(collection: AdminRoutes(verifier: adminKeys, journeys: journeys, tokenIssuer: tokenIssuer, clock: dependencies.clock))
+    }
+
+    /// Connects the database and applies any migrations that have not run.
+    public static func prepareDatabase(_ app: Application, location: DatabaseLocation) async throws {
+        try useDatabase(location, on: app)
+        app.migrations.add(CreateInitialSchema())
+        app.migrations.add(SeedDemoApplication())
+        try await app.autoMigrate()
+    }
+
+    static func useDatabase(_ location: DatabaseLocation, on app: Application) throws {
+        switch location {
+        case .sqliteFile(let path):
+            app.databases.use(.sqlite(.file(path)), as: .sqlite)
+            app.lifecycle.use(SQLiteWriteAheadLog())
+        case .sqliteMemory:
+            app.databases.use(.sqlite(.memory), as: .sqlite)
+        case .postgres(let url):
+            app.databases.use(.postgres(configuration: try SQLPostgresConfiguration(url: url)), as: .psql)
+        }
+    }
+}
+
+/// Puts a SQLite file in WAL mode, so that readers do not wait for the writer.
+private struct SQLiteWriteAheadLog: LifecycleHandler {
+    func willBootAsync(_ application: Application) async throws {
+        guard let database = application.db as? any SQLDatabase else { return }
+        try await database.raw("PRAGMA journal_mode=WAL").run()
+    }
+}

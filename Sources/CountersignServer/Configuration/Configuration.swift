@@ -1,0 +1,145 @@
+import Foundation
+
+/// Everything the server reads from its environment, read in one place (README "Configuration").
+///
+/// `load` checks every variable and reports all bad ones together, so a misconfigured server stops at
+/// start with one message instead of failing later.
+public struct Configuration: Sendable {
+    public var hostname: String
+    public var port: Int
+    /// Where state lives: a SQLite file or `sqlite::memory:`, or a `postgres://` URL.
+    public var database: DatabaseLocation
+    /// The token issuer and base of the discovery URLs.
+    public var publicURL: String
+    /// The admin API key; when nil one is generated at first start and printed once.
+    public var adminKey: String?
+    public var journeysDirectory: String
+    /// How long an interaction may take from start to end.
+    public var interactionLifetime: TimeInterval
+    /// How long issued tokens are valid.
+    public var tokenLifetime: TimeInterval
+
+    /// One documented variable: its name, default and meaning (shown by `countersign serve --help`).
+    public struct Variable: Sendable {
+        public let name: String
+        public let defaultValue: String
+        public let meaning: String
+    }
+
+    /// The variables, in the order the README lists them.
+    public static let variables: [Variable] = [
+        Variable(name: "COUNTERSIGN_HOST", defaultValue: "127.0.0.1", meaning: "address to listen on"),
+        Variable(name: "COUNTERSIGN_PORT", defaultValue: "8080", meaning: "port to listen on"),
+        Variable(
+            name: "COUNTERSIGN_DATABASE_URL", defaultValue: "./countersign.sqlite",
+            meaning: "SQLite file path (or sqlite::memory:) or postgres://user:pass@host:port/db"),
+        Variable(name: "COUNTERSIGN_PUBLIC_URL", defaultValue: "http://HOST:PORT", meaning: "public base URL, the token issuer"),
+        Variable(name: "COUNTERSIGN_ADMIN_KEY", defaultValue: "(generated at first start)", meaning: "bearer key for /admin/v1"),
+        Variable(name: "COUNTERSIGN_JOURNEYS_DIR", defaultValue: "./journeys", meaning: "directory of journey YAML files"),
+        Variable(name: "COUNTERSIGN_INTERACTION_TTL", defaultValue: "600", meaning: "seconds an interaction may last"),
+        Variable(name: "COUNTERSIGN_TOKEN_TTL", defaultValue: "3600", meaning: "seconds an issued token is valid"),
+    ]
+
+    public init(
+        hostname: String = "127.0.0.1", port: Int = 8080, database: DatabaseLocation = .sqliteFile("./countersign.sqlite"),
+        publicURL: String? = nil, adminKey: String? = nil, journeysDirectory: String = "./journeys",
+        interactionLifetime: TimeInterval = 600, tokenLifetime: TimeInterval = 3600
+    ) {
+        self.hostname = hostname
+        self.port = port
+        self.database = database
+        self.publicURL = publicURL ?? "http://\(hostname):\(port)"
+        self.adminKey = adminKey
+        self.journeysDirectory = journeysDirectory
+        self.interactionLifetime = interactionLifetime
+        self.tokenLifetime = tokenLifetime
+    }
+
+    /// Reads the configuration from `environment`; flags given on the command line take precedence.
+    public static func load(
+        environment: [String: String], hostname: String? = nil, port: Int? = nil
+    ) throws(ConfigurationError) -> Configuration {
+        var problems: [String] = []
+        func value(_ name: String) -> String? {
+            guard let raw = environment[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
+            return raw
+        }
+        func seconds(_ name: String, default fallback: TimeInterval) -> TimeInterval {
+            guard let raw = value(name) else { return fallback }
+            guard let number = TimeInterval(raw), number > 0 else {
+                problems.append("\(name)='\(raw)' must be a positive number of seconds")
+                return fallback
+            }
+            return number
+        }
+
+        let host = hostname ?? value("COUNTERSIGN_HOST") ?? "127.0.0.1"
+        var listenPort = port ?? 8080
+        if port == nil, let raw = value("COUNTERSIGN_PORT") {
+            if let parsed = Int(raw), (0...65535).contains(parsed) {
+                listenPort = parsed
+            } else {
+                problems.append("COUNTERSIGN_PORT='\(raw)' must be a port number (0-65535)")
+            }
+        }
+        var database = DatabaseLocation.sqliteFile("./countersign.sqlite")
+        if let raw = value("COUNTERSIGN_DATABASE_URL") {
+            switch DatabaseLocation(raw) {
+            case .some(let location): database = location
+            case .none: problems.append("COUNTERSIGN_DATABASE_URL must be a SQLite path, sqlite::memory: or a postgres:// URL with a host and database")
+            }
+        }
+        var publicURL: String?
+        if let raw = value("COUNTERSIGN_PUBLIC_URL") {
+            if let url = URL(string: raw), ["http", "https"].contains(url.scheme ?? ""), url.host != nil {
+                publicURL = raw.hasSuffix("/") ? String(raw.dropLast()) : raw
+            } else {
+                problems.append("COUNTERSIGN_PUBLIC_URL='\(raw)' must be an http(s) URL")
+            }
+        }
+        let adminKey = value("COUNTERSIGN_ADMIN_KEY")
+        if let adminKey, adminKey.count < 16 {
+            problems.append("COUNTERSIGN_ADMIN_KEY must be at least 16 characters")
+        }
+        let interactionLifetime = seconds("COUNTERSIGN_INTERACTION_TTL", default: 600)
+        let tokenLifetime = seconds("COUNTERSIGN_TOKEN_TTL", default: 3600)
+        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
+        return Configuration(
+            hostname: host, port: listenPort, database: database, publicURL: publicURL, adminKey: adminKey,
+            journeysDirectory: value("COUNTERSIGN_JOURNEYS_DIR") ?? "./journeys",
+            interactionLifetime: interactionLifetime, tokenLifetime: tokenLifetime)
+    }
+}
+
+/// Where the server keeps its state.
+public enum DatabaseLocation: Sendable, Equatable {
+    case sqliteFile(String)
+    case sqliteMemory
+    case postgres(String)
+
+    /// Parses the value of `COUNTERSIGN_DATABASE_URL`; nil when it is none of the accepted forms.
+    public init?(_ text: String) {
+        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            guard let url = URL(string: text), url.host != nil, url.path.count > 1 else { return nil }
+            self = .postgres(text)
+        } else if text == "sqlite::memory:" {
+            self = .sqliteMemory
+        } else if text.hasPrefix("sqlite://") {
+            let path = String(text.dropFirst("sqlite://".count))
+            guard !path.isEmpty else { return nil }
+            self = .sqliteFile(path)
+        } else if text.contains("://") {
+            return nil
+        } else {
+            self = .sqliteFile(text)
+        }
+    }
+}
+
+/// Every problem found in the environment.
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public let problems: [String]
+    public var description: String {
+        "Invalid configuration:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,118 @@
+import CountersignCore
+import Fluent
+import FluentSQL
+import Foundation
+import Journeys
+import Vapor
+
+/// Starts journeys and answers their steps: the orchestration API's logic, apart from HTTP.
+///
+/// A call either commits everything it did (the interaction's new state, a rotated token, the journey's
+/// writes) in one transaction, or nothing at all.
+struct InteractionService: Sendable {
+    let database: any Database
+    let journeys: JourneyRegistry
+    let tokenIssuer: TokenIssuer
+    let clock: any WallClock
+    let interactionLifetime: TimeInterval
+
+    /// The outcome of a call: the HTTP status and the response body.
+    struct Reply {
+        let status: HTTPResponseStatus
+        let body: IdoResponse
+    }
+
+    func start(journeyID: String, request: StartJourneyRequest) async throws -> Reply {
+        guard let journey = journeys[journeyID] else { throw APIError.notFound("No journey '\(journeyID)'.") }
+        guard try await ClientModel.find(request.clientID, on: database) != nil else {
+            throw APIError(.unauthorized, "invalid_client", "Unknown client_id '\(request.clientID)'.")
+        }
+        if let approvalData = request.approvalData {
+            do {
+                _ = try ApprovalData(json: approvalData)
+            } catch {
+                throw APIError(.badRequest, ErrorCode.invalidApprovalData, error.description)
+            }
+        }
+        var state = InteractionState(
+            journeyID: journey.id, clientID: request.clientID, requestParams: request.additionalParams ?? [:],
+            approvalData: request.approvalData, correlationID: request.correlationID)
+        let now = clock.now()
+        let effects = FluentJourneyEffects(database: database, tokenIssuer: tokenIssuer)
+        let presentation = try await JourneyRunner(journey: journey, effects: effects, now: now).start(&state)
+
+        let interactionID = SecureRandom.identifier(prefix: "int")
+        let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
+        let model = InteractionModel(
+            id: interactionID, journeyID: journey.id, clientID: request.clientID, tokenHash: token.map(SecretDigest.hex),
+            finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime), state: try Self.encode(state))
+        try await database.transaction { database in
+            try await model.create(on: database)
+            try await effects.commit(on: database)
+        }
+        return Reply(status: .ok, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
+    }
+
+    func submit(interactionID: String, bearer: String?, body: ByteBuffer?) async throws -> Reply {
+        guard let model = try await InteractionModel.find(interactionID, on: database) else {
+            throw APIError.notFound("No interaction '\(interactionID)'.")
+        }
+        guard let bearer, let expected = model.tokenHash, SecretDigest.matches(bearer, storedHex: expected) else {
+            if model.finished { throw APIError(.gone, ErrorCode.expired, "The interaction has ended.") }
+            throw APIError.invalidToken()
+        }
+        let now = clock.now()
+        guard now < model.expiresAt else { throw APIError(.gone, ErrorCode.expired, "The interaction has expired.") }
+        let response = try Self.decodeClientResponse(body)
+        guard let journey = journeys[model.journeyID] else {
+            throw APIError(.gone, ErrorCode.expired, "The journey '\(model.journeyID)' is no longer available.")
+        }
+
+        var state = try JSONDecoder.wire.decode(InteractionState.self, from: Data(model.state.utf8))
+        let effects = FluentJourneyEffects(database: database, tokenIssuer: tokenIssuer)
+        let presentation: StepPresentation
+        do {
+            presentation = try await JourneyRunner(journey: journey, effects: effects, now: now).submit(response, to: &state)
+        } catch let refusal as ClientResponseNotValid {
+            throw APIError.notValid(refusal.message)
+        }
+
+        let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
+        let encodedState = try Self.encode(state)
+        let finished = state.isFinished
+        try await database.transaction { database in
+            let updated = try await (database as! any SQLDatabase).raw("""
+                UPDATE \(ident: InteractionModel.schema)
+                SET token_hash = \(bind: token.map(SecretDigest.hex)), version = version + 1,
+                    finished = \(bind: finished), state = \(bind: encodedState)
+                WHERE id = \(bind: interactionID) AND version = \(bind: model.version)
+                RETURNING id
+                """).all()
+            guard !updated.isEmpty else { throw APIError.invalidToken("The interaction token was already used.") }
+            try await effects.commit(on: database)
+        }
+        let status: HTTPResponseStatus = presentation.isRepeatedAfterError ? .badRequest : .ok
+        return Reply(status: status, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
+    }
+
+    private static func decodeClientResponse(_ body: ByteBuffer?) throws -> CountersignCore.ClientResponse {
+        guard let body, body.readableBytes > 0 else { throw APIError.notValid("The request body is empty.") }
+        do {
+            return try JSONDecoder().decode(CountersignCore.ClientResponse.self, from: body)
+        } catch {
+            throw APIError.notValid("The body must be a JSON object with a string 'option' and optional 'data'.")
+        }
+    }
+
+    private static func encode(_ state: InteractionState) throws -> String {
+        String(decoding: try JSONEncoder.wire.encode(state), as: UTF8.self)
+    }
+
+    private static func response(_ presentation: StepPresentation, interactionID: String, journeyID: String, token: String?) -> IdoResponse {
+        IdoResponse(
+            interactionID: interactionID, interactionToken: token, journeyID: journeyID,
+            journeyStepID: presentation.journeyStepID, data: presentation.data,
+            clientResponseOptions: presentation.options.isEmpty ? nil : presentation.options,
+            token: presentation.token, error: presentation.error)
+    }
+}

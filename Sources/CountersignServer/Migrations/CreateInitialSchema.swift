@@ -1,0 +1,83 @@
+import Fluent
+
+/// The tables of the first release.
+struct CreateInitialSchema: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(ApplicationModel.schema)
+            .field("id", .string, .identifier(auto: false))
+            .field("name", .string, .required)
+            .field("created_at", .datetime)
+            .create()
+        try await database.schema(ClientModel.schema)
+            .field("id", .string, .identifier(auto: false))
+            .field("application_id", .string, .required, .references(ApplicationModel.schema, "id"))
+            .field("name", .string, .required)
+            .field("kind", .string, .required)
+            .field("created_at", .datetime)
+            .create()
+        try await database.schema(UserModel.schema)
+            .field("id", .string, .identifier(auto: false))
+            .field("external_user_id", .string, .required)
+            .field("email", .string)
+            .field("created_at", .datetime)
+            .unique(on: "external_user_id")
+            .create()
+        try await database.schema(DeviceModel.schema)
+            .field("id", .string, .identifier(auto: false))
+            .field("user_id", .string, .required, .references(UserModel.schema, "id"))
+            .field("public_key", .string, .required)
+            .field("name", .string, .required)
+            .field("model", .string, .required)
+            .field("os", .string, .required)
+            .field("push_channel", .string, .required)
+            .field("push_token", .string)
+            .field("push_app_id", .string)
+            .field("status", .string, .required)
+            .field("created_at", .datetime)
+            .field("revoked_at", .datetime)
+            .create()
+        try await database.schema(BiometricKeyModel.schema)
+            .field("id", .string, .identifier(auto: false))
+            .field("user_id", .string, .required, .references(UserModel.schema, "id"))
+            .field("public_key_id", .string, .required)
+            .field("public_key", .string, .required)
+            .field("key_family", .string, .required)
+            .field("os", .string, .required)
+            .field("device_id", .string, .references(DeviceModel.schema, "id"))
+            .field("status", .string, .required)
+            .field("created_at", .datetime)
+            .field("revoked_at", .datetime)
+            .create()
+        try await database.schema(InteractionModel.schema)
+            .field("id", .string, .identifier(auto: false))
+            .field("journey_id", .string, .required)
+            .field("client_id", .string, .required)
+            .field("token_hash", .string)
+            .field("version", .int, .required)
+            .field("finished", .bool, .required)
+            .field("expires_at", .datetime, .required)
+            .field("state", .string, .required)
+            .field("created_at", .datetime)
+            .create()
+        try await database.schema(SigningKeyModel.schema)
+            .field("id", .string, .identifier(auto: false))
+            .field("private_key_pem", .string, .required)
+            .field("created_at", .datetime, .required)
+            .field("retired_at", .datetime)
+            .create()
+        try await database.schema(AdminCredentialModel.schema)
+            .field("id", .string, .identifier(auto: false))
+            .field("key_hash", .string, .required)
+            .field("created_at", .datetime)
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        for schema in [
+            AdminCredentialModel.schema, SigningKeyModel.schema, InteractionModel.schema, BiometricKeyModel.schema,
+            DeviceModel.schema, UserModel.schema, ClientModel.schema, ApplicationModel.schema,
+        ] {
+            try await database.schema(schema).delete()
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import CountersignCore
+import Fluent
+import Foundation
+import Journeys
+
+/// Journey effects over Fluent. Reads go straight to the database; writes are held back and applied by
+/// `commit(on:)` in the same transaction that saves the interaction, so a refused call leaves nothing.
+actor FluentJourneyEffects: JourneyEffects {
+    private let database: any Database
+    private let tokenIssuer: TokenIssuer
+    private var pendingUsers: [UserModel] = []
+    private var pendingWrites: [@Sendable (any Database) async throws -> Void] = []
+
+    init(database: any Database, tokenIssuer: TokenIssuer) {
+        self.database = database
+        self.tokenIssuer = tokenIssuer
+    }
+
+    func findUser(externalUserID: String) async throws -> UserContext? {
+        if let pending = pendingUsers.first(where: { $0.externalUserID == externalUserID }) {
+            return pending.context
+        }
+        return try await UserModel.query(on: database).filter(\.$externalUserID == externalUserID).first()?.context
+    }
+
+    func createUser(externalUserID: String, email: String?) async throws -> UserContext {
+        let user = UserModel(id: SecureRandom.identifier(prefix: "usr"), externalUserID: externalUserID, email: email)
+        pendingUsers.append(user)
+        pendingWrites.append { database in try await user.create(on: database) }
+        return user.context
+    }
+
+    func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String {
+        let key = BiometricKeyModel(
+            id: SecureRandom.identifier(prefix: "bio"), userID: registration.userID, publicKeyID: registration.publicKeyID,
+            publicKey: registration.key.spkiBase64, keyFamily: registration.key.family.rawValue, os: registration.os)
+        pendingWrites.append { database in
+            try await BiometricKeyModel.query(on: database)
+                .filter(\.$user.$id == registration.userID)
+                .filter(\.$publicKeyID == registration.publicKeyID)
+                .filter(\.$status == CredentialStatus.active.rawValue)
+                .set(\.$status, to: CredentialStatus.revoked.rawValue)
+                .set(\.$revokedAt, to: Date())
+                .update()
+            try await key.create(on: database)
+        }
+        return key.id!
+    }
+
+    func activeBiometricKey(userID: String, publicKeyID: String) async throws -> VerifyingKey? {
+        guard let model = try await BiometricKeyModel.query(on: database)
+            .filter(\.$user.$id == userID)
+            .filter(\.$publicKeyID == publicKeyID)
+            .filter(\.$status == CredentialStatus.active.rawValue)
+            .first()
+        else { return nil }
+        if let deviceID = model.deviceID {
+            let device = try await DeviceModel.find(deviceID, on: database)
+            guard device?.status == CredentialStatus.active.rawValue else { return nil }
+        }
+        return try? VerifyingKey(base64: model.publicKey, allowRSA: true)
+    }
+
+    func registerDevice(_ registration: DeviceRegistration) async throws -> String {
+        let device = DeviceModel(
+            id: SecureRandom.identifier(prefix: "dev"), userID: registration.userID, publicKey: registration.publicKey.spkiBase64,
+            name: registration.name, model: registration.model, os: registration.os,
+            pushChannel: registration.pushChannel.rawValue, pushToken: registration.pushToken, pushAppID: registration.pushAppID)
+        let deviceID = device.id!
+        pendingWrites.append { database in
+            try await device.create(on: database)
+            if !registration.biometricKeyIDs.isEmpty {
+                try await BiometricKeyModel.query(on: database)
+                    .filter(\.$id ~~ registration.biometricKeyIDs)
+                    .set(\.$deviceID, to: deviceID)
+                    .update()
+            }
+        }
+        return deviceID
+    }
+
+    func issueToken(_ request: TokenRequest) async throws -> String {
+        try await tokenIssuer.issue(request)
+    }
+
+    /// Applies the held-back writes, in the order the journey made them.
+    func commit(on database: any Database) async throws {
+        for write in pendingWrites { try await write(database) }
+        pendingWrites = []
+        pendingUsers = []
+    }
+}
+
+extension UserModel {
+    var context: UserContext {
+        UserContext(userID: id!, externalUserID: externalUserID, email: email)
+    }
+}

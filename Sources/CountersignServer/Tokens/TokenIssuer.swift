@@ -1,0 +1,94 @@
+import CountersignCore
+import Fluent
+import Foundation
+import JWTKit
+import Journeys
+
+/// Signs tokens with the newest signing key and publishes the keys relying parties need.
+///
+/// The first start generates a key and stores it; `rotate()` adds a new one and retires the old, which
+/// stays in the JWKS until every token it signed has expired.
+actor TokenIssuer {
+    private let database: any Database
+    private let issuer: String
+    private let lifetime: TimeInterval
+    private let clock: any WallClock
+    private var activeKeyID: String
+    private var keys: JWTKeyCollection
+
+    private init(database: any Database, issuer: String, lifetime: TimeInterval, clock: any WallClock, activeKeyID: String, keys: JWTKeyCollection) {
+        self.database = database
+        self.issuer = issuer
+        self.lifetime = lifetime
+        self.clock = clock
+        self.activeKeyID = activeKeyID
+        self.keys = keys
+    }
+
+    /// Loads the active key, creating the first one when the store has none.
+    static func bootstrap(database: any Database, issuer: String, lifetime: TimeInterval, clock: any WallClock) async throws -> TokenIssuer {
+        let active = try await SigningKeyModel.query(on: database)
+            .filter(\.$retiredAt == nil)
+            .sort(\.$createdAt, .descending)
+            .first()
+        let key: SigningKeyModel
+        if let active {
+            key = active
+        } else {
+            key = Self.newKey(at: clock.now())
+            try await key.create(on: database)
+        }
+        return TokenIssuer(
+            database: database, issuer: issuer, lifetime: lifetime, clock: clock, activeKeyID: key.id!,
+            keys: try await collection(signingWith: key))
+    }
+
+    /// Signs a token for a completed journey.
+    func issue(_ request: TokenRequest) async throws -> String {
+        let now = Int(clock.now().timeIntervalSince1970)
+        var amr = request.amr
+        if amr.count >= 2, !amr.contains("mfa") { amr.append("mfa") }
+        let claims = TokenClaims(
+            iss: issuer, aud: request.clientID, sub: request.user.userID, externalUserID: request.user.externalUserID,
+            iat: now, exp: now + Int(lifetime), authTime: request.authTime.map { Int($0.timeIntervalSince1970) },
+            jti: SecureRandom.identifier(prefix: "tok"), amr: amr, deviceID: request.deviceID,
+            journeyID: request.journeyID, approvalData: request.approvalData)
+        return try await keys.sign(claims, kid: JWKIdentifier(string: activeKeyID))
+    }
+
+    /// Starts signing with a new key; returns its `kid`.
+    func rotate() async throws -> String {
+        let now = clock.now()
+        let key = Self.newKey(at: now)
+        try await database.transaction { database in
+            try await SigningKeyModel.query(on: database).filter(\.$retiredAt == nil).set(\.$retiredAt, to: now).update()
+            try await key.create(on: database)
+        }
+        keys = try await Self.collection(signingWith: key)
+        activeKeyID = key.id!
+        return activeKeyID
+    }
+
+    /// The public keys of the active key and of retired keys whose tokens may still be valid.
+    func publishedKeys() async throws -> JWKS {
+        let cutoff = clock.now().addingTimeInterval(-lifetime)
+        let models = try await SigningKeyModel.query(on: database)
+            .group(.or) { $0.filter(\.$retiredAt == nil).filter(\.$retiredAt > cutoff) }
+            .sort(\.$createdAt, .descending)
+            .all()
+        return JWKS(keys: try models.map { model in
+            let parameters = try ES256PrivateKey(pem: model.privateKeyPEM).publicKey.parameters
+            return JWK.ecdsa(.es256, identifier: JWKIdentifier(string: model.id!), x: parameters?.x, y: parameters?.y, curve: .p256)
+        })
+    }
+
+    private static func newKey(at date: Date) -> SigningKeyModel {
+        SigningKeyModel(id: SecureRandom.identifier(prefix: "key"), privateKeyPEM: ES256PrivateKey().pemRepresentation, createdAt: date)
+    }
+
+    private static func collection(signingWith model: SigningKeyModel) async throws -> JWTKeyCollection {
+        let collection = JWTKeyCollection()
+        await collection.add(ecdsa: try ES256PrivateKey(pem: model.privateKeyPEM), kid: JWKIdentifier(string: model.id!))
+        return collection
+    }
+}

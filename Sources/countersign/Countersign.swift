@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// The `countersign` command: the server and its tools.
+@main
+struct Countersign: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "countersign",
+        abstract: "Web-to-mobile approval server.",
+        subcommands: [Serve.self, Migrate.self, JourneysCommand.self])
+}

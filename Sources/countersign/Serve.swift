@@ -1,0 +1,70 @@
+import ArgumentParser
+import CountersignServer
+import Foundation
+import Vapor
+
+/// `countersign serve`: run the server.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the Countersign server.",
+        discussion: "Environment variables (flags take precedence):\n"
+            + CountersignServer.Configuration.variables.map {
+                "  \($0.name.padding(toLength: 30, withPad: " ", startingAt: 0)) \($0.meaning) (default: \($0.defaultValue))"
+            }.joined(separator: "\n"))
+
+    @ArgumentParser.Option(help: "Address to listen on (COUNTERSIGN_HOST).")
+    var hostname: String?
+
+    @ArgumentParser.Option(help: "Port to listen on (COUNTERSIGN_PORT).")
+    var port: Int?
+
+    func run() async throws {
+        let configuration = try loadConfiguration(hostname: hostname, port: port)
+        try await withApplication(arguments: ["countersign", "serve"]) { app in
+            try await CountersignApp.configure(
+                app, configuration: configuration,
+                dependencies: .init(announceAdminKey: { key in
+                    print("Generated the admin API key (shown only this once, keep it safe): \(key)")
+                }))
+            try await app.execute()
+        }
+    }
+}
+
+/// `countersign migrate`: bring the database schema up to date and exit.
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Apply database migrations and exit.")
+
+    func run() async throws {
+        let configuration = try loadConfiguration(hostname: nil, port: nil)
+        try await withApplication(arguments: ["countersign"]) { app in
+            try await CountersignApp.prepareDatabase(app, location: configuration.database)
+            print("Database is up to date.")
+        }
+    }
+}
+
+/// Reads the configuration or stops with every problem listed.
+func loadConfiguration(hostname: String?, port: Int?) throws -> CountersignServer.Configuration {
+    do {
+        return try CountersignServer.Configuration.load(
+            environment: ProcessInfo.processInfo.environment, hostname: hostname, port: port)
+    } catch {
+        FileHandle.standardError.write(Data((error.description + "\n").utf8))
+        throw ExitCode(2)
+    }
+}
+
+/// Runs `body` with a production Vapor application and shuts it down afterwards.
+func withApplication(arguments: [String], _ body: (Application) async throws -> Void) async throws {
+    var environment = Environment(name: "production", arguments: arguments)
+    try LoggingSystem.bootstrap(from: &environment)
+    let app = try await Application.make(environment)
+    do {
+        try await body(app)
+    } catch {
+        try? await app.asyncShutdown()
+        throw error
+    }
+    try await app.asyncShutdown()
+}

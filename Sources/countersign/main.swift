@@ -1,3 +1,0 @@
-import ArgumentParser
-import CountersignServer
-@main struct Main { static func main() {} }
