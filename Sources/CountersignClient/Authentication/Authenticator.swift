@@ -1,0 +1,110 @@
+import CountersignCore
+import Crypto
+import Foundation
+
+/// The phone side of the biometric steps: makes the keys, signs the challenges, and builds each step's
+/// client input exactly as the server expects it.
+///
+/// ```swift
+/// let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: keysFile))
+/// let input = try await authenticator.authenticateNativeBiometrics(userIdentifier: "ada@example.com", challenge: challenge)
+/// let step = try await client.submitClientResponse(.clientInput, data: input)
+/// ```
+public struct Authenticator: Sendable {
+    private let keyStore: any KeyStore
+    private let osName: String
+
+    public init(keyStore: any KeyStore, osName: String = Authenticator.platformName) {
+        self.keyStore = keyStore
+        self.osName = osName
+    }
+
+    /// Creates the user's biometric key; returns the `mobile_biometrics_registration` input
+    /// `{publicKey, publicKeyId, os, keyType}`.
+    public func registerNativeBiometrics(userIdentifier: String) async throws -> JSONValue {
+        let key = try await keyStore.createKey(alias: Self.biometricAlias(userIdentifier), requiresBiometrics: true)
+        return [
+            "publicKey": .string(key.publicKeyDER.base64EncodedString()),
+            "publicKeyId": .string(Self.publicKeyID(of: key)),
+            "os": .string(osName),
+            "keyType": "ec",
+        ]
+    }
+
+    /// Signs `challenge` with the user's biometric key; returns the `mobile_biometrics_authentication`
+    /// input `{publicKeyId, signedChallenge, userIdentifier}`.
+    public func authenticateNativeBiometrics(userIdentifier: String, challenge: String) async throws -> JSONValue {
+        let key = try await biometricKey(for: userIdentifier)
+        let signature = try await key.sign(Data(challenge.utf8))
+        return [
+            "publicKeyId": .string(Self.publicKeyID(of: key)),
+            "signedChallenge": .string(signature.base64EncodedString()),
+            "userIdentifier": .string(userIdentifier),
+        ]
+    }
+
+    /// Signs a transaction: recomputes the challenge from the details the person is shown and refuses
+    /// to sign when it differs from the server's. What is shown is what is signed.
+    public func approvalNativeBiometrics(
+        userIdentifier: String, approvalData: [String: String], nonce: String, challenge: String
+    ) async throws -> JSONValue {
+        let data = try ApprovalData(approvalData)
+        guard let expected = TransactionChallenge.derive(approvalData: data, nonceBase64URL: nonce),
+            ConstantTime.equals(Array(expected.utf8), Array(challenge.utf8))
+        else { throw CountersignClientError.challengeMismatch }
+        return try await authenticateNativeBiometrics(userIdentifier: userIdentifier, challenge: challenge)
+    }
+
+    /// Creates the device key and proves it by signing `challenge`; returns the `device_registration`
+    /// input.
+    public func registerDevice(challenge: String, name: String, model: String, push: PushRegistration) async throws -> JSONValue {
+        let key = try await keyStore.createKey(alias: Self.deviceAlias, requiresBiometrics: false)
+        let signature = try await key.sign(Data(challenge.utf8))
+        return [
+            "device_public_key": .string(key.publicKeyDER.base64EncodedString()),
+            "signature": .string(signature.base64EncodedString()),
+            "name": .string(name),
+            "model": .string(model),
+            "os": .string(osName),
+            "push": push.json,
+        ]
+    }
+
+    /// Signs `message` with the device key (device proofs and device-signed requests).
+    public func signWithDeviceKey(_ message: String) async throws -> String {
+        guard let key = try await keyStore.key(alias: Self.deviceAlias) else {
+            throw CountersignClientError.keyNotFound(alias: Self.deviceAlias)
+        }
+        return try await key.sign(Data(message.utf8)).base64EncodedString()
+    }
+
+    private func biometricKey(for userIdentifier: String) async throws -> any SigningKey {
+        let alias = Self.biometricAlias(userIdentifier)
+        guard let key = try await keyStore.key(alias: alias) else { throw CountersignClientError.keyNotFound(alias: alias) }
+        return key
+    }
+
+    static let deviceAlias = "countersign.device"
+
+    static func biometricAlias(_ userIdentifier: String) -> String {
+        "countersign.biometric." + userIdentifier
+    }
+
+    /// A stable id for a key: base64url of the first 16 bytes of SHA-256 of its SPKI.
+    static func publicKeyID(of key: any SigningKey) -> String {
+        LenientBase64.urlEncoded(SHA256.hash(data: key.publicKeyDER).prefix(16))
+    }
+
+    /// The `os` value this build reports.
+    public static var platformName: String {
+        #if os(iOS)
+        "iOS"
+        #elseif os(macOS)
+        "macOS"
+        #elseif os(Android)
+        "Android"
+        #else
+        "Linux"
+        #endif
+    }
+}

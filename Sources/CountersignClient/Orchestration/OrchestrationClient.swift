@@ -1,0 +1,106 @@
+import CountersignCore
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Runs journeys against a Countersign server: start one, then answer each step.
+///
+/// ```swift
+/// let client = OrchestrationClient(baseURL: URL(string: "https://auth.example.com")!, clientID: "demo-native")
+/// var step = try await client.startJourney("mobile_login")
+/// step = try await client.submitClientResponse(.clientInput, data: answer)
+/// if step.journeyStepID == JourneyStepID.success { use(step.token) }
+/// ```
+///
+/// The client keeps the interaction id and the rotating interaction token between calls. A refused
+/// answer that repeats the step (e.g. `invalid_credentials`) is returned with `error` set; any other
+/// refusal throws `CountersignClientError.server`.
+public actor OrchestrationClient {
+    public let baseURL: URL
+    public let clientID: String
+    private let transport: any HTTPTransport
+    private var interactionID: String?
+    private var interactionToken: String?
+    /// The push registration `setPushToken` recorded, sent with device registration.
+    public private(set) var pushRegistration: PushRegistration = PushRegistration(channel: "inbox", token: nil, appID: nil)
+
+    public init(baseURL: URL, clientID: String, transport: any HTTPTransport = URLSessionTransport()) {
+        self.baseURL = baseURL
+        self.clientID = clientID
+        self.transport = transport
+    }
+
+    /// Starts `journeyID`; `additionalParams` become `@policy.request().params`.
+    public func startJourney(
+        _ journeyID: String, additionalParams: [String: JSONValue]? = nil, approvalData: [String: String]? = nil,
+        correlationID: String? = nil
+    ) async throws -> IdoResponse {
+        let body = StartJourneyRequest(
+            clientID: clientID, additionalParams: additionalParams, approvalData: approvalData?.mapValues { .string($0) },
+            correlationID: correlationID)
+        let response = try await post(["v1", "journeys", journeyID, "start"], body: body, bearer: nil)
+        return remember(response)
+    }
+
+    /// Answers the current step with one of its options.
+    public func submitClientResponse(_ option: ClientResponseOptionType, data: JSONValue? = nil) async throws -> IdoResponse {
+        try await submitClientResponse(option: option.rawValue, data: data)
+    }
+
+    /// Answers the current step with an option id, including custom branch ids.
+    public func submitClientResponse(option: String, data: JSONValue? = nil) async throws -> IdoResponse {
+        guard let interactionID, let interactionToken else { throw CountersignClientError.noActiveInteraction }
+        let response = try await post(
+            ["v1", "interactions", interactionID, "submit"], body: ClientResponse(option: option, data: data), bearer: interactionToken)
+        return remember(response)
+    }
+
+    /// Records how the server reaches this phone; sent when the device registers.
+    public func setPushToken(_ token: String?, channel: String = "apns", appID: String? = nil) {
+        pushRegistration = PushRegistration(channel: channel, token: token, appID: appID)
+    }
+
+    private func remember(_ response: IdoResponse) -> IdoResponse {
+        interactionID = response.interactionID
+        interactionToken = response.interactionToken
+        return response
+    }
+
+    private func post(_ path: [String], body: some Encodable, bearer: String?) async throws -> IdoResponse {
+        var url = baseURL
+        for component in path { url.appendPathComponent(component) }
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        request.httpBody = try JSONEncoder().encode(body)
+        let (data, http) = try await transport.send(request)
+        if let response = try? JSONDecoder().decode(IdoResponse.self, from: data) {
+            return response
+        }
+        if let refusal = try? JSONDecoder().decode(ErrorEnvelope.self, from: data) {
+            throw CountersignClientError.server(status: http.statusCode, error: refusal.error)
+        }
+        throw CountersignClientError.unexpectedResponse(status: http.statusCode)
+    }
+
+    private struct ErrorEnvelope: Decodable {
+        let error: WireError
+    }
+}
+
+/// How the server reaches a phone: `apns`, `fcm` or `inbox`, with the provider's token and app id.
+public struct PushRegistration: Sendable, Equatable {
+    public var channel: String
+    public var token: String?
+    public var appID: String?
+
+    var json: JSONValue {
+        var members: [String: JSONValue] = ["channel": .string(channel)]
+        if let token { members["token"] = .string(token) }
+        if let appID { members["app_id"] = .string(appID) }
+        return .object(members)
+    }
+}
