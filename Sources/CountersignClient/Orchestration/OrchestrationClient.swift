@@ -97,6 +97,12 @@ public struct PushRegistration: Sendable, Equatable {
     public var token: String?
     public var appID: String?
 
+    public init(channel: String, token: String?, appID: String?) {
+        self.channel = channel
+        self.token = token
+        self.appID = appID
+    }
+
     var json: JSONValue {
         var members: [String: JSONValue] = ["channel": .string(channel)]
         if let token { members["token"] = .string(token) }

@@ -1,0 +1,102 @@
+import CountersignCore
+import CountersignServer
+import Foundation
+import Synchronization
+import Testing
+import Vapor
+
+@Suite("Admin API")
+struct AdminAPITests {
+    @Test("requests without the admin key are refused", arguments: [nil, "wrong-key-0123456789"] as [String?])
+    func needsKey(bearer: String?) async throws {
+        try await TestServer.run { server in
+            let response = try await server.send(.GET, "/admin/v1/applications", bearer: bearer)
+            #expect(response.status == .unauthorized)
+            #expect(response.body["error"]?["code"] == .string(ErrorCode.invalidToken))
+        }
+    }
+
+    @Test("the demo application has a web and a native client")
+    func demoApplication() async throws {
+        try await TestServer.run { server in
+            let applications = try await server.admin(.GET, "applications").body.arrayValue ?? []
+            let demo = try #require(applications.first { $0["id"] == "demo" })
+            let clients = demo["clients"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
+            #expect(clients == ["demo-native", "demo-web"])
+            #expect(demo["clients"]?.arrayValue?.first { $0["id"] == "demo-web" }?["kind"] == "web")
+        }
+    }
+
+    @Test("applications and clients can be created, and duplicates are refused")
+    func createApplicationAndClients() async throws {
+        try await TestServer.run { server in
+            #expect(try await server.admin(.POST, "applications", json: ["id": "bank", "name": "Bank"]).status == .created)
+            #expect(try await server.admin(.POST, "applications", json: ["id": "bank", "name": "Bank"]).status == .conflict)
+            let client = try await server.admin(.POST, "applications/bank/clients", json: ["id": "bank-web", "name": "Web", "kind": "web"])
+            #expect(client.status == .created)
+            #expect(client.body["application_id"] == "bank")
+            #expect(try await server.admin(.POST, "applications/bank/clients", json: ["id": "x", "name": "X", "kind": "tv"]).status == .badRequest)
+            #expect(try await server.admin(.GET, "applications/bank/clients").body.arrayValue?.count == 1)
+            #expect(try await server.admin(.GET, "applications/nope/clients").status == .notFound)
+            // The new client can start journeys.
+            let started = try await server.send(.POST, "/v1/journeys/mobile_login/start", json: ["client_id": "bank-web"])
+            #expect(started.status == .ok)
+        }
+    }
+
+    @Test("journeys can be listed and shown")
+    func journeys() async throws {
+        try await TestServer.run { server in
+            let ids = try await server.admin(.GET, "journeys").body.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+            #expect(ids.contains("mobile_registration"))
+            #expect(ids.contains("mobile_login"))
+            let journey = try await server.admin(.GET, "journeys/mobile_registration").body
+            #expect(journey["steps"]?.arrayValue?.first?["type"] == "collect_information")
+            #expect(try await server.admin(.GET, "journeys/nope").status == .notFound)
+        }
+    }
+
+    @Test("user listings never show key material or push tokens")
+    func noSecretsInListings() async throws {
+        try await TestServer.run { server in
+            let phone = TestPhone(client: server.client())
+            await phone.client.setPushToken("abcdef0123", channel: "apns", appID: "com.example")
+            let token = try #require(try await phone.register(email: "ada@example.com").token)
+            let userID = try await server.verifiedClaims(token).sub
+            let response = try await server.send(.GET, "/admin/v1/users/\(userID)", bearer: TestServer.adminKey)
+            let text = String(decoding: try JSONEncoder().encode(response.body), as: UTF8.self)
+            #expect(!text.contains("abcdef0123"))
+            #expect(!text.contains("public_key\""))
+            #expect(try await server.admin(.GET, "users/usr_nope").status == .notFound)
+        }
+    }
+
+    @Test("without a configured key one is generated at first start, announced once and kept as a hash")
+    func generatedAdminKey() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let configuration = Configuration(
+            database: .sqliteFile(directory.appendingPathComponent("db.sqlite").path), adminKey: nil,
+            journeysDirectory: TestServer.journeysDirectory)
+        let announced = Mutex<[String]>([])
+        for _ in 0..<2 {
+            let app = try await Application.make(.testing)
+            do {
+                try await CountersignApp.configure(
+                    app, configuration: configuration,
+                    dependencies: .init(announceAdminKey: { key in announced.withLock { $0.append(key) } }))
+                let key = try #require(announced.withLock { $0.first })
+                var headers = HTTPHeaders()
+                headers.bearerAuthorization = BearerAuthorization(token: key)
+                #expect(try await app.testing().sendRequest(.GET, "/admin/v1/applications", headers: headers).status == .ok)
+                let stored = try String(contentsOfFile: directory.appendingPathComponent("db.sqlite").path, encoding: .isoLatin1)
+                #expect(!stored.contains(key))
+            } catch {
+                try await app.asyncShutdown()
+                throw error
+            }
+            try await app.asyncShutdown()
+        }
+        #expect(announced.withLock { $0.count } == 1)
+    }
+}

@@ -1,0 +1,40 @@
+import CountersignServer
+import Testing
+
+@Suite("Configuration from the environment")
+struct ConfigurationTests {
+    @Test("defaults: 127.0.0.1:8080, SQLite file, ./journeys")
+    func defaults() throws {
+        let configuration = try Configuration.load(environment: [:])
+        #expect(configuration.hostname == "127.0.0.1")
+        #expect(configuration.port == 8080)
+        #expect(configuration.database == .sqliteFile("./countersign.sqlite"))
+        #expect(configuration.publicURL == "http://127.0.0.1:8080")
+        #expect(configuration.journeysDirectory == "./journeys")
+        #expect(configuration.interactionLifetime == 600)
+    }
+
+    @Test("a postgres URL selects PostgreSQL; flags win over the environment")
+    func postgresAndFlags() throws {
+        let configuration = try Configuration.load(
+            environment: ["COUNTERSIGN_DATABASE_URL": "postgres://u:p@db:5432/cs", "COUNTERSIGN_PORT": "9000"], port: 9100)
+        #expect(configuration.database == .postgres("postgres://u:p@db:5432/cs"))
+        #expect(configuration.port == 9100)
+    }
+
+    @Test("every bad variable is named at once")
+    func reportsEveryProblem() {
+        do {
+            _ = try Configuration.load(environment: [
+                "COUNTERSIGN_PORT": "eighty", "COUNTERSIGN_DATABASE_URL": "mysql://x/y", "COUNTERSIGN_PUBLIC_URL": "ftp://x",
+                "COUNTERSIGN_ADMIN_KEY": "short", "COUNTERSIGN_INTERACTION_TTL": "-5", "COUNTERSIGN_TOKEN_TTL": "soon",
+            ])
+            Issue.record("expected a configuration error")
+        } catch {
+            let names = ["COUNTERSIGN_PORT", "COUNTERSIGN_DATABASE_URL", "COUNTERSIGN_PUBLIC_URL", "COUNTERSIGN_ADMIN_KEY",
+                         "COUNTERSIGN_INTERACTION_TTL", "COUNTERSIGN_TOKEN_TTL"]
+            #expect(error.problems.count == names.count)
+            for name in names { #expect(error.description.contains(name)) }
+        }
+    }
+}

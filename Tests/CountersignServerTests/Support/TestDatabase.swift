@@ -1,0 +1,48 @@
+import CountersignServer
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The database a test runs on: in-memory SQLite by default, or a fresh PostgreSQL database of its
+/// own when `COUNTERSIGN_TEST_DATABASE_URL` names a server (the test script sets it for the second run).
+struct TestDatabase {
+    let location: DatabaseLocation
+    private let dropStatement: (() async throws -> Void)?
+
+    static var postgresURL: String? {
+        ProcessInfo.processInfo.environment["COUNTERSIGN_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    static func make() async throws -> TestDatabase {
+        guard let adminURL = postgresURL, let components = URLComponents(string: adminURL) else {
+            return TestDatabase(location: .sqliteMemory, dropStatement: nil)
+        }
+        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try await run("CREATE DATABASE \"\(name)\"", components: components)
+        var testComponents = components
+        testComponents.path = "/" + name
+        return TestDatabase(location: .postgres(testComponents.string!)) {
+            try await run("DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)", components: components)
+        }
+    }
+
+    /// Removes the test's PostgreSQL database; nothing to do for SQLite in memory.
+    func drop() async throws {
+        try await dropStatement?()
+    }
+
+    private static func run(_ sql: String, components: URLComponents) async throws {
+        let configuration = PostgresConnection.Configuration(
+            host: components.host ?? "127.0.0.1", port: components.port ?? 5432, username: components.user ?? "postgres",
+            password: components.password, database: String(components.path.dropFirst()), tls: .disable)
+        let connection = try await PostgresConnection.connect(
+            configuration: configuration, id: 1, logger: Logger(label: "countersign.tests.database"))
+        do {
+            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: Logger(label: "countersign.tests.database"))
+            try await connection.close()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import CountersignClient
+import CountersignCore
+import Foundation
+import Testing
+
+/// A phone for tests: the Swift SDK with software keys in a file of its own.
+struct TestPhone {
+    let client: OrchestrationClient
+    let authenticator: Authenticator
+    let keysURL: URL
+
+    init(client: OrchestrationClient) {
+        self.client = client
+        keysURL = FileManager.default.temporaryDirectory
+            .appendingPathComponent("countersign-tests-\(UUID().uuidString)")
+            .appendingPathComponent("keys.json")
+        authenticator = Authenticator(keyStore: SoftwareKeyStore(url: keysURL))
+    }
+
+    /// Runs `mobile_registration` to its end and returns the last response.
+    @discardableResult
+    func register(email: String) async throws -> IdoResponse {
+        var step = try await client.startJourney("mobile_registration")
+        #expect(step.journeyStepID == "email_form")
+        step = try await client.submitClientResponse(.clientInput, data: ["email": .string(email)])
+        #expect(step.journeyStepID == JourneyStepID.mobileBiometricsRegistration)
+        let userIdentifier = try #require(step.data?["user_identifier"]?.stringValue)
+        step = try await client.submitClientResponse(
+            .clientInput, data: try await authenticator.registerNativeBiometrics(userIdentifier: userIdentifier))
+        #expect(step.journeyStepID == JourneyStepID.deviceRegistration)
+        let challenge = try #require(step.data?["challenge"]?.stringValue)
+        return try await client.submitClientResponse(
+            .clientInput,
+            data: try await authenticator.registerDevice(
+                challenge: challenge, name: "Test phone", model: "Simulated", push: await client.pushRegistration))
+    }
+
+    /// Starts `mobile_login` and returns the biometric challenge step.
+    func startLogin() async throws -> IdoResponse {
+        let step = try await client.startJourney("mobile_login")
+        #expect(step.journeyStepID == JourneyStepID.mobileBiometricsAuthentication)
+        return step
+    }
+
+    /// The signed answer to a biometric challenge step.
+    func biometricAnswer(to step: IdoResponse, as userIdentifier: String) async throws -> JSONValue {
+        let challenge = try #require(step.data?["biometrics_challenge"]?.stringValue)
+        return try await authenticator.authenticateNativeBiometrics(userIdentifier: userIdentifier, challenge: challenge)
+    }
+
+    /// Registers `email` and then logs in with biometrics; returns the login's final response.
+    func login(as email: String) async throws -> IdoResponse {
+        let step = try await startLogin()
+        return try await client.submitClientResponse(.clientInput, data: try await biometricAnswer(to: step, as: email))
+    }
+}

@@ -1,0 +1,90 @@
+import CountersignClient
+import CountersignCore
+import CountersignServer
+import Foundation
+import Testing
+import Vapor
+import VaporTesting
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A Countersign server for one test: its own database, a hand-moved clock, the shipped journeys.
+struct TestServer {
+    static let adminKey = "test-admin-key-0123456789"
+    static let issuer = "http://countersign.test"
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let journeysDirectory = repositoryRoot.appendingPathComponent("journeys").path
+
+    let app: Application
+    let clock: TestClock
+
+    /// Runs `body` against a fresh server and removes its database afterwards.
+    static func run(
+        adjust: (inout Configuration) -> Void = { _ in },
+        _ body: (TestServer) async throws -> Void
+    ) async throws {
+        let database = try await TestDatabase.make()
+        let clock = TestClock()
+        var configuration = Configuration(
+            hostname: "127.0.0.1", port: 0, database: database.location, publicURL: issuer, adminKey: adminKey,
+            journeysDirectory: journeysDirectory)
+        adjust(&configuration)
+        do {
+            try await withApp(configure: { app in
+                try await CountersignApp.configure(app, configuration: configuration, dependencies: .init(clock: clock))
+            }) { app in
+                try await body(TestServer(app: app, clock: clock))
+            }
+        } catch {
+            try? await database.drop()
+            throw error
+        }
+        try await database.drop()
+    }
+
+    /// An SDK client talking to this server in-process.
+    func client(_ clientID: String = "demo-native") -> OrchestrationClient {
+        OrchestrationClient(baseURL: URL(string: "http://in-process")!, clientID: clientID, transport: InProcessTransport(app: app))
+    }
+
+    /// Sends a request and returns the status and the JSON body.
+    func send(
+        _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, rawBody: String? = nil, bearer: String? = nil
+    ) async throws -> (status: HTTPStatus, body: JSONValue, headers: HTTPHeaders) {
+        var headers = HTTPHeaders()
+        headers.contentType = .json
+        if let bearer { headers.bearerAuthorization = BearerAuthorization(token: bearer) }
+        var body: ByteBuffer?
+        if let json { body = ByteBuffer(data: try JSONEncoder().encode(json)) }
+        if let rawBody { body = ByteBuffer(string: rawBody) }
+        let response = try await app.testing().sendRequest(method, path, headers: headers, body: body)
+        let decoded = (try? JSONDecoder().decode(JSONValue.self, from: response.body)) ?? .null
+        return (response.status, decoded, response.headers)
+    }
+
+    /// Sends an admin API request with the admin key.
+    func admin(_ method: HTTPMethod, _ path: String, json: JSONValue? = nil) async throws -> (status: HTTPStatus, body: JSONValue) {
+        let (status, body, _) = try await send(method, "/admin/v1/" + path, json: json, bearer: Self.adminKey)
+        return (status, body)
+    }
+}
+
+/// Routes SDK requests into the application without a socket.
+struct InProcessTransport: HTTPTransport {
+    let app: Application
+
+    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        var headers = HTTPHeaders()
+        for (name, value) in request.allHTTPHeaderFields ?? [:] { headers.add(name: name, value: value) }
+        let url = request.url!
+        let path = url.path + (url.query.map { "?" + $0 } ?? "")
+        let response = try await app.testing().sendRequest(
+            HTTPMethod(rawValue: request.httpMethod ?? "GET"), path, headers: headers,
+            body: request.httpBody.map { ByteBuffer(data: $0) })
+        let http = HTTPURLResponse(url: url, statusCode: Int(response.status.code), httpVersion: "HTTP/1.1", headerFields: [:])!
+        return (Data(buffer: response.body), http)
+    }
+}

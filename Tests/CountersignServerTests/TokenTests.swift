@@ -1,0 +1,78 @@
+import CountersignCore
+import CountersignServer
+import Foundation
+import JWTKit
+import Testing
+
+@Suite("Tokens, JWKS and discovery")
+struct TokenTests {
+    func kid(of token: String) throws -> String? {
+        let header = try #require(token.split(separator: ".").first)
+        let json = try JSONDecoder().decode(JSONValue.self, from: try #require(LenientBase64.decode(String(header))))
+        #expect(json["alg"] == "ES256")
+        return json["kid"]?.stringValue
+    }
+
+    @Test("discovery names the issuer and the JWKS")
+    func discovery() async throws {
+        try await TestServer.run { server in
+            let document = try await server.send(.GET, "/.well-known/openid-configuration").body
+            #expect(document["issuer"] == .string(TestServer.issuer))
+            #expect(document["jwks_uri"] == .string(TestServer.issuer + "/.well-known/jwks.json"))
+            #expect(document["id_token_signing_alg_values_supported"] == ["ES256"])
+        }
+    }
+
+    @Test("the signing key survives a restart (it is persisted)")
+    func keyIsPersisted() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("db.sqlite").path
+        var first: JSONValue = .null
+        try await TestServer.run(adjust: { $0.database = .sqliteFile(path) }) { server in
+            first = try await server.send(.GET, "/.well-known/jwks.json").body
+        }
+        try await TestServer.run(adjust: { $0.database = .sqliteFile(path) }) { server in
+            let second = try await server.send(.GET, "/.well-known/jwks.json").body
+            #expect(second == first)
+        }
+        #expect(first["keys"]?.arrayValue?.count == 1)
+    }
+
+    @Test("a rotated-in key signs new tokens while the old key stays published until its tokens expire")
+    func rotation() async throws {
+        try await TestServer.run { server in
+            let phone = TestPhone(client: server.client())
+            let oldToken = try #require(try await phone.register(email: "ada@example.com").token)
+            let oldKid = try kid(of: oldToken)
+
+            let rotated = try await server.admin(.POST, "signing-keys/rotate")
+            #expect(rotated.status == .created)
+            let newKid = try #require(rotated.body["kid"]?.stringValue)
+            #expect(newKid != oldKid)
+
+            let newToken = try #require(try await phone.login(as: "ada@example.com").token)
+            #expect(try kid(of: newToken) == newKid)
+            _ = try await server.verifiedClaims(oldToken)
+            _ = try await server.verifiedClaims(newToken)
+            #expect(try await server.send(.GET, "/.well-known/jwks.json").body["keys"]?.arrayValue?.count == 2)
+
+            server.clock.advance(by: 3601)
+            let keys = try await server.send(.GET, "/.well-known/jwks.json").body["keys"]?.arrayValue
+            #expect(keys?.count == 1)
+            #expect(keys?.first?["kid"] == .string(newKid))
+        }
+    }
+
+    @Test("a token with a tampered payload does not verify")
+    func tamperedToken() async throws {
+        try await TestServer.run { server in
+            let token = try #require(try await TestPhone(client: server.client()).register(email: "ada@example.com").token)
+            var parts = token.split(separator: ".").map(String.init)
+            var claims = try JSONDecoder().decode(JSONValue.self, from: try #require(LenientBase64.decode(parts[1]))).objectValue!
+            claims["sub"] = "usr_someone_else"
+            parts[1] = LenientBase64.urlEncoded(try JSONEncoder().encode(JSONValue.object(claims)))
+            await #expect(throws: JWTError.self) { _ = try await server.verifiedClaims(parts.joined(separator: ".")) }
+        }
+    }
+}
