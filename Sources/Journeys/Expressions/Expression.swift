@@ -91,6 +91,16 @@ public struct ExpressionContext: Sendable {
     public var userContext: [String: JSONValue]
     public var mobileApproveParameters: [String: JSONValue]
     public var variables: [String: JSONValue]
+
+    public init(
+        requestParams: [String: JSONValue], userContext: [String: JSONValue],
+        mobileApproveParameters: [String: JSONValue], variables: [String: JSONValue]
+    ) {
+        self.requestParams = requestParams
+        self.userContext = userContext
+        self.mobileApproveParameters = mobileApproveParameters
+        self.variables = variables
+    }
 }
 
 /// Resolving expressions inside configuration values.

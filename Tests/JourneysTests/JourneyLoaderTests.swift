@@ -1,0 +1,94 @@
+import CountersignCore
+import Foundation
+import Journeys
+import Testing
+
+@Suite("Journey documents: loading and validation")
+struct JourneyLoaderTests {
+    static let valid = """
+        id: sample
+        steps:
+          - id: login
+            type: login_form
+            config:
+              form_id: login
+              schema: {type: object, required: [email], properties: {email: {type: string}}}
+            next: create
+          - id: create
+            type: create_user
+            config: {email: "@login.email"}
+            next: done
+            branches: {user_exists: done}
+          - id: done
+            type: complete
+        """
+
+    func problems(_ yaml: String) -> [JourneyValidationError] {
+        switch JourneyLoader.parse(yaml: yaml, file: "sample.yaml") {
+        case .success: []
+        case .failure(let error): error.problems
+        }
+    }
+
+    @Test("a valid document loads")
+    func validDocument() throws {
+        let journey = try JourneyLoader.parse(yaml: Self.valid, file: "sample.yaml").get()
+        #expect(journey.id == "sample")
+        #expect(journey.start == "login")
+        #expect(journey.steps.map(\.id) == ["login", "create", "done"])
+    }
+
+    @Test("the shipped templates are valid")
+    func templates() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("journeys")
+        let ids = try JourneyLoader.load(directory: directory).map(\.id)
+        #expect(ids.contains("mobile_registration"))
+        #expect(ids.contains("mobile_login"))
+    }
+
+    @Test("each rule refuses a bad document with the file, the step and the reason", arguments: [
+        ("unknown step type", "type: complete", "type: teleport", "done", "unknown step type 'teleport'"),
+        ("dangling branch", "next: done\n    branches", "next: nowhere\n    branches", "create", "unknown step 'nowhere'"),
+        ("missing required config", "form_id: login\n", "", "login", "missing required config 'form_id'"),
+        ("missing one-of config", "config: {email: \"@login.email\"}", "config: {}", "create", "config needs one of"),
+        ("unreachable step", "next: create", "next: done", "create", "unreachable"),
+        ("bad expression syntax", "\"@login.email\"", "\"@login..email\"", "create", "bad expression"),
+        ("unknown policy function", "\"@login.email\"", "\"@policy.secrets().x\"", "create", "unknown function"),
+        ("expression reads unknown step", "\"@login.email\"", "\"@nobody.email\"", "create", "not a step of this journey"),
+        ("missing next", "    next: done\n    branches", "    branches", "create", "missing 'next'"),
+        ("next on a terminal step", "type: complete", "type: complete\n    next: login", "done", "takes no 'next'"),
+        ("unknown key", "type: complete", "type: complete\n    nxt: login", "done", "unknown key 'nxt'"),
+        ("reserved branch id", "user_exists: done", "cancel: done", "create", "reserved"),
+        ("bad schema", "email: {type: string}", "email: {type: date}", "login", "bad 'schema'"),
+    ])
+    func rule(name: String, find: String, replace: String, stepID: String, reason: String) {
+        let yaml = Self.valid.replacingOccurrences(of: find, with: replace)
+        #expect(yaml != Self.valid, "the substitution for \(name) must apply")
+        let found = problems(yaml)
+        #expect(found.contains { $0.stepID == stepID && $0.reason.contains(reason) && $0.file == "sample.yaml" }, "\(name): \(found)")
+    }
+
+    @Test("duplicate step ids and bad YAML are refused")
+    func documentLevel() {
+        #expect(problems("id: x\nsteps:\n  - {id: a, type: complete}\n  - {id: a, type: complete}").contains { $0.reason == "duplicate step id" })
+        #expect(problems("id: [unclosed").contains { $0.reason.contains("not valid YAML") })
+        #expect(problems("steps: []").contains { $0.reason.contains("'id'") })
+        #expect(problems("id: x\nsteps: []").contains { $0.reason.contains("non-empty") })
+    }
+
+    @Test("a directory reports the problems of every file")
+    func directory() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journeys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try "id: a\nsteps:\n  - {id: s, type: nope}".write(to: directory.appendingPathComponent("a.yaml"), atomically: true, encoding: .utf8)
+        try "id: b\nsteps:\n  - {id: s, type: complete, next: t}".write(to: directory.appendingPathComponent("b.yml"), atomically: true, encoding: .utf8)
+        do {
+            _ = try JourneyLoader.load(directory: directory)
+            Issue.record("expected problems")
+        } catch {
+            #expect(Set(error.problems.map(\.file)) == ["a.yaml", "b.yml"])
+            #expect(error.description.contains("a.yaml: step 's': unknown step type 'nope'"))
+        }
+    }
+}
