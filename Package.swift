@@ -80,6 +80,10 @@ let package = Package(
             dependencies: ["Journeys"]
         ),
         .testTarget(
+            name: "CountersignCLITests",
+            dependencies: ["countersign"]
+        ),
+        .testTarget(
             name: "CountersignServerTests",
             dependencies: [
                 "CountersignServer",

@@ -42,13 +42,6 @@ public struct DeviceRegistration: Sendable {
     public let biometricKeyIDs: [String]
 }
 
-/// How a device is reached.
-public enum PushChannel: String, Sendable, Codable, CaseIterable {
-    case apns
-    case fcm
-    case inbox
-}
-
 /// What a completed journey's token says.
 public struct TokenRequest: Sendable {
     public let clientID: String

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Runs the built `countersign` executable and captures what it prints.
+struct CommandRunner {
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The executable next to the test bundle (both live in the build products directory).
+    static var executable: URL {
+        let productsDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let beside = productsDirectory.appendingPathComponent("countersign")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        return repositoryRoot.appendingPathComponent(".build/debug/countersign")
+    }
+
+    struct Result {
+        let status: Int32
+        let output: String
+        let errors: String
+    }
+
+    /// Runs `countersign ARGUMENTS` to completion.
+    static func run(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("COUNTERSIGN_") }
+            .merging(environment) { _, new in new }
+        if let directory { process.currentDirectoryURL = directory }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+            errors: String(decoding: errorData, as: UTF8.self))
+    }
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs every test of Countersign on a fresh machine: installs what the tests need (zlib1g-dev,
+# PostgreSQL), builds once, runs the whole suite on SQLite, then the server suites again on a
+# throwaway PostgreSQL cluster that this script starts and stops.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+missing=()
+dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "==> installing ${missing[*]}"
+  # Keep the package from creating and starting its own cluster.
+  as_root mkdir -p /etc/postgresql-common/createcluster.d
+  echo "create_main_cluster = false" | as_root tee /etc/postgresql-common/createcluster.d/countersign-tests.conf >/dev/null
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+echo "==> building"
+swift build --build-tests
+
+echo "==> tests on SQLite"
+swift test --skip-build
+
+echo "==> tests on PostgreSQL"
+pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+pg_port=${COUNTERSIGN_TEST_PG_PORT:-54329}
+pg_dir=$(mktemp -d /tmp/countersign-pg.XXXXXX)
+run_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+[ "$(id -u)" = 0 ] && chown postgres "$pg_dir"
+stop_pg() { run_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$pg_dir"; }
+trap stop_pg EXIT
+run_pg "$pg_bin/initdb" -D "$pg_dir/data" -U postgres --auth-local=trust --auth-host=scram-sha-256 >/dev/null
+run_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/log" -w start \
+  -o "-p $pg_port -k $pg_dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200" >/dev/null
+run_pg "$pg_bin/psql" -q -h "$pg_dir" -p "$pg_port" -U postgres -v ON_ERROR_STOP=1 \
+  -c "CREATE ROLE countersign LOGIN CREATEDB PASSWORD 'countersign'" \
+  -c "CREATE DATABASE countersign OWNER countersign"
+COUNTERSIGN_TEST_DATABASE_URL="postgres://countersign:countersign@127.0.0.1:$pg_port/countersign?sslmode=disable" \
+  swift test --skip-build --filter CountersignServerTests
