@@ -21,7 +21,7 @@ public enum StepType: String, Sendable, CaseIterable {
     /// Groups of keys of which at least one must be present.
     var requiredOneOf: [[String]] {
         switch self {
-        case .createUser: [["external_user_id", "email"]]
+        case .createUser: [["external_user_id", "username", "email"]]
         default: []
         }
     }

@@ -1,13 +1,14 @@
 import CountersignCore
 
-/// `create_user`: find the user by external id (by default the email, lower-cased) or create them.
+/// `create_user`: find the user by external id or create them. The external id is `external_user_id`,
+/// else `username`, else the email (lower-cased).
 /// With a `user_exists` branch, an existing user takes that branch instead of continuing.
 struct CreateUserStep: StepBehavior {
     static let userExistsBranch = "user_exists"
 
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
         let email = environment.string("email").map { $0.lowercased() }
-        guard let externalUserID = environment.string("external_user_id") ?? email, !externalUserID.isEmpty else {
+        guard let externalUserID = environment.string("external_user_id") ?? environment.string("username") ?? email, !externalUserID.isEmpty else {
             return .outcome(.failure(WireError(code: ErrorCode.userNotFound, message: "No user identifier was available.")))
         }
         if let existing = try await environment.effects.findUser(externalUserID: externalUserID) {

@@ -1,0 +1,119 @@
+import CountersignCore
+import Foundation
+import Journeys
+import Synchronization
+import Testing
+
+/// In-memory effects: the runner's only contact with the world.
+final class MemoryEffects: JourneyEffects {
+    let users = Mutex<[UserContext]>([])
+    let issued = Mutex<[TokenRequest]>([])
+
+    func findUser(externalUserID: String) async throws -> UserContext? {
+        users.withLock { $0.first { $0.externalUserID == externalUserID } }
+    }
+    func createUser(externalUserID: String, email: String?) async throws -> UserContext {
+        let user = UserContext(userID: "usr_\(externalUserID)", externalUserID: externalUserID, email: email)
+        users.withLock { $0.append(user) }
+        return user
+    }
+    func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String { "bio_1" }
+    func activeBiometricKey(userID: String, publicKeyID: String) async throws -> VerifyingKey? { nil }
+    func registerDevice(_ registration: DeviceRegistration) async throws -> String { "dev_1" }
+    func issueToken(_ request: TokenRequest) async throws -> String {
+        issued.withLock { $0.append(request) }
+        return "token-for-\(request.user.userID)"
+    }
+}
+
+@Suite("The journey runner")
+struct JourneyRunnerTests {
+    static let journey = """
+        id: runner
+        steps:
+          - id: login
+            type: login_form
+            config:
+              form_id: login
+              schema: {type: object, required: [username], properties: {username: {type: string}}}
+            next: create
+            cancel: cancelled
+            branches: {help: explain}
+          - id: create
+            type: create_user
+            config: {username: "@login.username"}
+            next: done
+            branches: {user_exists: welcome_back}
+          - id: done
+            type: complete
+          - id: welcome_back
+            type: reject
+            config:
+              error_code: user_exists
+              data: {name: "@policy.userContext().external_user_id", source: "@policy.request().params.source", literal: "@@home"}
+          - id: explain
+            type: reject
+            config: {error_code: help_requested}
+          - id: cancelled
+            type: reject
+            config: {error_code: cancelled_by_user}
+        """
+
+    func run(_ answers: [ClientResponse], effects: MemoryEffects = MemoryEffects()) async throws -> StepPresentation {
+        let journey = try JourneyLoader.parse(yaml: Self.journey, file: "runner.yaml").get()
+        let runner = JourneyRunner(journey: journey, effects: effects, now: Date())
+        var state = InteractionState(journeyID: journey.id, clientID: "web", requestParams: ["source": "tests"])
+        var presentation = try await runner.start(&state)
+        for answer in answers { presentation = try await runner.submit(answer, to: &state) }
+        return presentation
+    }
+
+    @Test("a form answer flows through create_user into a token for the new user")
+    func createsUser() async throws {
+        let effects = MemoryEffects()
+        let done = try await run([ClientResponse(option: "client_input", data: ["username": "Ada"])], effects: effects)
+        #expect(done.journeyStepID == JourneyStepID.success)
+        #expect(done.token == "token-for-usr_Ada")
+        #expect(effects.issued.withLock { $0.first?.clientID } == "web")
+    }
+
+    @Test("an existing user takes the user_exists branch; reject data resolves expressions")
+    func userExists() async throws {
+        let effects = MemoryEffects()
+        _ = try await effects.createUser(externalUserID: "Ada", email: nil)
+        let rejected = try await run([ClientResponse(option: "client_input", data: ["username": "Ada"])], effects: effects)
+        #expect(rejected.journeyStepID == JourneyStepID.rejection)
+        #expect(rejected.error?.code == "user_exists")
+        #expect(rejected.data == ["name": "Ada", "source": "tests", "literal": "@home"])
+    }
+
+    @Test("custom branches are offered and followed; cancel follows the cancel branch")
+    func branches() async throws {
+        let journey = try JourneyLoader.parse(yaml: Self.journey, file: "runner.yaml").get()
+        var state = InteractionState(journeyID: journey.id, clientID: "web")
+        let first = try await JourneyRunner(journey: journey, effects: MemoryEffects(), now: Date()).start(&state)
+        #expect(first.options["help"]?.type == .custom)
+        #expect(try await run([ClientResponse(option: "help")]).error?.code == "help_requested")
+        #expect(try await run([ClientResponse(option: "cancel")]).error?.code == "cancelled_by_user")
+    }
+
+    @Test("the failure option without a failure branch rejects the journey")
+    func failureOption() async throws {
+        let rejected = try await run([ClientResponse(option: "failure", data: ["message": "sensor broken"])])
+        #expect(rejected.journeyStepID == JourneyStepID.rejection)
+        #expect(rejected.error?.code == "client_failure")
+    }
+
+    @Test("answers the step does not accept leave the run unchanged", arguments: [
+        ClientResponse(option: "resend"), ClientResponse(option: "client_input", data: ["username": 5]),
+        ClientResponse(option: "client_input"),
+    ])
+    func refusals(answer: ClientResponse) async throws {
+        let journey = try JourneyLoader.parse(yaml: Self.journey, file: "runner.yaml").get()
+        let runner = JourneyRunner(journey: journey, effects: MemoryEffects(), now: Date())
+        var state = InteractionState(journeyID: journey.id, clientID: "web")
+        _ = try await runner.start(&state)
+        await #expect(throws: ClientResponseNotValid.self) { _ = try await runner.submit(answer, to: &state) }
+        #expect(state.current?.stepID == "login")
+    }
+}
