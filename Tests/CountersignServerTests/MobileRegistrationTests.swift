@@ -54,10 +54,7 @@ struct MobileRegistrationTests {
         try await TestServer.run { server in
             let client = server.client()
             let phone = TestPhone(client: client)
-            _ = try await client.startJourney("mobile_registration")
-            var step = try await client.submitClientResponse(.clientInput, data: ["email": "di@example.com"])
-            step = try await client.submitClientResponse(
-                .clientInput, data: try await phone.authenticator.registerNativeBiometrics(userIdentifier: "di@example.com"))
+            let step = try await phone.registerUntilDeviceStep(email: "di@example.com")
             let challenge = try #require(step.data?["challenge"]?.stringValue)
             let answer = try await phone.authenticator.registerDevice(
                 challenge: "not-the-challenge", name: "P", model: "M", push: await client.pushRegistration)
@@ -96,10 +93,7 @@ struct MobileRegistrationTests {
         try await TestServer.run { server in
             let client = server.client()
             let phone = TestPhone(client: client)
-            _ = try await client.startJourney("mobile_registration")
-            _ = try await client.submitClientResponse(.clientInput, data: ["email": "fay@example.com"])
-            let step = try await client.submitClientResponse(
-                .clientInput, data: try await phone.authenticator.registerNativeBiometrics(userIdentifier: "fay@example.com"))
+            let step = try await phone.registerUntilDeviceStep(email: "fay@example.com")
             let answer = try await phone.authenticator.registerDevice(
                 challenge: try #require(step.data?["challenge"]?.stringValue), name: "P", model: "M",
                 push: PushRegistration(channel: "apns", token: nil, appID: "com.example.app"))

@@ -90,27 +90,22 @@ struct AdminRoutes: RouteCollection {
     }
 
     func revokeDevice(request: Request) async throws -> DeviceView {
-        guard let device = try await DeviceModel.find(request.parameters.get("deviceID"), on: request.db) else {
-            throw APIError.notFound("No such device.")
-        }
-        if device.status != CredentialStatus.revoked.rawValue {
-            device.status = CredentialStatus.revoked.rawValue
-            device.revokedAt = clock.now()
-            try await device.save(on: request.db)
-        }
-        return DeviceView(device)
+        DeviceView(try await revoke(DeviceModel.self, id: request.parameters.get("deviceID"), on: request.db))
     }
 
     func revokeBiometricKey(request: Request) async throws -> BiometricKeyView {
-        guard let key = try await BiometricKeyModel.find(request.parameters.get("keyID"), on: request.db) else {
-            throw APIError.notFound("No such biometric key.")
+        BiometricKeyView(try await revoke(BiometricKeyModel.self, id: request.parameters.get("keyID"), on: request.db))
+    }
+
+    /// Marks a device or key revoked (once; revoking again changes nothing).
+    private func revoke<Credential: RevocableCredential>(_ type: Credential.Type, id: String?, on database: any Database) async throws -> Credential {
+        guard let credential = try await Credential.find(id, on: database) else { throw APIError.notFound("No such \(Credential.noun).") }
+        if credential.status != CredentialStatus.revoked.rawValue {
+            credential.status = CredentialStatus.revoked.rawValue
+            credential.revokedAt = clock.now()
+            try await credential.save(on: database)
         }
-        if key.status != CredentialStatus.revoked.rawValue {
-            key.status = CredentialStatus.revoked.rawValue
-            key.revokedAt = clock.now()
-            try await key.save(on: request.db)
-        }
-        return BiometricKeyView(key)
+        return credential
     }
 
     func listJourneys(request: Request) async throws -> [JourneyView] {

@@ -81,7 +81,8 @@ struct InteractionService: Sendable {
         let encodedState = try Self.encode(state)
         let finished = state.isFinished
         try await database.transaction { database in
-            let updated = try await (database as! any SQLDatabase).raw("""
+            guard let sql = database as? any SQLDatabase else { throw InteractionStoreError.notSQL }
+            let updated = try await sql.raw("""
                 UPDATE \(ident: InteractionModel.schema)
                 SET token_hash = \(bind: token.map(SecretDigest.hex)), version = version + 1,
                     finished = \(bind: finished), state = \(bind: encodedState)
@@ -115,4 +116,9 @@ struct InteractionService: Sendable {
             clientResponseOptions: presentation.options.isEmpty ? nil : presentation.options,
             token: presentation.token, error: presentation.error)
     }
+}
+
+/// The store needs an SQL database (both supported drivers are).
+enum InteractionStoreError: Error {
+    case notSQL
 }

@@ -17,9 +17,8 @@ struct TestPhone {
         authenticator = Authenticator(keyStore: SoftwareKeyStore(url: keysURL))
     }
 
-    /// Runs `mobile_registration` to its end and returns the last response.
-    @discardableResult
-    func register(email: String) async throws -> IdoResponse {
+    /// Runs `mobile_registration` up to the device step and returns that step.
+    func registerUntilDeviceStep(email: String) async throws -> IdoResponse {
         var step = try await client.startJourney("mobile_registration")
         #expect(step.journeyStepID == "email_form")
         step = try await client.submitClientResponse(.clientInput, data: ["email": .string(email)])
@@ -28,6 +27,13 @@ struct TestPhone {
         step = try await client.submitClientResponse(
             .clientInput, data: try await authenticator.registerNativeBiometrics(userIdentifier: userIdentifier))
         #expect(step.journeyStepID == JourneyStepID.deviceRegistration)
+        return step
+    }
+
+    /// Runs `mobile_registration` to its end and returns the last response.
+    @discardableResult
+    func register(email: String) async throws -> IdoResponse {
+        let step = try await registerUntilDeviceStep(email: email)
         let challenge = try #require(step.data?["challenge"]?.stringValue)
         return try await client.submitClientResponse(
             .clientInput,
