@@ -58,6 +58,27 @@ struct CommandLineTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let result = try CommandRunner.run(["migrate"], directory: directory)
         #expect(result.status == 0)
+        let header = try Data(contentsOf: directory.appendingPathComponent("countersign.sqlite")).prefix(20)
+        #expect(header.starts(with: Data("SQLite format 3".utf8)))
+        #expect(header[18] == 2 && header[19] == 2, "the database file is in WAL mode")
+    }
+
+    @Test("serve runs with no configuration: SQLite file, demo application, templates, discovery")
+    func serveRuns() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let server = try RunningServer(directory: directory, environment: [
+            "COUNTERSIGN_JOURNEYS_DIR": CommandRunner.repositoryRoot.appendingPathComponent("journeys").path,
+        ])
+        defer { server.stop() }
+        #expect(server.firstOutput.contains("admin API key"))
+
+        let health = try await server.get("/healthz")
+        #expect(health.contains("ok"))
+        let started = try await server.post("/v1/journeys/mobile_registration/start", json: #"{"client_id":"demo-native"}"#)
+        #expect(started.contains(#""journey_step_id":"email_form""#))
+        let discovery = try await server.get("/.well-known/openid-configuration")
+        #expect(discovery.contains("\"issuer\":\"http://127.0.0.1:\(server.port)\""))
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("countersign.sqlite").path))
     }
 }

@@ -51,6 +51,10 @@ public enum CountersignApp {
     /// Connects the database and applies any migrations that have not run.
     public static func prepareDatabase(_ app: Application, location: DatabaseLocation) async throws {
         try useDatabase(location, on: app)
+        if case .sqliteFile = location, let database = app.db as? any SQLDatabase {
+            // Write-ahead logging lets readers go on while a write commits; the mode is kept in the file.
+            try await database.raw("PRAGMA journal_mode=WAL").run()
+        }
         app.migrations.add(CreateInitialSchema())
         app.migrations.add(SeedDemoApplication())
         try await app.autoMigrate()
@@ -60,19 +64,10 @@ public enum CountersignApp {
         switch location {
         case .sqliteFile(let path):
             app.databases.use(.sqlite(.file(path)), as: .sqlite)
-            app.lifecycle.use(SQLiteWriteAheadLog())
         case .sqliteMemory:
             app.databases.use(.sqlite(.memory), as: .sqlite)
         case .postgres(let url):
             app.databases.use(.postgres(configuration: try SQLPostgresConfiguration(url: url)), as: .psql)
         }
-    }
-}
-
-/// Puts a SQLite file in WAL mode, so that readers do not wait for the writer.
-private struct SQLiteWriteAheadLog: LifecycleHandler {
-    func willBootAsync(_ application: Application) async throws {
-        guard let database = application.db as? any SQLDatabase else { return }
-        try await database.raw("PRAGMA journal_mode=WAL").run()
     }
 }

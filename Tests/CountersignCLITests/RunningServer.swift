@@ -1,0 +1,74 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `countersign serve` as a child process on a free port, ready once it has said so.
+final class RunningServer {
+    let process = Process()
+    let port: Int
+    /// What the server printed up to "Server started".
+    private(set) var firstOutput = ""
+
+    init(directory: URL, environment: [String: String]) throws {
+        port = try Self.freePort()
+        let output = Pipe()
+        process.executableURL = CommandRunner.executable
+        process.arguments = ["serve", "--port", String(port)]
+        process.currentDirectoryURL = directory
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("COUNTERSIGN_") }
+            .merging(environment) { _, new in new }
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        // Read until the server announces it is listening (or exits).
+        while !firstOutput.contains("Server started") {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw ServerDidNotStart(output: firstOutput) }
+            firstOutput += String(decoding: chunk, as: UTF8.self)
+        }
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    func get(_ path: String) async throws -> String {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func post(_ path: String, json: String) async throws -> String {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(json.utf8)
+        let (data, _) = try await URLSession.shared.data(for: request)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A port nothing listens on right now: bind port 0, read what the kernel chose, release it.
+    static func freePort() throws -> Int {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(socket, pointer, length) == 0 && getsockname(socket, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw ServerDidNotStart(output: "no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    struct ServerDidNotStart: Error, CustomStringConvertible {
+        let output: String
+        var description: String { "countersign serve did not start:\n\(output)" }
+    }
+}
