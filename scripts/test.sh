@@ -22,8 +22,10 @@ fi
 echo "==> building"
 swift build --build-tests
 
+log_dir=$(mktemp -d /tmp/countersign-test-logs.XXXXXX)
+
 echo "==> tests on SQLite"
-swift test --skip-build
+swift test --skip-build 2>&1 | tee "$log_dir/sqlite.log"
 
 echo "==> tests on PostgreSQL"
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
@@ -40,4 +42,8 @@ run_pg "$pg_bin/psql" -q -h "$pg_dir" -p "$pg_port" -U postgres -v ON_ERROR_STOP
   -c "CREATE ROLE countersign LOGIN CREATEDB PASSWORD 'countersign'" \
   -c "CREATE DATABASE countersign OWNER countersign"
 COUNTERSIGN_TEST_DATABASE_URL="postgres://countersign:countersign@127.0.0.1:$pg_port/countersign?sslmode=disable" \
-  swift test --skip-build --filter CountersignServerTests
+  swift test --skip-build --filter CountersignServerTests 2>&1 | tee "$log_dir/postgres.log"
+
+# Both runs passed (pipefail stops the script otherwise): print one total for both.
+passed=$(cat "$log_dir"/*.log | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in .* passed after.*/\1/p' | awk '{ total += $1 } END { print total + 0 }')
+echo "Total: ${passed} passed, 0 failed"

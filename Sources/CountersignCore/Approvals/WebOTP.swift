@@ -1,0 +1,27 @@
+import Crypto
+import Foundation
+
+/// The one-time code the browser shows and the person types on the phone (DESIGN.md §3).
+///
+/// The approval keeps only a keyed hash bound to its id, so the code is useless for any other
+/// approval and unreadable from the database.
+public enum WebOTP {
+    public static let defaultLength = 6
+
+    /// A code of `length` decimal digits from the system CSPRNG, uniformly distributed.
+    public static func generate(length: Int = defaultLength) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<length).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+    }
+
+    /// HMAC-SHA256 of the code bound to `approvalID`, hex encoded.
+    public static func keyedHash(code: String, approvalID: String, key: SymmetricKey) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("\(approvalID)\n\(code)".utf8), using: key)
+        return mac.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Whether `code` is the one hashed into `storedHash` for `approvalID`, compared in constant time.
+    public static func matches(code: String, approvalID: String, storedHash: String, key: SymmetricKey) -> Bool {
+        ConstantTime.equals(Array(keyedHash(code: code, approvalID: approvalID, key: key).utf8), Array(storedHash.utf8))
+    }
+}
