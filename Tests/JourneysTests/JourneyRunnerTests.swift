@@ -24,6 +24,14 @@ final class MemoryEffects: JourneyEffects {
         issued.withLock { $0.append(request) }
         return "token-for-\(request.user.userID)"
     }
+    // These journeys use no approvals.
+    func activeDevices(userID: String) async throws -> [DeviceSummary] { [] }
+    func createApproval(_ request: ApprovalRequest) async throws -> String { "apr_1" }
+    func approval(_ approvalID: String) async throws -> ApprovalSnapshot? { nil }
+    func resendApproval(_ approvalID: String) async throws {}
+    func cancelApproval(_ approvalID: String) async throws {}
+    func settleApproval(approvalID: String, outcome: ApprovalOutcome) async throws {}
+    func checkApprovalOTP(approvalID: String, code: String) async throws -> OTPCheck { .exhausted }
 }
 
 @Suite("The journey runner")

@@ -36,14 +36,22 @@ public enum CountersignApp {
             database: app.db, issuer: configuration.publicURL, lifetime: configuration.tokenLifetime, clock: dependencies.clock)
         let adminKeys = try await AdminKeyVerifier.bootstrap(
             configuredKey: configuration.adminKey, database: app.db, announce: dependencies.announceAdminKey)
+        let events = InProcessEventBus()
+        let services = JourneyServices(
+            database: app.db, tokenIssuer: tokenIssuer, clock: dependencies.clock,
+            otpKey: try await ServerSecrets.otpKey(on: app.db), events: events,
+            push: PushDispatcher(gateways: [.inbox: InboxPushGateway(events: events)], logger: app.logger))
         let interactions = InteractionService(
-            database: app.db, journeys: journeys, tokenIssuer: tokenIssuer, clock: dependencies.clock,
-            interactionLifetime: configuration.interactionLifetime)
+            services: services, journeys: journeys, interactionLifetime: configuration.interactionLifetime)
+        let verifier = DeviceSignatureVerifier(database: app.db, clock: dependencies.clock)
 
         app.middleware = Middlewares()
         app.middleware.use(APIErrorMiddleware())
         app.get("healthz") { _ in ["status": "ok"] }
         try app.register(collection: OrchestrationRoutes(service: interactions))
+        try app.register(collection: ApprovalRoutes(
+            mobileApprove: MobileApproveService(interactions: interactions, verifier: verifier),
+            interactions: interactions, verifier: verifier, events: events))
         try app.register(collection: WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer))
         try app.register(collection: AdminRoutes(verifier: adminKeys, journeys: journeys, tokenIssuer: tokenIssuer, clock: dependencies.clock))
     }
@@ -57,6 +65,7 @@ public enum CountersignApp {
         }
         app.migrations.add(CreateInitialSchema())
         app.migrations.add(SeedDemoApplication())
+        app.migrations.add(CreateApprovals())
         try await app.autoMigrate()
     }
 

@@ -8,13 +8,13 @@ import Vapor
 /// Starts journeys and answers their steps: the orchestration API's logic, apart from HTTP.
 ///
 /// A call either commits everything it did (the interaction's new state, a rotated token, the journey's
-/// writes) in one transaction, or nothing at all.
+/// writes) in one transaction, or nothing at all. Pushes and wake-ups follow the commit.
 struct InteractionService: Sendable {
-    let database: any Database
+    let services: JourneyServices
     let journeys: JourneyRegistry
-    let tokenIssuer: TokenIssuer
-    let clock: any WallClock
     let interactionLifetime: TimeInterval
+
+    var database: any Database { services.database }
 
     /// The outcome of a call: the HTTP status and the response body.
     struct Reply {
@@ -34,47 +34,44 @@ struct InteractionService: Sendable {
                 throw APIError(.badRequest, ErrorCode.invalidApprovalData, error.description)
             }
         }
-        var state = InteractionState(
+        let state = InteractionState(
             journeyID: journey.id, clientID: request.clientID, requestParams: request.additionalParams ?? [:],
             approvalData: request.approvalData, correlationID: request.correlationID)
-        let now = clock.now()
-        let effects = FluentJourneyEffects(database: database, tokenIssuer: tokenIssuer)
-        let presentation = try await JourneyRunner(journey: journey, effects: effects, now: now).start(&state)
+        return try await begin(journey, state: state)
+    }
 
+    /// Runs a new interaction of `journey` from `state` to its first client step and stores it.
+    func begin(_ journey: JourneyDefinition, state initial: InteractionState) async throws -> Reply {
+        var state = initial
+        let now = services.clock.now()
         let interactionID = SecureRandom.identifier(prefix: "int")
+        let effects = FluentJourneyEffects(services: services, interactionID: interactionID)
+        let presentation = try await run { try await JourneyRunner(journey: journey, effects: effects, now: now).start(&state) }
+
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
         let model = InteractionModel(
-            id: interactionID, journeyID: journey.id, clientID: request.clientID, tokenHash: token.map(SecretDigest.hex),
+            id: interactionID, journeyID: journey.id, clientID: state.clientID, tokenHash: token.map(SecretDigest.hex),
             finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime), state: try Self.encode(state))
         try await database.transaction { database in
             try await model.create(on: database)
             try await effects.commit(on: database)
         }
+        await effects.runAfterCommit()
         return Reply(status: .ok, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
     }
 
     func submit(interactionID: String, bearer: String?, body: ByteBuffer?) async throws -> Reply {
-        guard let model = try await InteractionModel.find(interactionID, on: database) else {
-            throw APIError.notFound("No interaction '\(interactionID)'.")
-        }
-        guard let bearer, let expected = model.tokenHash, SecretDigest.matches(bearer, storedHex: expected) else {
-            if model.finished { throw APIError(.gone, ErrorCode.expired, "The interaction has ended.") }
-            throw APIError.invalidToken()
-        }
-        let now = clock.now()
-        guard now < model.expiresAt else { throw APIError(.gone, ErrorCode.expired, "The interaction has expired.") }
+        let model = try await authorizedInteraction(interactionID, bearer: bearer)
+        let now = services.clock.now()
         let response = try Self.decodeClientResponse(body)
         guard let journey = journeys[model.journeyID] else {
             throw APIError(.gone, ErrorCode.expired, "The journey '\(model.journeyID)' is no longer available.")
         }
 
-        var state = try JSONDecoder.wire.decode(InteractionState.self, from: Data(model.state.utf8))
-        let effects = FluentJourneyEffects(database: database, tokenIssuer: tokenIssuer)
-        let presentation: StepPresentation
-        do {
-            presentation = try await JourneyRunner(journey: journey, effects: effects, now: now).submit(response, to: &state)
-        } catch let refusal as ClientResponseNotValid {
-            throw APIError.notValid(refusal.message)
+        var state = try Self.decodeState(model)
+        let effects = FluentJourneyEffects(services: services, interactionID: interactionID)
+        let presentation = try await run {
+            try await JourneyRunner(journey: journey, effects: effects, now: now).submit(response, to: &state)
         }
 
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
@@ -92,8 +89,39 @@ struct InteractionService: Sendable {
             guard !updated.isEmpty else { throw APIError.invalidToken("The interaction token was already used.") }
             try await effects.commit(on: database)
         }
+        await effects.runAfterCommit()
         let status: HTTPResponseStatus = presentation.isRepeatedAfterError ? .badRequest : .ok
         return Reply(status: status, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
+    }
+
+    /// The interaction `interactionID`, when `bearer` is its current token and it is still running.
+    func authorizedInteraction(_ interactionID: String, bearer: String?) async throws -> InteractionModel {
+        guard let model = try await InteractionModel.find(interactionID, on: database) else {
+            throw APIError.notFound("No interaction '\(interactionID)'.")
+        }
+        guard let bearer, let expected = model.tokenHash, SecretDigest.matches(bearer, storedHex: expected) else {
+            if model.finished { throw APIError(.gone, ErrorCode.expired, "The interaction has ended.") }
+            throw APIError.invalidToken()
+        }
+        guard services.clock.now() < model.expiresAt else { throw APIError(.gone, ErrorCode.expired, "The interaction has expired.") }
+        return model
+    }
+
+    /// Runs the journey, turning its refusals into API errors (nothing is stored for them).
+    private func run(_ body: () async throws -> StepPresentation) async throws -> StepPresentation {
+        do {
+            return try await body()
+        } catch let refusal as ClientResponseNotValid {
+            throw APIError.notValid(refusal.message)
+        } catch let slowDown as SlowDown {
+            throw APIError(
+                .tooManyRequests, "slow_down", "Poll no more often than the polling interval.",
+                headers: ["Retry-After": String(slowDown.retryAfter)])
+        }
+    }
+
+    static func decodeState(_ model: InteractionModel) throws -> InteractionState {
+        try JSONDecoder.wire.decode(InteractionState.self, from: Data(model.state.utf8))
     }
 
     private static func decodeClientResponse(_ body: ByteBuffer?) throws -> CountersignCore.ClientResponse {

@@ -6,14 +6,28 @@ import Journeys
 /// Journey effects over Fluent. Reads go straight to the database; writes are held back and applied by
 /// `commit(on:)` in the same transaction that saves the interaction, so a refused call leaves nothing.
 actor FluentJourneyEffects: JourneyEffects {
-    private let database: any Database
-    private let tokenIssuer: TokenIssuer
+    let services: JourneyServices
+    /// The interaction this call runs; approvals created here wake it.
+    let interactionID: String
     private var pendingUsers: [UserModel] = []
     private var pendingWrites: [@Sendable (any Database) async throws -> Void] = []
+    private var afterCommitActions: [@Sendable () async -> Void] = []
 
-    init(database: any Database, tokenIssuer: TokenIssuer) {
-        self.database = database
-        self.tokenIssuer = tokenIssuer
+    init(services: JourneyServices, interactionID: String) {
+        self.services = services
+        self.interactionID = interactionID
+    }
+
+    var database: any Database { services.database }
+
+    /// Holds back a write until `commit(on:)`.
+    func hold(_ write: @escaping @Sendable (any Database) async throws -> Void) {
+        pendingWrites.append(write)
+    }
+
+    /// Runs `action` once the call's writes are committed (pushes, wake-ups).
+    func afterCommit(_ action: @escaping @Sendable () async -> Void) {
+        afterCommitActions.append(action)
     }
 
     func findUser(externalUserID: String) async throws -> UserContext? {
@@ -34,13 +48,14 @@ actor FluentJourneyEffects: JourneyEffects {
         let key = BiometricKeyModel(
             id: SecureRandom.identifier(prefix: "bio"), userID: registration.userID, publicKeyID: registration.publicKeyID,
             publicKey: registration.key.spkiBase64, keyFamily: registration.key.family.rawValue, os: registration.os)
+        let now = services.clock.now()
         pendingWrites.append { database in
             try await BiometricKeyModel.query(on: database)
                 .filter(\.$user.$id == registration.userID)
                 .filter(\.$publicKeyID == registration.publicKeyID)
                 .filter(\.$status == CredentialStatus.active.rawValue)
                 .set(\.$status, to: CredentialStatus.revoked.rawValue)
-                .set(\.$revokedAt, to: Date())
+                .set(\.$revokedAt, to: now)
                 .update()
             try await key.create(on: database)
         }
@@ -80,7 +95,7 @@ actor FluentJourneyEffects: JourneyEffects {
     }
 
     func issueToken(_ request: TokenRequest) async throws -> String {
-        try await tokenIssuer.issue(request)
+        try await services.tokenIssuer.issue(request)
     }
 
     /// Applies the held-back writes, in the order the journey made them.
@@ -88,6 +103,12 @@ actor FluentJourneyEffects: JourneyEffects {
         for write in pendingWrites { try await write(database) }
         pendingWrites = []
         pendingUsers = []
+    }
+
+    /// Runs what waited for the commit, in order.
+    func runAfterCommit() async {
+        for action in afterCommitActions { await action() }
+        afterCommitActions = []
     }
 }
 

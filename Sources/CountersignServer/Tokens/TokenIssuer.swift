@@ -46,8 +46,8 @@ actor TokenIssuer {
     /// Signs a token for a completed journey.
     func issue(_ request: TokenRequest) async throws -> String {
         let now = Int(clock.now().timeIntervalSince1970)
-        var amr = request.amr
-        if amr.count >= 2, !amr.contains("mfa") { amr.append("mfa") }
+        var amr = Self.canonicalOrder.filter(request.amr.contains) + request.amr.filter { !Self.canonicalOrder.contains($0) && $0 != "mfa" }
+        if amr.count >= 2 { amr.append("mfa") }
         let claims = TokenClaims(
             iss: issuer, aud: request.clientID, sub: request.user.userID, externalUserID: request.user.externalUserID,
             iat: now, exp: now + Int(lifetime), authTime: request.authTime.map { Int($0.timeIntervalSince1970) },
@@ -55,6 +55,9 @@ actor TokenIssuer {
             journeyID: request.journeyID, approvalData: request.approvalData)
         return try await keys.sign(claims, kid: JWKIdentifier(string: activeKeyID))
     }
+
+    /// The order `amr` values are listed in, whatever order they were proven in; `mfa` comes last.
+    static let canonicalOrder = ["mobile_biometrics", "hwk", "code_otp"]
 
     /// Starts signing with a new key; returns its `kid`.
     func rotate() async throws -> String {

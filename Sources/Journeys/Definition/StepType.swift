@@ -6,6 +6,8 @@ public enum StepType: String, Sendable, CaseIterable {
     case mobileBiometricsRegistration = "mobile_biometrics_registration"
     case deviceRegistration = "device_registration"
     case mobileBiometricsAuthentication = "mobile_biometrics_authentication"
+    case webToMobileAuthentication = "web_to_mobile_authentication"
+    case otpValidation = "otp_validation"
     case complete
     case reject
 
@@ -14,6 +16,7 @@ public enum StepType: String, Sendable, CaseIterable {
     var requiredConfig: [String] {
         switch self {
         case .loginForm, .collectInformation: ["form_id", "schema"]
+        case .webToMobileAuthentication: ["external_user_id", "mobile_journey"]
         default: []
         }
     }

@@ -49,8 +49,24 @@ public enum JourneyLoader {
                 problems += error.problems
             }
         }
+        problems += linkProblems(journeys, files: fileByJourneyID)
         guard problems.isEmpty else { throw JourneyLoadError(problems: problems) }
         return journeys
+    }
+
+    /// Web-to-mobile steps must name a mobile journey that is loaded too.
+    static func linkProblems(_ journeys: [JourneyDefinition], files: [String: String]) -> [JourneyValidationError] {
+        let ids = Set(journeys.map(\.id))
+        return journeys.flatMap { journey in
+            journey.steps.compactMap { step -> JourneyValidationError? in
+                guard step.type == .webToMobileAuthentication, let target = step.config["mobile_journey"]?.stringValue,
+                    !ids.contains(target)
+                else { return nil }
+                return JourneyValidationError(
+                    file: files[journey.id] ?? journey.id, stepID: step.id,
+                    reason: "mobile_journey '\(target)' is not a loaded journey")
+            }
+        }
     }
 
     /// Parses and validates one document; `file` names it in error messages.
@@ -75,6 +91,8 @@ private struct DocumentValidator {
     let file: String
     var problems: [JourneyValidationError] = []
 
+    /// `<step id>_error` holds the error of a step that took its failure branch.
+    static let errorSuffix = "_error"
     static let journeyKeys: Set<String> = ["id", "name", "start", "steps"]
     static let stepKeys: Set<String> = ["id", "type", "config", "next", "failure", "cancel", "branches"]
     static let reservedOptionIDs: Set<String> = ClientResponseOptionType.allCases.map(\.rawValue).reduce(into: []) {
@@ -207,7 +225,9 @@ private struct DocumentValidator {
     mutating func checkExpressions(of step: StepDefinition, stepIDs: Set<String>) {
         do {
             for expression in try ConfigValue.expressions(in: .object(step.config)) {
-                if case .variable(let name) = expression.source, !stepIDs.contains(name) {
+                if case .variable(let name) = expression.source, !stepIDs.contains(name),
+                    !(name.hasSuffix(Self.errorSuffix) && stepIDs.contains(String(name.dropLast(Self.errorSuffix.count))))
+                {
                     problem(step.id, "expression reads '\(name)', which is not a step of this journey")
                 }
             }

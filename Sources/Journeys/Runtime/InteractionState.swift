@@ -26,6 +26,8 @@ public struct InteractionState: Codable, Sendable {
     public var registeredBiometricKeyIDs: [String]
     /// The step waiting for the client; nil once the journey has ended.
     public var current: CurrentStep?
+    /// For a mobile approve journey: the approval it settles when it ends.
+    public var approvalID: String?
 
     public init(
         journeyID: String, clientID: String, requestParams: [String: JSONValue] = [:],
@@ -45,6 +47,7 @@ public struct InteractionState: Codable, Sendable {
         self.deviceID = nil
         self.registeredBiometricKeyIDs = []
         self.current = nil
+        self.approvalID = nil
     }
 
     /// Whether the journey has reached success or rejection.
@@ -56,7 +59,8 @@ public struct InteractionState: Codable, Sendable {
             mobileApproveParameters: mobileApproveParameters, variables: variables)
     }
 
-    mutating func addAuthenticationMethod(_ method: String, at time: Date) {
+    /// Records a proven method (once) and when it was proven.
+    public mutating func addAuthenticationMethod(_ method: String, at time: Date) {
         if !amr.contains(method) { amr.append(method) }
         authTime = time
     }

@@ -3,7 +3,7 @@ import Foundation
 
 /// Everything a journey does outside itself. The server implements it over its database and token
 /// issuer; the interpreter stays free of storage and transport.
-public protocol JourneyEffects: Sendable {
+public protocol JourneyEffects: ApprovalEffects {
     /// The user with this external id, if one exists.
     func findUser(externalUserID: String) async throws -> UserContext?
     /// Creates a user; the id is assigned by the store.
@@ -51,4 +51,114 @@ public struct TokenRequest: Sendable {
     public let deviceID: String?
     public let journeyID: String
     public let approvalData: [String: JSONValue]?
+}
+
+/// The approval side of the effects: what the web-to-mobile step and the mobile approve journey need.
+public protocol ApprovalEffects: Sendable {
+    /// The user's active devices, newest first.
+    func activeDevices(userID: String) async throws -> [DeviceSummary]
+    /// Creates a pending approval and pushes it to its device once the call commits; returns its id.
+    func createApproval(_ request: ApprovalRequest) async throws -> String
+    /// The approval's current state; an approval past its expiry reads as `expired`.
+    func approval(_ approvalID: String) async throws -> ApprovalSnapshot?
+    /// Pushes the approval to its device again.
+    func resendApproval(_ approvalID: String) async throws
+    /// Ends a pending approval from the web side.
+    func cancelApproval(_ approvalID: String) async throws
+    /// Ends a pending approval from the phone side; an approval that is no longer pending is left as it is.
+    func settleApproval(approvalID: String, outcome: ApprovalOutcome) async throws
+    /// Checks a code typed on the phone against the approval's web OTP, using up one try when wrong.
+    func checkApprovalOTP(approvalID: String, code: String) async throws -> OTPCheck
+}
+
+/// A device as the browser may list it.
+public struct DeviceSummary: Sendable, Equatable {
+    public let id: String
+    public let name: String
+
+    public init(id: String, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// What the web-to-mobile step asks for.
+public struct ApprovalRequest: Sendable {
+    public let user: UserContext
+    public let deviceID: String
+    /// The web client, whose application decides which native client the phone uses.
+    public let clientID: String
+    /// The web journey.
+    public let journeyID: String
+    /// The journey the phone runs.
+    public let mobileJourneyID: String
+    public let approvalData: ApprovalData?
+    public let additionalData: JSONValue?
+    public let correlationID: String?
+    /// The web OTP, when the browser shows one; stored only as a keyed hash.
+    public let otp: String?
+    public let expiresAt: Date
+}
+
+/// Where an approval stands.
+public enum ApprovalStatus: String, Sendable, Codable {
+    case pending
+    case approved
+    case denied
+    case failed
+    case cancelled
+    case expired
+}
+
+/// An approval as the journeys see it.
+public struct ApprovalSnapshot: Sendable {
+    public let id: String
+    public let status: ApprovalStatus
+    public let user: UserContext
+    public let deviceID: String
+    /// Methods the phone proved, once approved.
+    public let amr: [String]
+    public let authTime: Date?
+    /// Why the approval failed, when it did.
+    public let failureCode: String?
+    public let expiresAt: Date
+    public let approvalData: ApprovalData?
+    /// Digits of the web OTP, when there is one.
+    public let otpLength: Int?
+    public let otpAttemptsLeft: Int
+
+    public init(
+        id: String, status: ApprovalStatus, user: UserContext, deviceID: String, amr: [String], authTime: Date?,
+        failureCode: String?, expiresAt: Date, approvalData: ApprovalData?, otpLength: Int?, otpAttemptsLeft: Int
+    ) {
+        self.id = id
+        self.status = status
+        self.user = user
+        self.deviceID = deviceID
+        self.amr = amr
+        self.authTime = authTime
+        self.failureCode = failureCode
+        self.expiresAt = expiresAt
+        self.approvalData = approvalData
+        self.otpLength = otpLength
+        self.otpAttemptsLeft = otpAttemptsLeft
+    }
+}
+
+/// How a mobile approve journey ended.
+public enum ApprovalOutcome: Sendable, Equatable {
+    case approved(amr: [String], authTime: Date)
+    case denied
+    case failed(code: String)
+
+    /// Methods that authenticate the person; the device key (`hwk`) alone does not.
+    public static let authenticationMethods: Set<String> = ["mobile_biometrics", "code_otp"]
+}
+
+/// The result of checking a web OTP typed on the phone.
+public enum OTPCheck: Sendable, Equatable {
+    case valid
+    case invalid(attemptsLeft: Int)
+    /// The last try was wrong: the approval has failed.
+    case exhausted
 }

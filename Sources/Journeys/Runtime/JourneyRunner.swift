@@ -39,8 +39,12 @@ public struct JourneyRunner: Sendable {
         case ClientResponseOptionType.clientInput.rawValue:
             outcome = try await behavior(of: step.type).receive(response.data, &state, environment)
         case ClientResponseOptionType.cancel.rawValue:
+            try await behavior(of: step.type).cancel(&state, environment)
             if let target = step.cancel { return try await advance(to: target, &state) }
-            return finish(.rejection(WireError(code: ErrorCode.cancelled, message: "The journey was cancelled.")), &state)
+            return try await finish(.rejection(WireError(code: ErrorCode.cancelled, message: "The journey was cancelled.")), &state)
+        case ClientResponseOptionType.resend.rawValue
+        where behavior(of: step.type).extraOptions(secrets: current.secrets).contains { $0.type == .resend }:
+            outcome = try await behavior(of: step.type).resend(&state, environment)
         case ClientResponseOptionType.failure.rawValue:
             let message = response.data?["message"]?.stringValue ?? "The client reported a failure."
             outcome = .failure(WireError(code: "client_failure", message: message))
@@ -62,8 +66,9 @@ public struct JourneyRunner: Sendable {
         case .branch(let target):
             return try await advance(to: target, &state)
         case .failure(let error):
+            state.variables[step.id + "_error"] = ["code": .string(error.code), "message": .string(error.message)]
             if let target = step.failure { return try await advance(to: target, &state) }
-            return finish(.rejection(error), &state)
+            return try await finish(.rejection(error), &state)
         case .retry(let error):
             let attempts = (state.current?.failedAttempts ?? 0) + 1
             let limit = step.config["max_attempts"].flatMap { if case .number(let n) = $0 { Int(n) } else { nil } }
@@ -73,8 +78,16 @@ public struct JourneyRunner: Sendable {
             state.current?.failedAttempts = attempts
             presentation.error = error
             return presentation
+        case .stay(let data, let secrets, let error):
+            guard var current = state.current else { throw JourneyRuntimeError.cannotRepeat(step.id) }
+            current.data = data
+            current.secrets = secrets
+            state.current = current
+            var presentation = presentation(of: step, journeyStepID: current.journeyStepID, data: data, secrets: secrets)
+            presentation.error = error
+            return presentation
         case .finish(let presentation):
-            return finish(presentation, &state)
+            return try await finish(presentation, &state)
         }
     }
 
@@ -86,7 +99,7 @@ public struct JourneyRunner: Sendable {
             switch try await behavior(of: step.type).enter(&state, environment) {
             case .present(let journeyStepID, let data, let secrets):
                 state.current = CurrentStep(stepID: step.id, journeyStepID: journeyStepID, data: data, secrets: secrets, failedAttempts: 0)
-                return presentation(of: step, journeyStepID: journeyStepID, data: data)
+                return presentation(of: step, journeyStepID: journeyStepID, data: data, secrets: secrets)
             case .outcome(.next(let output)):
                 if let output { state.variables[step.id] = output }
                 guard let next = step.next else { throw JourneyRuntimeError.missingNext(step.id) }
@@ -107,18 +120,34 @@ public struct JourneyRunner: Sendable {
             throw JourneyRuntimeError.cannotRepeat(step.id)
         }
         state.current = CurrentStep(stepID: step.id, journeyStepID: journeyStepID, data: data, secrets: secrets, failedAttempts: 0)
-        return presentation(of: step, journeyStepID: journeyStepID, data: data)
+        return presentation(of: step, journeyStepID: journeyStepID, data: data, secrets: secrets)
     }
 
-    private func finish(_ presentation: StepPresentation, _ state: inout InteractionState) -> StepPresentation {
+    /// Ends the run. A mobile approve journey also settles its approval: approved only when the
+    /// journey authenticated the person, denied when it was rejected.
+    private func finish(_ presentation: StepPresentation, _ state: inout InteractionState) async throws -> StepPresentation {
         state.current = nil
+        if let approvalID = state.approvalID {
+            let outcome: ApprovalOutcome
+            if presentation.journeyStepID == JourneyStepID.rejection {
+                outcome = .denied
+            } else if state.amr.contains(where: ApprovalOutcome.authenticationMethods.contains) {
+                outcome = .approved(amr: state.amr, authTime: state.authTime ?? now)
+            } else {
+                outcome = .failed(code: "mobile_not_authenticated")
+            }
+            try await effects.settleApproval(approvalID: approvalID, outcome: outcome)
+        }
         return presentation
     }
 
-    private func presentation(of step: StepDefinition, journeyStepID: String, data: JSONValue?) -> StepPresentation {
+    private func presentation(of step: StepDefinition, journeyStepID: String, data: JSONValue?, secrets: [String: String]) -> StepPresentation {
         var options: [String: ClientResponseOption] = [
             "client_input": .clientInput, "cancel": .cancel, "failure": .failure,
         ]
+        for option in behavior(of: step.type).extraOptions(secrets: secrets) {
+            options[option.id] = option
+        }
         for branch in step.branches.keys {
             options[branch] = ClientResponseOption(type: .custom, id: branch, label: branch)
         }
@@ -140,6 +169,8 @@ public struct JourneyRunner: Sendable {
         case .mobileBiometricsAuthentication: BiometricsAuthenticationStep()
         case .complete: CompleteStep()
         case .reject: RejectStep()
+        case .webToMobileAuthentication: WebToMobileAuthenticationStep()
+        case .otpValidation: OTPValidationStep()
         }
     }
 }

@@ -6,12 +6,26 @@ import Foundation
 protocol StepBehavior: Sendable {
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry
     func receive(_ input: JSONValue?, _ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepOutcome
+    /// Options the step offers besides client_input, cancel, failure and its custom branches.
+    func extraOptions(secrets: [String: String]) -> [ClientResponseOption]
+    /// Answers the `resend` option, when `extraOptions` offers it.
+    func resend(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepOutcome
+    /// Runs before a cancel leaves the step, to end whatever the step started.
+    func cancel(_ state: inout InteractionState, _ environment: StepEnvironment) async throws
 }
 
 extension StepBehavior {
     func receive(_ input: JSONValue?, _ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepOutcome {
         throw ClientResponseNotValid("this step takes no input")
     }
+
+    func extraOptions(secrets: [String: String]) -> [ClientResponseOption] { [] }
+
+    func resend(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepOutcome {
+        throw ClientResponseNotValid("option 'resend' is not offered by this step")
+    }
+
+    func cancel(_ state: inout InteractionState, _ environment: StepEnvironment) async throws {}
 }
 
 /// What a step works with: its definition, its configuration with expressions resolved, the
@@ -48,6 +62,14 @@ enum StepOutcome {
     case failure(WireError)
     /// A wrong credential: show the step again with fresh secrets, until the attempts run out.
     case retry(WireError)
+    /// Stay on the step, showing it again with new data (e.g. still waiting for the phone).
+    case stay(data: JSONValue?, secrets: [String: String], error: WireError?)
     /// The journey ends here.
     case finish(StepPresentation)
+}
+
+/// The client asked again sooner than the step allows: HTTP 429 `slow_down`, nothing changes.
+public struct SlowDown: Error, Sendable {
+    /// Seconds until the next call will be answered.
+    public let retryAfter: Int
 }

@@ -1,0 +1,90 @@
+import CountersignCore
+import Fluent
+import Foundation
+import Journeys
+import Vapor
+
+/// `POST /v1/mobile-approve/start`: a phone that received an approval proves it is the selected device
+/// and starts the approval's mobile journey.
+struct MobileApproveService: Sendable {
+    let interactions: InteractionService
+    let verifier: DeviceSignatureVerifier
+
+    var database: any Database { interactions.database }
+
+    /// The body of the call (DESIGN.md §2).
+    struct StartRequest: Decodable, Sendable {
+        let clientID: String
+        let payload: [String: String]
+        let deviceID: String
+        let timestamp: Int
+        let deviceSignature: String
+
+        enum CodingKeys: String, CodingKey {
+            case clientID = "client_id"
+            case payload
+            case deviceID = "device_id"
+            case timestamp
+            case deviceSignature = "device_signature"
+        }
+    }
+
+    func start(_ request: StartRequest) async throws -> InteractionService.Reply {
+        guard let approvalID = request.payload["approval_id"] else { throw APIError.notValid("payload.approval_id is missing.") }
+        guard let approval = try await ApprovalModel.find(approvalID, on: database) else {
+            throw APIError.notFound("No approval '\(approvalID)'.")
+        }
+        let device = try await verifier.verify(
+            deviceID: request.deviceID, message: DeviceProof.approveMessage(approvalID: approvalID, timestamp: request.timestamp),
+            timestamp: request.timestamp, signature: request.deviceSignature)
+        guard device.$user.id == approval.userID else {
+            throw APIError(.forbidden, "device_not_owned", "The device does not belong to the user of this approval.")
+        }
+        guard device.status == CredentialStatus.active.rawValue else {
+            throw APIError(.forbidden, "device_revoked", "The device has been revoked.")
+        }
+        guard device.id == approval.deviceID else {
+            throw APIError(.forbidden, "device_not_selected", "The approval was sent to another device.")
+        }
+        guard approval.status == ApprovalStatus.pending.rawValue else {
+            throw APIError(.gone, "approval_closed", "The approval was already \(approval.status).")
+        }
+        guard interactions.services.clock.now() < approval.expiresAt else {
+            throw APIError(.gone, ErrorCode.expired, "The approval has expired.")
+        }
+        guard let client = try await ClientModel.find(request.clientID, on: database),
+            client.$application.id == approval.applicationID
+        else {
+            throw APIError(.forbidden, "client_not_in_application", "The client does not belong to the approval's application.")
+        }
+        guard let journey = interactions.journeys[approval.mobileJourneyID],
+            let user = try await UserModel.find(approval.userID, on: database)
+        else { throw APIError.notFound("The approval's mobile journey is not available.") }
+
+        var state = InteractionState(
+            journeyID: journey.id, clientID: client.id!, correlationID: approval.correlationID,
+            mobileApproveParameters: try parameters(of: approval, user: user))
+        state.user = user.context
+        state.deviceID = device.id
+        state.approvalID = approvalID
+        state.addAuthenticationMethod("hwk", at: interactions.services.clock.now())
+        return try await interactions.begin(journey, state: state)
+    }
+
+    /// What `@policy.getMobileApproveParameters()` reads.
+    private func parameters(of approval: ApprovalModel, user: UserModel) throws -> [String: JSONValue] {
+        func json(_ text: String?) throws -> JSONValue {
+            guard let text else { return .null }
+            return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        }
+        return [
+            "approval_data": try json(approval.approvalData),
+            "additional_data": try json(approval.additionalData),
+            "correlation_id": approval.correlationID.map { .string($0) } ?? .null,
+            "device_id": .string(approval.deviceID),
+            "external_user_id": .string(user.externalUserID),
+            "journey_id": .string(approval.webJourneyID),
+            "user_id": .string(approval.userID),
+        ]
+    }
+}

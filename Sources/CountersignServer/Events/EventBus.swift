@@ -1,0 +1,79 @@
+import Foundation
+
+/// Wakes whoever waits on a topic: a browser's events stream on `interaction:<id>`, a device's inbox
+/// long-poll on `device:<id>`. In-process now; a PostgreSQL LISTEN/NOTIFY bus can replace it to span
+/// several instances.
+protocol EventBus: Sendable {
+    /// Starts listening on `topic`; events published after this call are kept for the mailbox.
+    func subscribe(_ topic: String) async -> EventMailbox
+    /// Stops delivering to `mailbox`.
+    func unsubscribe(_ mailbox: EventMailbox) async
+    func publish(_ topic: String, _ message: String) async
+}
+
+/// Topics, named in one place.
+enum EventTopic {
+    static func interaction(_ id: String) -> String { "interaction:\(id)" }
+    static func device(_ id: String) -> String { "device:\(id)" }
+}
+
+/// The events of one subscription, read one at a time with a time limit.
+actor EventMailbox {
+    nonisolated let topic: String
+    private var buffered: [String] = []
+    private var waiter: (id: UUID, continuation: CheckedContinuation<String?, Never>)?
+
+    init(topic: String) {
+        self.topic = topic
+    }
+
+    func deliver(_ message: String) {
+        if let waiter {
+            self.waiter = nil
+            waiter.continuation.resume(returning: message)
+        } else {
+            buffered.append(message)
+        }
+    }
+
+    /// The next event, or nil when none arrives within `limit`.
+    func next(within limit: Duration) async -> String? {
+        if !buffered.isEmpty { return buffered.removeFirst() }
+        let id = UUID()
+        return await withCheckedContinuation { continuation in
+            waiter = (id, continuation)
+            Task { [weak self] in
+                try? await Task.sleep(for: limit)
+                await self?.expire(id)
+            }
+        }
+    }
+
+    private func expire(_ id: UUID) {
+        guard let waiter, waiter.id == id else { return }
+        self.waiter = nil
+        waiter.continuation.resume(returning: nil)
+    }
+}
+
+/// The single-instance bus: subscribers are mailboxes in this process.
+actor InProcessEventBus: EventBus {
+    private var subscribers: [String: [ObjectIdentifier: EventMailbox]] = [:]
+
+    func subscribe(_ topic: String) -> EventMailbox {
+        let mailbox = EventMailbox(topic: topic)
+        subscribers[topic, default: [:]][ObjectIdentifier(mailbox)] = mailbox
+        return mailbox
+    }
+
+    func unsubscribe(_ mailbox: EventMailbox) {
+        subscribers[mailbox.topic]?.removeValue(forKey: ObjectIdentifier(mailbox))
+        if subscribers[mailbox.topic]?.isEmpty == true { subscribers[mailbox.topic] = nil }
+    }
+
+    func publish(_ topic: String, _ message: String) async {
+        for mailbox in subscribers[topic]?.values ?? [:].values {
+            await mailbox.deliver(message)
+        }
+    }
+}

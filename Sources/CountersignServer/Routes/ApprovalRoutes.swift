@@ -1,0 +1,118 @@
+import CountersignCore
+import Fluent
+import Foundation
+import Vapor
+
+/// The phone's and the browser's approval endpoints: mobile approve start, the inbox, and the
+/// interaction events stream.
+struct ApprovalRoutes: RouteCollection {
+    let mobileApprove: MobileApproveService
+    let interactions: InteractionService
+    let verifier: DeviceSignatureVerifier
+    let events: any EventBus
+
+    /// How long an inbox request may be held open at most.
+    static let maximumWait = 30
+    /// How often the events stream sends a keep-alive comment.
+    static let keepAliveInterval: Duration = .seconds(15)
+
+    func boot(routes: any RoutesBuilder) throws {
+        let v1 = routes.grouped("v1")
+        v1.post("mobile-approve", "start", use: startMobileApprove)
+        v1.get("devices", ":deviceID", "pending", use: pending)
+        v1.get("interactions", ":interactionID", "events", use: events)
+    }
+
+    func startMobileApprove(request: Request) async throws -> Response {
+        let body: MobileApproveService.StartRequest
+        do {
+            body = try JSONDecoder().decode(MobileApproveService.StartRequest.self, from: request.body.data ?? ByteBuffer())
+        } catch {
+            throw APIError.notValid("The body must hold client_id, payload, device_id, timestamp (integer) and device_signature.")
+        }
+        return try OrchestrationRoutes.response(try await mobileApprove.start(body))
+    }
+
+    /// `GET /v1/devices/{id}/pending[?wait=N]`, device-signed: the inbox push channel.
+    func pending(request: Request) async throws -> Response {
+        let deviceID = request.parameters.get("deviceID")!
+        guard request.headers.first(name: "Countersign-Device") == deviceID,
+            let timestamp = request.headers.first(name: "Countersign-Timestamp").flatMap(Int.init),
+            let signature = request.headers.first(name: "Countersign-Signature")
+        else {
+            throw APIError(.unauthorized, ErrorCode.invalidToken, "Countersign-Device, -Timestamp and -Signature headers are required.")
+        }
+        let pathWithQuery = request.url.path + (request.url.query.map { "?" + $0 } ?? "")
+        let device = try await verifier.verify(
+            deviceID: deviceID, message: DeviceProof.requestMessage(method: request.method.rawValue, pathWithQuery: pathWithQuery, timestamp: timestamp),
+            timestamp: timestamp, signature: signature)
+        guard device.status == CredentialStatus.active.rawValue else {
+            throw APIError(.forbidden, "device_revoked", "The device has been revoked.")
+        }
+        let wait = min(max(request.query[Int.self, at: "wait"] ?? 0, 0), Self.maximumWait)
+
+        // Subscribe before reading, so a push between the read and the wait is not missed.
+        let mailbox = await events.subscribe(EventTopic.device(deviceID))
+        var payloads = try await pendingPayloads(for: deviceID, on: request.db)
+        if payloads.isEmpty, wait > 0, await mailbox.next(within: .seconds(wait)) != nil {
+            payloads = try await pendingPayloads(for: deviceID, on: request.db)
+        }
+        await events.unsubscribe(mailbox)
+        let response = Response(status: .ok)
+        try response.content.encode(["approvals": payloads], using: JSONEncoder.wire)
+        response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
+        return response
+    }
+
+    /// `GET /v1/interactions/{id}/events`: one server-sent event when the interaction's approval is
+    /// settled (approved, denied, failed, cancelled, expired); keep-alive comments meanwhile.
+    func events(request: Request) async throws -> Response {
+        let model = try await interactions.authorizedInteraction(request.parameters.get("interactionID")!, bearer: request.headers.bearerAuthorization?.token)
+        let state = try InteractionService.decodeState(model)
+        guard let approvalID = state.current?.secrets["approval_id"] else {
+            throw APIError(.conflict, "not_waiting", "The interaction is not waiting for a phone.")
+        }
+        let mailbox = await events.subscribe(EventTopic.interaction(model.id!))
+        let database = request.db
+        let clock = interactions.services.clock
+        let bus = events
+        let streamEnd = model.expiresAt
+        let response = Response(status: .ok, body: .init(asyncStream: { writer in
+            var status = try await Self.approvalStatus(approvalID, on: database, clock: clock)
+            while status == "pending", clock.now() < streamEnd {
+                if await mailbox.next(within: Self.keepAliveInterval) == nil {
+                    try await writer.writeBuffer(ByteBuffer(string: ": keep-alive\n\n"))
+                }
+                status = try await Self.approvalStatus(approvalID, on: database, clock: clock)
+            }
+            await bus.unsubscribe(mailbox)
+            try await writer.writeBuffer(ByteBuffer(string: "event: approval\ndata: {\"status\":\"\(status)\"}\n\n"))
+            try await writer.write(.end)
+        }))
+        response.headers.replaceOrAdd(name: .contentType, value: "text/event-stream")
+        response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
+        return response
+    }
+
+    /// `pending` until the approval is settled or past its expiry (`expired`).
+    static func approvalStatus(_ approvalID: String, on database: any Database, clock: any WallClock) async throws -> String {
+        guard let approval = try await ApprovalModel.find(approvalID, on: database) else { return "expired" }
+        if approval.status == "pending", clock.now() >= approval.expiresAt { return "expired" }
+        return approval.status
+    }
+
+    private func pendingPayloads(for deviceID: String, on database: any Database) async throws -> [[String: String]] {
+        let now = interactions.services.clock.now()
+        let approvals = try await ApprovalModel.query(on: database)
+            .filter(\.$deviceID == deviceID)
+            .filter(\.$status == "pending")
+            .filter(\.$expiresAt > now)
+            .sort(\.$createdAt)
+            .all()
+        var names: [String: String] = [:]
+        for id in Set(approvals.map(\.applicationID)) {
+            names[id] = try await ApplicationModel.find(id, on: database)?.name ?? id
+        }
+        return approvals.map { FluentJourneyEffects.notification(for: $0, applicationName: names[$0.applicationID] ?? "").payload }
+    }
+}

@@ -1,0 +1,169 @@
+import CountersignCore
+import Foundation
+
+/// `web_to_mobile_authentication` (journey step id `mobile_approve_authentication`): the browser asks
+/// the user's registered phone to approve, then waits.
+///
+/// Config: `external_user_id` (expression), `mobile_journey`, `display_web_otp`, `otp_length` (6),
+/// `polling_interval` (2–5 s, default 3), `resend_attempts` (3), `expires_in` (300 s),
+/// `device_selection` (`ask` | `most_recent`), `approval_data` (values may be expressions; default:
+/// the start call's `approval_data`), `additional_data`.
+struct WebToMobileAuthenticationStep: StepBehavior {
+    static let resendOption = ClientResponseOption(type: .resend, id: "resend", label: "Resend")
+
+    /// What the step keeps between calls, in the interaction's server-side secrets.
+    enum Key {
+        static let mode = "mode"
+        static let deviceCodes = "device_codes"
+        static let approvalID = "approval_id"
+        static let otp = "otp"
+        static let resendsLeft = "resends_left"
+        static let lastPoll = "last_poll"
+    }
+
+    func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
+        let noDevices = StepEntry.outcome(.failure(WireError(
+            code: "no_registered_devices", message: "The user has no registered device to approve with.")))
+        guard let externalUserID = environment.string("external_user_id"),
+            let user = try await environment.effects.findUser(externalUserID: externalUserID)
+        else { return noDevices }
+        let devices = try await environment.effects.activeDevices(userID: user.userID)
+        guard let newest = devices.first else { return noDevices }
+        if devices.count > 1, environment.string("device_selection") ?? "ask" == "ask" {
+            let codes = devices.enumerated().map { index, device in ("d\(index + 1)", device) }
+            return .present(
+                journeyStepID: JourneyStepID.mobileApproveAuthentication,
+                data: ["devices": .array(codes.map { ["code": .string($0.0), "name": .string($0.1.name)] })],
+                secrets: [
+                    Key.mode: "select", "user": externalUserID,
+                    Key.deviceCodes: codes.map { "\($0.0)=\($0.1.id)" }.joined(separator: ","),
+                ])
+        }
+        return try await startApproval(for: user, deviceID: newest.id, &state, environment)
+    }
+
+    func receive(_ input: JSONValue?, _ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepOutcome {
+        if environment.secrets[Key.mode] == "select" { return try await select(input, &state, environment) }
+        guard let approvalID = environment.secrets[Key.approvalID],
+            let approval = try await environment.effects.approval(approvalID)
+        else { throw ClientResponseNotValid("no approval is pending") }
+        switch approval.status {
+        case .pending:
+            let interval = Self.pollingInterval(environment)
+            if let last = environment.secrets[Key.lastPoll].flatMap(TimeInterval.init) {
+                let wait = last + TimeInterval(interval) - environment.now.timeIntervalSince1970
+                if wait > 0 { throw SlowDown(retryAfter: Int(wait.rounded(.up))) }
+            }
+            var secrets = environment.secrets
+            secrets[Key.lastPoll] = String(environment.now.timeIntervalSince1970)
+            return .stay(data: state.current?.data, secrets: secrets, error: nil)
+        case .approved:
+            state.user = approval.user
+            state.amr = approval.amr
+            state.authTime = approval.authTime
+            state.deviceID = approval.deviceID
+            return .next(output: ["approval_id": .string(approvalID), "device_id": .string(approval.deviceID)])
+        case .denied:
+            return .failure(WireError(code: "mobile_rejected", message: "The request was denied on the phone."))
+        case .failed:
+            return .failure(WireError(code: approval.failureCode ?? "approval_failed", message: "The approval failed on the phone."))
+        case .cancelled:
+            return .failure(WireError(code: ErrorCode.cancelled, message: "The approval was cancelled."))
+        case .expired:
+            return .failure(WireError(code: ErrorCode.expired, message: "The approval expired before the phone answered."))
+        }
+    }
+
+    func extraOptions(secrets: [String: String]) -> [ClientResponseOption] {
+        secrets[Key.approvalID] == nil ? [] : [Self.resendOption]
+    }
+
+    func resend(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepOutcome {
+        guard let approvalID = environment.secrets[Key.approvalID] else { throw ClientResponseNotValid("nothing to resend") }
+        let left = Int(environment.secrets[Key.resendsLeft] ?? "0") ?? 0
+        guard left > 0 else {
+            return .stay(data: state.current?.data, secrets: environment.secrets, error: WireError(
+                code: "resend_limit_reached", message: "No resend attempts are left."))
+        }
+        try await environment.effects.resendApproval(approvalID)
+        var secrets = environment.secrets
+        secrets[Key.resendsLeft] = String(left - 1)
+        var data = state.current?.data?.objectValue ?? [:]
+        data["resend_attempts_left"] = .number(Double(left - 1))
+        return .stay(data: .object(data), secrets: secrets, error: nil)
+    }
+
+    func cancel(_ state: inout InteractionState, _ environment: StepEnvironment) async throws {
+        if let approvalID = environment.secrets[Key.approvalID] {
+            try await environment.effects.cancelApproval(approvalID)
+        }
+    }
+
+    private func select(_ input: JSONValue?, _ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepOutcome {
+        let code = try ClientInput(input).string("selected_device_code")
+        let codes = Dictionary(
+            (environment.secrets[Key.deviceCodes] ?? "").split(separator: ",").map { pair in
+                let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                return (parts[0], parts.count > 1 ? parts[1] : "")
+            }, uniquingKeysWith: { first, _ in first })
+        guard let deviceID = codes[code] else {
+            return .stay(data: state.current?.data, secrets: environment.secrets, error: WireError(
+                code: "unknown_device_code", message: "No device has the code '\(code)'."))
+        }
+        guard let externalUserID = environment.secrets["user"],
+            let user = try await environment.effects.findUser(externalUserID: externalUserID),
+            try await environment.effects.activeDevices(userID: user.userID).contains(where: { $0.id == deviceID })
+        else {
+            return .failure(WireError(code: "no_registered_devices", message: "The chosen device is no longer registered."))
+        }
+        guard case .present(_, let data, let secrets) = try await startApproval(for: user, deviceID: deviceID, &state, environment) else {
+            throw JourneyRuntimeError.cannotRepeat(environment.step.id)
+        }
+        return .stay(data: data, secrets: secrets, error: nil)
+    }
+
+    private func startApproval(
+        for user: UserContext, deviceID: String, _ state: inout InteractionState, _ environment: StepEnvironment
+    ) async throws -> StepEntry {
+        var approvalData: ApprovalData?
+        if let configured = environment.config["approval_data"]?.objectValue ?? state.approvalData {
+            do {
+                approvalData = try ApprovalData(json: configured)
+            } catch {
+                return .outcome(.failure(WireError(code: ErrorCode.invalidApprovalData, message: error.description)))
+            }
+        }
+        let displayOTP = environment.config["display_web_otp"] == .bool(true)
+        let otp = displayOTP ? WebOTP.generate(length: Self.integer("otp_length", environment, default: WebOTP.defaultLength, in: 4...10)) : nil
+        let expiresAt = environment.now.addingTimeInterval(TimeInterval(Self.integer("expires_in", environment, default: 300, in: 30...3600)))
+        let approvalID = try await environment.effects.createApproval(ApprovalRequest(
+            user: user, deviceID: deviceID, clientID: state.clientID, journeyID: state.journeyID,
+            mobileJourneyID: environment.string("mobile_journey") ?? "mobile_approve", approvalData: approvalData,
+            additionalData: environment.config["additional_data"], correlationID: state.correlationID, otp: otp,
+            expiresAt: expiresAt))
+        let resends = Self.integer("resend_attempts", environment, default: 3, in: 0...10)
+        var data: [String: JSONValue] = [
+            "polling_interval": .number(Double(Self.pollingInterval(environment))),
+            "resend_attempts_left": .number(Double(resends)),
+            "expires_at": .string(ISO8601DateFormatter().string(from: expiresAt)),
+        ]
+        if let otp { data["otp"] = .string(otp) }
+        if let approvalData { data["approval_data"] = approvalData.json }
+        var secrets = [
+            Key.mode: "waiting", Key.approvalID: approvalID, Key.resendsLeft: String(resends),
+            Key.lastPoll: String(environment.now.timeIntervalSince1970),
+        ]
+        if let otp { secrets[Key.otp] = otp }
+        return .present(journeyStepID: JourneyStepID.mobileApproveAuthentication, data: .object(data), secrets: secrets)
+    }
+
+    static func pollingInterval(_ environment: StepEnvironment) -> Int {
+        integer("polling_interval", environment, default: 3, in: 2...5)
+    }
+
+    /// A whole-number setting, clamped to `range`.
+    static func integer(_ key: String, _ environment: StepEnvironment, default fallback: Int, in range: ClosedRange<Int>) -> Int {
+        guard case .number(let value) = environment.config[key] else { return fallback }
+        return min(max(Int(value), range.lowerBound), range.upperBound)
+    }
+}
