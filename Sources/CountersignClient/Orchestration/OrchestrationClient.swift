@@ -57,6 +57,38 @@ public actor OrchestrationClient {
         return remember(response)
     }
 
+    /// Starts the mobile approve journey of a push payload, proving with the device key that this is the
+    /// device the approval was sent to. The payload is passed exactly as received.
+    public func startMobileApproveJourney(
+        payload: [String: String], deviceID: String, authenticator: Authenticator, now: Date = Date()
+    ) async throws -> IdoResponse {
+        guard let approvalID = payload["approval_id"] else { throw CountersignClientError.unexpectedResponse(status: 0) }
+        let timestamp = Int(now.timeIntervalSince1970)
+        let signature = try await authenticator.signWithDeviceKey(DeviceProof.approveMessage(approvalID: approvalID, timestamp: timestamp))
+        let body = MobileApproveStart(
+            clientID: payload["client_id"] ?? clientID, payload: payload, deviceID: deviceID, timestamp: timestamp,
+            deviceSignature: signature)
+        return remember(try await post(["v1", "mobile-approve", "start"], body: body, bearer: nil))
+    }
+
+    /// The inbox channel: push payloads waiting for this device, holding the request up to `wait`
+    /// seconds (at most 30) until one arrives. The request is signed with the device key.
+    public func pendingApprovals(deviceID: String, authenticator: Authenticator, wait: Int = 0, now: Date = Date()) async throws -> [[String: String]] {
+        let path = "/v1/devices/\(deviceID)/pending" + (wait > 0 ? "?wait=\(wait)" : "")
+        let timestamp = Int(now.timeIntervalSince1970)
+        let signature = try await authenticator.signWithDeviceKey(
+            DeviceProof.requestMessage(method: "GET", pathWithQuery: path, timestamp: timestamp))
+        var request = URLRequest(url: URL(string: path, relativeTo: baseURL)!.absoluteURL)
+        request.httpMethod = "GET"
+        request.timeoutInterval = TimeInterval(wait + 30)
+        request.setValue(deviceID, forHTTPHeaderField: "Countersign-Device")
+        request.setValue(String(timestamp), forHTTPHeaderField: "Countersign-Timestamp")
+        request.setValue(signature, forHTTPHeaderField: "Countersign-Signature")
+        let (data, http) = try await transport.send(request)
+        if let inbox = try? JSONDecoder().decode(Inbox.self, from: data) { return inbox.approvals }
+        throw Self.refusal(data, status: http.statusCode)
+    }
+
     /// Records how the server reaches this phone; sent when the device registers.
     public func setPushToken(_ token: String?, channel: String = "apns", appID: String? = nil) {
         pushRegistration = PushRegistration(channel: channel, token: token, appID: appID)
@@ -80,14 +112,38 @@ public actor OrchestrationClient {
         if let response = try? JSONDecoder().decode(IdoResponse.self, from: data) {
             return response
         }
-        if let refusal = try? JSONDecoder().decode(ErrorEnvelope.self, from: data) {
-            throw CountersignClientError.server(status: http.statusCode, error: refusal.error)
+        throw Self.refusal(data, status: http.statusCode)
+    }
+
+    private static func refusal(_ data: Data, status: Int) -> CountersignClientError {
+        if let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: data) {
+            return .server(status: status, error: envelope.error)
         }
-        throw CountersignClientError.unexpectedResponse(status: http.statusCode)
+        return .unexpectedResponse(status: status)
     }
 
     private struct ErrorEnvelope: Decodable {
         let error: WireError
+    }
+
+    private struct Inbox: Decodable {
+        let approvals: [[String: String]]
+    }
+
+    private struct MobileApproveStart: Encodable {
+        let clientID: String
+        let payload: [String: String]
+        let deviceID: String
+        let timestamp: Int
+        let deviceSignature: String
+
+        enum CodingKeys: String, CodingKey {
+            case clientID = "client_id"
+            case payload
+            case deviceID = "device_id"
+            case timestamp
+            case deviceSignature = "device_signature"
+        }
     }
 }
 

@@ -1,0 +1,77 @@
+import CountersignClient
+import CountersignCore
+import Foundation
+import Testing
+
+extension TestServer {
+    /// A journeys directory with the shipped templates plus the test fixtures.
+    static func journeysWithFixtures() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journeys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
+        for source in [URL(fileURLWithPath: journeysDirectory), fixtures] {
+            for file in try FileManager.default.contentsOfDirectory(at: source, includingPropertiesForKeys: nil) where file.pathExtension == "yaml" {
+                try FileManager.default.copyItem(at: file, to: directory.appendingPathComponent(file.lastPathComponent))
+            }
+        }
+        return directory.path
+    }
+}
+
+/// A registered phone and its device id, ready to answer approvals.
+struct RegisteredPhone {
+    let phone: TestPhone
+    let deviceID: String
+    let email: String
+
+    static func register(_ server: TestServer, email: String) async throws -> RegisteredPhone {
+        let phone = TestPhone(client: server.client())
+        let done = try await phone.register(email: email)
+        return RegisteredPhone(phone: phone, deviceID: try #require(done.data?["device_id"]?.stringValue), email: email)
+    }
+
+    /// The push payloads waiting in this phone's inbox.
+    func inbox(wait: Int = 0) async throws -> [[String: String]] {
+        try await phone.client.pendingApprovals(deviceID: deviceID, authenticator: phone.authenticator, wait: wait)
+    }
+
+    /// Starts the mobile approve journey of the first pending approval.
+    func startApproval(now: Date = Date()) async throws -> IdoResponse {
+        let payload = try #require(try await inbox().first)
+        return try await phone.client.startMobileApproveJourney(
+            payload: payload, deviceID: deviceID, authenticator: phone.authenticator, now: now)
+    }
+
+    /// Approves the first pending approval with biometrics (typing `otp` first when given).
+    @discardableResult
+    func approve(otp: String? = nil) async throws -> IdoResponse {
+        var step = try await startApproval()
+        if let otp {
+            #expect(step.journeyStepID == JourneyStepID.otpValidation)
+            step = try await phone.client.submitClientResponse(.clientInput, data: ["passcode": .string(otp)])
+        }
+        #expect(step.journeyStepID == JourneyStepID.mobileBiometricsAuthentication)
+        return try await phone.client.submitClientResponse(.clientInput, data: try await phone.biometricAnswer(to: step, as: email))
+    }
+}
+
+/// A browser running a web journey through the SDK.
+struct TestBrowser {
+    let client: OrchestrationClient
+
+    init(_ server: TestServer) {
+        client = server.client("demo-web")
+    }
+
+    /// Starts `journey`, submits the email, and returns the waiting (or device choice) step.
+    func signIn(_ journey: String = "web_login", email: String) async throws -> IdoResponse {
+        let form = try await client.startJourney(journey)
+        #expect(form.journeyStepID == "login")
+        return try await client.submitClientResponse(.clientInput, data: ["email": .string(email)])
+    }
+
+    /// Polls once.
+    func poll() async throws -> IdoResponse {
+        try await client.submitClientResponse(.clientInput, data: [:])
+    }
+}

@@ -1,0 +1,250 @@
+import CountersignClient
+import CountersignCore
+import Foundation
+import Testing
+import Vapor
+
+@Suite("Web-to-mobile approval")
+struct WebToMobileTests {
+    @Test("biometric approval on the phone signs the browser in")
+    func biometricHappyPath() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            let waiting = try await browser.signIn(email: "ada@example.com")
+            #expect(waiting.journeyStepID == JourneyStepID.mobileApproveAuthentication)
+            #expect(waiting.data?["polling_interval"] == 3)
+            #expect(waiting.data?["resend_attempts_left"] == 3)
+            #expect(waiting.data?["expires_at"]?.stringValue != nil)
+            #expect(waiting.data?["otp"] == nil)
+            #expect(waiting.clientResponseOptions?["resend"]?.type == .resend)
+
+            let payload = try #require(try await phone.inbox().first)
+            #expect(Set(payload.keys) == ["approval_id", "client_id", "expires_at", "application"])
+            #expect(payload["client_id"] == "demo-native")
+            #expect(!payload.values.contains { $0.contains("ada") })
+
+            let mobileDone = try await phone.approve()
+            #expect(mobileDone.journeyStepID == JourneyStepID.success)
+            let done = try await browser.poll()
+            #expect(done.journeyStepID == JourneyStepID.success)
+            let claims = try await server.verifiedClaims(try #require(done.token))
+            #expect(claims.amr == ["mobile_biometrics", "hwk", "mfa"])
+            #expect(claims.deviceID == phone.deviceID)
+            #expect(claims.aud == "demo-web")
+            #expect(claims.externalUserID == "ada@example.com")
+            #expect(try await phone.inbox().isEmpty)
+        }
+    }
+
+    @Test("with the web OTP the phone types the code, and the token says code_otp")
+    func otpHappyPath() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            let waiting = try await browser.signIn("web_login_otp", email: "ada@example.com")
+            let otp = try #require(waiting.data?["otp"]?.stringValue)
+            #expect(otp.count == 6)
+
+            try await phone.approve(otp: otp)
+            let claims = try await server.verifiedClaims(try #require(try await browser.poll().token))
+            #expect(claims.amr == ["mobile_biometrics", "hwk", "code_otp", "mfa"])
+        }
+    }
+
+    @Test("three wrong codes fail the approval and the web sign-in")
+    func otpWrongThreeTimes() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            let otp = try #require(try await browser.signIn("web_login_otp", email: "ada@example.com").data?["otp"]?.stringValue)
+            let wrong = otp == "000000" ? "111111" : "000000"
+            let step = try await phone.startApproval()
+            #expect(step.data?["attempts_left"] == 3)
+            var answer = try await phone.phone.client.submitClientResponse(.clientInput, data: ["passcode": .string(wrong)])
+            #expect(answer.error?.code == ErrorCode.invalidCredentials)
+            #expect(answer.data?["attempts_left"] == 2)
+            answer = try await phone.phone.client.submitClientResponse(.clientInput, data: ["passcode": .string(wrong)])
+            #expect(answer.data?["attempts_left"] == 1)
+            answer = try await phone.phone.client.submitClientResponse(.clientInput, data: ["passcode": .string(wrong)])
+            #expect(answer.journeyStepID == JourneyStepID.rejection)
+
+            let web = try await browser.poll()
+            #expect(web.journeyStepID == JourneyStepID.rejection)
+            #expect(web.data?["reason"] == "otp_attempts_exceeded")
+        }
+    }
+
+    @Test("with two devices the browser lists them and the chosen one gets the request")
+    func deviceSelection() async throws {
+        try await TestServer.run { server in
+            let first = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let second = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            let choice = try await browser.signIn(email: "ada@example.com")
+            let devices = try #require(choice.data?["devices"]?.arrayValue)
+            #expect(devices.count == 2)
+            #expect(devices.allSatisfy { $0["code"]?.stringValue != nil && $0["name"] == "Test phone" })
+            #expect(choice.clientResponseOptions?["resend"] == nil)
+
+            let unknown = try await browser.client.submitClientResponse(.clientInput, data: ["selected_device_code": "nope"])
+            #expect(unknown.error?.code == "unknown_device_code")
+            #expect(unknown.data?["devices"]?.arrayValue?.count == 2)
+
+            // Devices are listed newest first: the last code is the first phone.
+            let code = try #require(devices.last?["code"])
+            let waiting = try await browser.client.submitClientResponse(.clientInput, data: ["selected_device_code": code])
+            #expect(waiting.data?["polling_interval"] == 3)
+            #expect(try await first.inbox().count == 1)
+            #expect(try await second.inbox().isEmpty)
+        }
+    }
+
+    @Test("resend pushes again until no attempts are left")
+    func resendUntilRefused() async throws {
+        try await TestServer.run { server in
+            _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            _ = try await browser.signIn(email: "ada@example.com")
+            for left in [2, 1, 0] {
+                let resent = try await browser.client.submitClientResponse(.resend)
+                #expect(resent.error == nil)
+                #expect(resent.data?["resend_attempts_left"] == .number(Double(left)))
+            }
+            let refused = try await browser.client.submitClientResponse(.resend)
+            #expect(refused.error?.code == "resend_limit_reached")
+            #expect(refused.journeyStepID == JourneyStepID.mobileApproveAuthentication)
+        }
+    }
+
+    @Test("cancel in the browser ends the approval on the phone too")
+    func cancelFromBrowser() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            _ = try await browser.signIn(email: "ada@example.com")
+            let payload = try #require(try await phone.inbox().first)
+            let cancelled = try await browser.client.submitClientResponse(.cancel)
+            #expect(cancelled.journeyStepID == JourneyStepID.rejection)
+            #expect(try await phone.inbox().isEmpty)
+            await expectRefusal(410, "approval_closed") {
+                _ = try await phone.phone.client.startMobileApproveJourney(
+                    payload: payload, deviceID: phone.deviceID, authenticator: phone.phone.authenticator)
+            }
+        }
+    }
+
+    @Test("deny on the phone fails the web sign-in with mobile_rejected")
+    func denyFromPhone() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            _ = try await browser.signIn(email: "ada@example.com")
+            _ = try await phone.startApproval()
+            let denied = try await phone.phone.client.submitClientResponse(.cancel)
+            #expect(denied.journeyStepID == JourneyStepID.rejection)
+            let web = try await browser.poll()
+            #expect(web.journeyStepID == JourneyStepID.rejection)
+            #expect(web.data?["reason"] == "mobile_rejected")
+            #expect(web.token == nil)
+        }
+    }
+
+    @Test("an approval nobody answers expires, on both sides")
+    func expiry() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            _ = try await browser.signIn(email: "ada@example.com")
+            let payload = try #require(try await phone.inbox().first)
+            server.clock.advance(by: 301)
+            let web = try await browser.poll()
+            #expect(web.journeyStepID == JourneyStepID.rejection)
+            #expect(web.data?["reason"] == "expired")
+            await expectRefusal(410, ErrorCode.expired) {
+                _ = try await phone.phone.client.startMobileApproveJourney(
+                    payload: payload, deviceID: phone.deviceID, authenticator: phone.phone.authenticator, now: server.clock.now())
+            }
+        }
+    }
+
+    @Test("polling faster than the interval is 429 slow_down with Retry-After; the first poll after approval is answered at once")
+    func pollingTooFast() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
+            let id = try #require(started.body["interaction_id"]?.stringValue)
+            let waiting = try await server.send(
+                .POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": ["email": "ada@example.com"]],
+                bearer: started.body["interaction_token"]?.stringValue)
+            let token = try #require(waiting.body["interaction_token"]?.stringValue)
+
+            let tooFast = try await server.send(.POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": [:]], bearer: token)
+            #expect(tooFast.status == .tooManyRequests)
+            #expect(tooFast.body["error"]?["code"] == "slow_down")
+            #expect(tooFast.headers.first(name: "Retry-After") == "3")
+
+            server.clock.advance(by: 3)
+            let polled = try await server.send(.POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": [:]], bearer: token)
+            #expect(polled.status == .ok)
+            #expect(polled.body["journey_step_id"] == .string(JourneyStepID.mobileApproveAuthentication))
+
+            try await phone.approve()
+            let resumed = try await server.send(
+                .POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": [:]],
+                bearer: polled.body["interaction_token"]?.stringValue)
+            #expect(resumed.status == .ok)
+            #expect(resumed.body["journey_step_id"] == .string(JourneyStepID.success))
+        }
+    }
+
+    @Test("an unknown user and a user with no device fail the same way")
+    func noDevices() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            #expect(try await server.admin(.POST, "devices/\(phone.deviceID)/revoke").status == .ok)
+            for email in ["ada@example.com", "nobody@example.com"] {
+                let rejected = try await TestBrowser(server).signIn(email: email)
+                #expect(rejected.journeyStepID == JourneyStepID.rejection)
+                #expect(rejected.data?["reason"] == "no_registered_devices")
+            }
+        }
+    }
+
+    @Test("a mobile journey that completes without authenticating does not approve")
+    func mobileJourneyWithoutAuthentication() async throws {
+        let journeys = try TestServer.journeysWithFixtures()
+        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            let waiting = try await browser.client.startJourney("web_login_no_auth", additionalParams: ["email": "ada@example.com"])
+            #expect(waiting.journeyStepID == JourneyStepID.mobileApproveAuthentication)
+            let mobile = try await phone.startApproval()
+            #expect(mobile.journeyStepID == JourneyStepID.success)
+            let web = try await browser.poll()
+            #expect(web.journeyStepID == JourneyStepID.rejection)
+            #expect(web.data?["reason"] == "mobile_not_authenticated")
+        }
+    }
+
+    @Test("the mobile journey reads every parameter of the web request")
+    func mobileApproveParameters() async throws {
+        let journeys = try TestServer.journeysWithFixtures()
+        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            _ = try await browser.client.startJourney(
+                "web_login_echo", additionalParams: ["email": "ada@example.com"], approvalData: ["amount": "12.50"],
+                correlationID: "corr-1")
+            let echo = try await phone.startApproval()
+            let data = try #require(echo.data)
+            #expect(data["approval_data"] == ["amount": "12.50"])
+            #expect(data["additional_data"] == ["channel": "tests"])
+            #expect(data["correlation_id"] == "corr-1")
+            #expect(data["device_id"] == .string(phone.deviceID))
+            #expect(data["external_user_id"] == "ada@example.com")
+            #expect(data["journey_id"] == "web_login_echo")
+            #expect(data["user_id"]?.stringValue?.hasPrefix("usr_") == true)
+        }
+    }
+}
