@@ -1,0 +1,221 @@
+import CountersignClient
+import CountersignCore
+import Foundation
+import Testing
+import Vapor
+
+@Suite("Mobile approve start: device proof refusals")
+struct MobileApproveStartTests {
+    /// A pending approval for Ada's phone, with its payload.
+    func pendingApproval(_ server: TestServer) async throws -> (phone: RegisteredPhone, payload: [String: String]) {
+        let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+        _ = try await TestBrowser(server).signIn(email: "ada@example.com")
+        return (phone, try #require(try await phone.inbox().first))
+    }
+
+    /// Posts a mobile approve start signed by `signer` over `message` (default: the right message).
+    func start(
+        _ server: TestServer, payload: [String: String], deviceID: String, signer: CountersignClient.Authenticator,
+        timestamp: Int? = nil, message: String? = nil
+    ) async throws -> (status: HTTPStatus, code: String?) {
+        let time = timestamp ?? Int(server.clock.now().timeIntervalSince1970)
+        let signature = try await signer.signWithDeviceKey(
+            message ?? DeviceProof.approveMessage(approvalID: payload["approval_id"]!, timestamp: time))
+        let response = try await server.send(.POST, "/v1/mobile-approve/start", json: [
+            "client_id": .string(payload["client_id"]!), "payload": .object(payload.mapValues { .string($0) }),
+            "device_id": .string(deviceID), "timestamp": .number(Double(time)), "device_signature": .string(signature),
+        ])
+        return (response.status, response.body["error"]?["code"]?.stringValue)
+    }
+
+    @Test("a signature over anything else is 401 invalid_token")
+    func badSignature() async throws {
+        try await TestServer.run { server in
+            let (phone, payload) = try await pendingApproval(server)
+            let result = try await start(server, payload: payload, deviceID: phone.deviceID, signer: phone.phone.authenticator, message: "other")
+            #expect(result.status == .unauthorized)
+            #expect(result.code == ErrorCode.invalidToken)
+        }
+    }
+
+    @Test("another user's device is 403 device_not_owned")
+    func deviceOfAnotherUser() async throws {
+        try await TestServer.run { server in
+            let (_, payload) = try await pendingApproval(server)
+            let eve = try await RegisteredPhone.register(server, email: "eve@example.com")
+            let result = try await start(server, payload: payload, deviceID: eve.deviceID, signer: eve.phone.authenticator)
+            #expect(result.status == .forbidden)
+            #expect(result.code == "device_not_owned")
+        }
+    }
+
+    @Test("the user's other device is 403 device_not_selected")
+    func deviceNotSelected() async throws {
+        try await TestServer.run(adjust: { _ in }) { server in
+            let first = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let second = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            let choice = try await browser.signIn(email: "ada@example.com")
+            let code = try #require(choice.data?["devices"]?.arrayValue?.last?["code"])
+            _ = try await browser.client.submitClientResponse(.clientInput, data: ["selected_device_code": code])
+            let payload = try #require(try await first.inbox().first)
+            let result = try await start(server, payload: payload, deviceID: second.deviceID, signer: second.phone.authenticator)
+            #expect(result.status == .forbidden)
+            #expect(result.code == "device_not_selected")
+        }
+    }
+
+    @Test("a revoked device is 403 device_revoked")
+    func revokedDevice() async throws {
+        try await TestServer.run { server in
+            let (phone, payload) = try await pendingApproval(server)
+            _ = try await server.admin(.POST, "devices/\(phone.deviceID)/revoke")
+            let result = try await start(server, payload: payload, deviceID: phone.deviceID, signer: phone.phone.authenticator)
+            #expect(result.status == .forbidden)
+            #expect(result.code == "device_revoked")
+        }
+    }
+
+    @Test("a timestamp more than two minutes off is refused", arguments: [-121, 121])
+    func staleTimestamp(offset: Int) async throws {
+        try await TestServer.run { server in
+            let (phone, payload) = try await pendingApproval(server)
+            let result = try await start(
+                server, payload: payload, deviceID: phone.deviceID, signer: phone.phone.authenticator,
+                timestamp: Int(server.clock.now().timeIntervalSince1970) + offset)
+            #expect(result.status == .unauthorized)
+            #expect(result.code == "timestamp_out_of_range")
+        }
+    }
+
+    @Test("the same proof is accepted once")
+    func replayedProof() async throws {
+        try await TestServer.run { server in
+            let (phone, payload) = try await pendingApproval(server)
+            let time = Int(server.clock.now().timeIntervalSince1970)
+            let signature = try await phone.phone.authenticator.signWithDeviceKey(
+                DeviceProof.approveMessage(approvalID: payload["approval_id"]!, timestamp: time))
+            let body: JSONValue = [
+                "client_id": "demo-native", "payload": .object(payload.mapValues { .string($0) }),
+                "device_id": .string(phone.deviceID), "timestamp": .number(Double(time)), "device_signature": .string(signature),
+            ]
+            #expect(try await server.send(.POST, "/v1/mobile-approve/start", json: body).status == .ok)
+            let replay = try await server.send(.POST, "/v1/mobile-approve/start", json: body)
+            #expect(replay.status == .unauthorized)
+            #expect(replay.body["error"]?["code"] == "signature_replayed")
+        }
+    }
+
+    @Test("an approval already approved is 410 approval_closed")
+    func alreadyResolved() async throws {
+        try await TestServer.run { server in
+            let (phone, payload) = try await pendingApproval(server)
+            try await phone.approve()
+            let result = try await start(server, payload: payload, deviceID: phone.deviceID, signer: phone.phone.authenticator)
+            #expect(result.status == .gone)
+            #expect(result.code == "approval_closed")
+        }
+    }
+
+    @Test("a client of another application is 403 client_not_in_application")
+    func clientOfAnotherApplication() async throws {
+        try await TestServer.run { server in
+            let (phone, payload) = try await pendingApproval(server)
+            _ = try await server.admin(.POST, "applications", json: ["id": "other", "name": "Other"])
+            _ = try await server.admin(.POST, "applications/other/clients", json: ["id": "other-native", "name": "O", "kind": "native"])
+            var foreign = payload
+            foreign["client_id"] = "other-native"
+            let result = try await start(server, payload: foreign, deviceID: phone.deviceID, signer: phone.phone.authenticator)
+            #expect(result.status == .forbidden)
+            #expect(result.code == "client_not_in_application")
+        }
+    }
+
+    @Test("an unknown approval is 404 and a malformed body is 400")
+    func unknownAndMalformed() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let unknown = try await start(
+                server, payload: ["approval_id": "apr_nope", "client_id": "demo-native"], deviceID: phone.deviceID,
+                signer: phone.phone.authenticator)
+            #expect(unknown.status == .notFound)
+            let malformed = try await server.send(.POST, "/v1/mobile-approve/start", json: ["payload": "x", "timestamp": "soon"])
+            #expect(malformed.status == .badRequest)
+            #expect(malformed.body["error"]?["code"] == .string(ErrorCode.clientResponseNotValid))
+        }
+    }
+}
+
+@Suite("Instant resume and the inbox")
+struct ResumeAndInboxTests {
+    @Test("the events stream delivers the approval the moment the phone approves")
+    func eventsStream() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
+            let id = try #require(started.body["interaction_id"]?.stringValue)
+            let waiting = try await server.send(
+                .POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": ["email": "ada@example.com"]],
+                bearer: started.body["interaction_token"]?.stringValue)
+            let token = try #require(waiting.body["interaction_token"]?.stringValue)
+
+            let app = server.app
+            let stream = Task {
+                var headers = HTTPHeaders()
+                headers.bearerAuthorization = BearerAuthorization(token: token)
+                return try await app.testing().sendRequest(.GET, "/v1/interactions/\(id)/events", headers: headers)
+            }
+            try await phone.approve()
+            let response = try await stream.value
+            #expect(response.status == .ok)
+            #expect(response.headers.contentType?.description.hasPrefix("text/event-stream") == true)
+            #expect(response.body.string.contains("event: approval\ndata: {\"status\":\"approved\"}"))
+
+            // Woken by the event, the browser submits at once and resumes.
+            let resumed = try await server.send(.POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": [:]], bearer: token)
+            #expect(resumed.body["journey_step_id"] == .string(JourneyStepID.success))
+        }
+    }
+
+    @Test("the events stream needs the current interaction token")
+    func eventsNeedToken() async throws {
+        try await TestServer.run { server in
+            let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
+            let id = try #require(started.body["interaction_id"]?.stringValue)
+            let response = try await server.send(.GET, "/v1/interactions/\(id)/events", bearer: "itk_wrong")
+            #expect(response.status == .unauthorized)
+        }
+    }
+
+    @Test("an inbox long-poll returns the approval pushed while it waits")
+    func inboxLongPoll() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let waiting = Task { try await phone.inbox(wait: 30) }
+            _ = try await TestBrowser(server).signIn(email: "ada@example.com")
+            let approvals = try await waiting.value
+            #expect(approvals.count == 1)
+            #expect(approvals.first?["client_id"] == "demo-native")
+        }
+    }
+
+    @Test("inbox requests need a fresh device signature", arguments: ["missing", "wrong", "stale"])
+    func inboxNeedsSignature(kind: String) async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let path = "/v1/devices/\(phone.deviceID)/pending"
+            var timestamp = Int(server.clock.now().timeIntervalSince1970)
+            if kind == "stale" { timestamp -= 600 }
+            let message = kind == "wrong" ? "something else" : DeviceProof.requestMessage(method: "GET", pathWithQuery: path, timestamp: timestamp)
+            let signature = try await phone.phone.authenticator.signWithDeviceKey(message)
+            var headers = HTTPHeaders()
+            if kind != "missing" {
+                headers.add(name: "Countersign-Device", value: phone.deviceID)
+                headers.add(name: "Countersign-Timestamp", value: String(timestamp))
+                headers.add(name: "Countersign-Signature", value: signature)
+            }
+            let response = try await server.app.testing().sendRequest(.GET, path, headers: headers)
+            #expect(response.status == .unauthorized)
+        }
+    }
+}
