@@ -1,0 +1,146 @@
+import ArgumentParser
+import CountersignClient
+import CountersignCore
+import Foundation
+
+/// `countersign device …`: a simulated phone on the command line (software keys, inbox channel).
+struct DeviceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device",
+        abstract: "A simulated phone: register it, then approve or deny what browsers ask.",
+        discussion: "Exit codes: 0 done, 1 refused or failed, 2 needs setup or input, 3 nothing pending.",
+        subcommands: [Register.self, Pending.self, Approve.self, Deny.self, Watch.self])
+
+    struct ProfileOption: ParsableArguments {
+        @ArgumentParser.Option(help: "Profile directory (default: $COUNTERSIGN_DEVICE_PROFILE or ~/.countersign/device).")
+        var profile: String?
+
+        var directory: URL { DeviceProfile.directory(profile) }
+
+        func phone() throws -> SimulatedPhone {
+            SimulatedPhone(profile: try DeviceProfile.load(from: directory), directory: directory)
+        }
+    }
+
+    struct Register: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Register this simulated phone for a user (mobile_registration).")
+        @ArgumentParser.Option(help: "Server base URL.") var server: String = "http://127.0.0.1:8080"
+        @ArgumentParser.Option(help: "The user's email.") var email: String
+        @ArgumentParser.Option(help: "Device name shown in the browser.") var name: String = "Simulated phone"
+        @ArgumentParser.Option(help: "Native client id.") var clientID: String = "demo-native"
+        @OptionGroup var profile: ProfileOption
+
+        func run() async throws {
+            try await reportingExitCode {
+                let registered = try await SimulatedPhone.register(
+                    server: server, clientID: clientID, email: email, name: name, directory: profile.directory)
+                print("Registered device \(registered.deviceID) for \(registered.userIdentifier) on \(server).")
+            }
+        }
+    }
+
+    struct Pending: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List approvals waiting for this phone.")
+        @ArgumentParser.Option(help: "Wait up to N seconds (max 30) for one to arrive.") var wait: Int = 0
+        @OptionGroup var profile: ProfileOption
+
+        func run() async throws {
+            try await reportingExitCode {
+                let payloads = try await profile.phone().pending(wait: wait)
+                guard !payloads.isEmpty else { throw DeviceCommandError.nothingPending }
+                for payload in payloads { print(SimulatedPhone.summary(payload)) }
+            }
+        }
+    }
+
+    struct Approve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Approve the oldest waiting request with biometrics.")
+        @ArgumentParser.Option(help: "The code the browser shows, when the request asks for it.") var otp: String?
+        @OptionGroup var profile: ProfileOption
+
+        func run() async throws {
+            try await reportingExitCode {
+                let phone = try profile.phone()
+                guard let payload = try await phone.pending().first else { throw DeviceCommandError.nothingPending }
+                _ = try await phone.approve(from: try await phone.open(payload), otp: otp)
+                print("Approved: \(SimulatedPhone.summary(payload))")
+            }
+        }
+    }
+
+    struct Deny: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Deny the oldest waiting request.")
+        @OptionGroup var profile: ProfileOption
+
+        func run() async throws {
+            try await reportingExitCode {
+                let phone = try profile.phone()
+                guard let payload = try await phone.pending().first else { throw DeviceCommandError.nothingPending }
+                _ = try await phone.open(payload)
+                _ = try await phone.deny()
+                print("Denied: \(SimulatedPhone.summary(payload))")
+            }
+        }
+    }
+
+    struct Watch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Wait for requests and answer each one (y/n).")
+        @ArgumentParser.Flag(help: "Approve every request without asking.") var autoApprove = false
+        @ArgumentParser.Option(help: "Stop after answering N requests (default: never).") var count: Int?
+        @OptionGroup var profile: ProfileOption
+
+        func run() async throws {
+            try await reportingExitCode {
+                let phone = try profile.phone()
+                print("Watching for requests to \(phone.profile.userIdentifier) (device \(phone.profile.deviceID)). Ctrl-C to stop.")
+                var answered = 0
+                while count.map({ answered < $0 }) ?? true {
+                    for payload in try await phone.pending(wait: 30) {
+                        let opened = try await phone.open(payload)
+                        print(SimulatedPhone.summary(payload))
+                        if let user = opened.data?["user_identifier"]?.stringValue { print("  for: \(user)") }
+                        if let details = opened.data?["approval_data"]?.objectValue {
+                            for (key, value) in details.sorted(by: { $0.key < $1.key }) { print("  \(key): \(value.stringValue ?? "")") }
+                        }
+                        let needsCode = opened.journeyStepID == JourneyStepID.otpValidation
+                        if autoApprove || ask("Approve? [y/n] ") {
+                            let code = needsCode && !autoApprove ? prompt("Code shown in the browser: ") : nil
+                            do {
+                                _ = try await phone.approve(from: opened, otp: code)
+                                print("  approved")
+                            } catch let error as DeviceCommandError {
+                                print("  not approved: \(error)")
+                            }
+                        } else {
+                            _ = try await phone.deny()
+                            print("  denied")
+                        }
+                        answered += 1
+                    }
+                }
+            }
+        }
+
+        private func ask(_ question: String) -> Bool {
+            prompt(question)?.lowercased().hasPrefix("y") == true
+        }
+
+        private func prompt(_ text: String) -> String? {
+            FileHandle.standardOutput.write(Data(text.utf8))
+            return readLine()?.trimmingCharacters(in: .whitespaces)
+        }
+    }
+}
+
+/// Runs `body`, printing failures for a person and exiting with the code a script can test.
+func reportingExitCode(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as DeviceCommandError {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        throw ExitCode(error.exitCode)
+    } catch let error as CountersignClientError {
+        FileHandle.standardError.write(Data("The server refused: \(error)\n".utf8))
+        throw ExitCode(1)
+    }
+}

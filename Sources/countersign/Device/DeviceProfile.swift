@@ -1,0 +1,69 @@
+import Foundation
+
+/// What the simulated phone remembers between commands: which server, which device, which user.
+/// Kept as JSON next to the key file, both readable by the owner only.
+struct DeviceProfile: Codable {
+    var server: String
+    var clientID: String
+    var deviceID: String
+    var userIdentifier: String
+
+    /// The profile directory: `--profile`, else `$COUNTERSIGN_DEVICE_PROFILE`, else `~/.countersign/device`.
+    static func directory(_ option: String?) -> URL {
+        if let option { return URL(fileURLWithPath: option) }
+        if let environment = ProcessInfo.processInfo.environment["COUNTERSIGN_DEVICE_PROFILE"], !environment.isEmpty {
+            return URL(fileURLWithPath: environment)
+        }
+        return FileManager.default.homeDirectoryForCurrentDirectory.appendingPathComponent(".countersign/device")
+    }
+
+    static func keysFile(in directory: URL) -> URL { directory.appendingPathComponent("keys.json") }
+    static func profileFile(in directory: URL) -> URL { directory.appendingPathComponent("profile.json") }
+
+    static func load(from directory: URL) throws -> DeviceProfile {
+        guard let data = try? Data(contentsOf: profileFile(in: directory)) else {
+            throw DeviceCommandError.notRegistered(directory.path)
+        }
+        return try JSONDecoder().decode(DeviceProfile.self, from: data)
+    }
+
+    func save(to directory: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = Self.profileFile(in: directory)
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        try JSONEncoder().encode(self).write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+    }
+}
+
+extension FileManager {
+    var homeDirectoryForCurrentDirectory: URL {
+        URL(fileURLWithPath: ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory())
+    }
+}
+
+/// Why a device command stopped; each maps to an exit code a script can use.
+enum DeviceCommandError: Error, CustomStringConvertible {
+    case notRegistered(String)
+    case nothingPending
+    case otpRequired
+    case refused(String)
+
+    var description: String {
+        switch self {
+        case .notRegistered(let path): "No simulated phone is registered in \(path). Run: countersign device register --server URL --email EMAIL"
+        case .nothingPending: "No approval is waiting for this phone."
+        case .otpRequired: "This request asks for the code the browser shows: run again with --otp CODE."
+        case .refused(let reason): reason
+        }
+    }
+
+    /// 1: the server refused or the approval failed; 2: the phone needs setup or input; 3: nothing to do.
+    var exitCode: Int32 {
+        switch self {
+        case .refused: 1
+        case .notRegistered, .otpRequired: 2
+        case .nothingPending: 3
+        }
+    }
+}

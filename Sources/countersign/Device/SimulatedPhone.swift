@@ -1,0 +1,89 @@
+import CountersignClient
+import CountersignCore
+import Foundation
+
+/// A phone on the command line, built on the Swift SDK with software keys.
+struct SimulatedPhone {
+    let profile: DeviceProfile
+    let client: OrchestrationClient
+    let authenticator: Authenticator
+
+    init(profile: DeviceProfile, directory: URL) {
+        self.profile = profile
+        client = OrchestrationClient(baseURL: URL(string: profile.server)!, clientID: profile.clientID)
+        authenticator = Authenticator(keyStore: SoftwareKeyStore(url: DeviceProfile.keysFile(in: directory)))
+    }
+
+    /// Runs `mobile_registration` for `email` and stores the profile.
+    static func register(server: String, clientID: String, email: String, name: String, directory: URL) async throws -> DeviceProfile {
+        let client = OrchestrationClient(baseURL: URL(string: server)!, clientID: clientID)
+        let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: DeviceProfile.keysFile(in: directory)))
+        var step = try await client.startJourney("mobile_registration")
+        step = try await client.submitClientResponse(.clientInput, data: ["email": .string(email)])
+        guard step.journeyStepID == JourneyStepID.mobileBiometricsRegistration, let user = step.data?["user_identifier"]?.stringValue else {
+            throw DeviceCommandError.refused(Self.describe(step))
+        }
+        step = try await client.submitClientResponse(.clientInput, data: try await authenticator.registerNativeBiometrics(userIdentifier: user))
+        guard step.journeyStepID == JourneyStepID.deviceRegistration, let challenge = step.data?["challenge"]?.stringValue else {
+            throw DeviceCommandError.refused(Self.describe(step))
+        }
+        step = try await client.submitClientResponse(.clientInput, data: try await authenticator.registerDevice(
+            challenge: challenge, name: name, model: "countersign device", push: await client.pushRegistration))
+        guard step.journeyStepID == JourneyStepID.success, let deviceID = step.data?["device_id"]?.stringValue else {
+            throw DeviceCommandError.refused(Self.describe(step))
+        }
+        let profile = DeviceProfile(server: server, clientID: clientID, deviceID: deviceID, userIdentifier: user)
+        try profile.save(to: directory)
+        return profile
+    }
+
+    /// The push payloads waiting for this phone.
+    func pending(wait: Int = 0) async throws -> [[String: String]] {
+        try await client.pendingApprovals(deviceID: profile.deviceID, authenticator: authenticator, wait: wait)
+    }
+
+    /// Starts the approval's mobile journey; the caller decides, then calls `approve` or `deny`.
+    func open(_ payload: [String: String]) async throws -> IdoResponse {
+        try await client.startMobileApproveJourney(payload: payload, deviceID: profile.deviceID, authenticator: authenticator)
+    }
+
+    /// Answers the opened journey's steps: the web code when asked, then biometrics.
+    func approve(from opened: IdoResponse, otp: String?) async throws -> IdoResponse {
+        var step = opened
+        while true {
+            switch step.journeyStepID {
+            case JourneyStepID.otpValidation:
+                guard let otp else {
+                    _ = try? await client.submitClientResponse(.cancel)
+                    throw DeviceCommandError.otpRequired
+                }
+                step = try await client.submitClientResponse(.clientInput, data: ["passcode": .string(otp)])
+                if step.error != nil { throw DeviceCommandError.refused(Self.describe(step)) }
+            case JourneyStepID.mobileBiometricsAuthentication:
+                guard let challenge = step.data?["biometrics_challenge"]?.stringValue else { throw DeviceCommandError.refused(Self.describe(step)) }
+                step = try await client.submitClientResponse(
+                    .clientInput, data: try await authenticator.authenticateNativeBiometrics(userIdentifier: profile.userIdentifier, challenge: challenge))
+            case JourneyStepID.success:
+                return step
+            default:
+                throw DeviceCommandError.refused(Self.describe(step))
+            }
+        }
+    }
+
+    /// Denies the opened journey.
+    func deny() async throws -> IdoResponse {
+        try await client.submitClientResponse(.cancel)
+    }
+
+    /// A line a person can read about a response that is not what was expected.
+    static func describe(_ step: IdoResponse) -> String {
+        if let error = step.error { return "\(error.code): \(error.message)" }
+        return "unexpected step \(step.journeyStepID)"
+    }
+
+    /// A line about a pending request: application and expiry.
+    static func summary(_ payload: [String: String]) -> String {
+        "\(payload["application"] ?? "An application") asks for approval (request \(payload["approval_id"] ?? "?"), expires \(payload["expires_at"] ?? "?"))"
+    }
+}
