@@ -40,10 +40,11 @@ final class RunningServer {
         return String(decoding: data, as: UTF8.self)
     }
 
-    func post(_ path: String, json: String) async throws -> String {
+    func post(_ path: String, json: String, bearer: String? = nil) async throws -> String {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
         request.httpBody = Data(json.utf8)
         let (data, _) = try await URLSession.shared.data(for: request)
         return String(decoding: data, as: UTF8.self)

@@ -53,10 +53,8 @@ struct SimulatedPhone {
         while true {
             switch step.journeyStepID {
             case JourneyStepID.otpValidation:
-                guard let otp else {
-                    _ = try? await client.submitClientResponse(.cancel)
-                    throw DeviceCommandError.otpRequired
-                }
+                // Without the code the request stays pending, so a later `approve --otp` can answer it.
+                guard let otp else { throw DeviceCommandError.otpRequired }
                 step = try await client.submitClientResponse(.clientInput, data: ["passcode": .string(otp)])
                 if step.error != nil { throw DeviceCommandError.refused(Self.describe(step)) }
             case JourneyStepID.mobileBiometricsAuthentication:

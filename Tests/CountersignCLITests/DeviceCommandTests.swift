@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("countersign device: the simulated phone")
+struct DeviceCommandTests {
+    /// A browser over plain HTTP: start a journey, answer its steps with the rotating token.
+    final class Browser {
+        let server: RunningServer
+        var interactionID = ""
+        var token = ""
+
+        init(server: RunningServer) { self.server = server }
+
+        func start(_ journey: String) async throws -> [String: Any] {
+            try await remember(try await server.post("/v1/journeys/\(journey)/start", json: #"{"client_id":"demo-web"}"#))
+        }
+
+        func submit(_ json: String) async throws -> [String: Any] {
+            try await remember(try await server.post("/v1/interactions/\(interactionID)/submit", json: json, bearer: token))
+        }
+
+        private func remember(_ text: String) async throws -> [String: Any] {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            interactionID = object["interaction_id"] as? String ?? interactionID
+            token = object["interaction_token"] as? String ?? token
+            return object
+        }
+    }
+
+    @Test("register, then approve from the command line: the web login succeeds; with nothing pending the exit code is 3")
+    func approveDrivesWebLogin() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let server = try RunningServer(directory: directory, environment: [
+            "COUNTERSIGN_JOURNEYS_DIR": CommandRunner.repositoryRoot.appendingPathComponent("journeys").path,
+            "COUNTERSIGN_ADMIN_KEY": "admin-key-0123456789",
+        ])
+        defer { server.stop() }
+        let profile = ["COUNTERSIGN_DEVICE_PROFILE": directory.appendingPathComponent("phone").path]
+        let base = "http://127.0.0.1:\(server.port)"
+
+        let registered = try CommandRunner.run(["device", "register", "--server", base, "--email", "ada@example.com"], environment: profile)
+        #expect(registered.status == 0, "\(registered.errors)")
+        #expect(registered.output.contains("Registered device dev_"))
+
+        let browser = Browser(server: server)
+        _ = try await browser.start("web_login")
+        let waiting = try await browser.submit(#"{"option":"client_input","data":{"email":"ada@example.com"}}"#)
+        #expect(waiting["journey_step_id"] as? String == "mobile_approve_authentication")
+
+        let pending = try CommandRunner.run(["device", "pending"], environment: profile)
+        #expect(pending.status == 0)
+        #expect(pending.output.contains("Countersign Demo asks for approval"))
+
+        let approved = try CommandRunner.run(["device", "approve"], environment: profile)
+        #expect(approved.status == 0, "\(approved.errors)")
+
+        let done = try await browser.submit(#"{"option":"client_input","data":{}}"#)
+        #expect(done["journey_step_id"] as? String == "action:success")
+        #expect((done["token"] as? String)?.isEmpty == false)
+
+        let nothing = try CommandRunner.run(["device", "approve"], environment: profile)
+        #expect(nothing.status == 3)
+    }
+
+    @Test("a web OTP request needs --otp (exit 2, still pending), then approves with the code; deny fails the web login")
+    func otpAndDenyFromTheCommandLine() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let server = try RunningServer(directory: directory, environment: [
+            "COUNTERSIGN_JOURNEYS_DIR": CommandRunner.repositoryRoot.appendingPathComponent("journeys").path,
+            "COUNTERSIGN_ADMIN_KEY": "admin-key-0123456789",
+        ])
+        defer { server.stop() }
+        let profile = ["COUNTERSIGN_DEVICE_PROFILE": directory.appendingPathComponent("phone").path]
+        #expect(try CommandRunner.run(
+            ["device", "register", "--server", "http://127.0.0.1:\(server.port)", "--email", "bo@example.com"], environment: profile).status == 0)
+
+        let browser = Browser(server: server)
+        _ = try await browser.start("web_login_otp")
+        let waiting = try await browser.submit(#"{"option":"client_input","data":{"email":"bo@example.com"}}"#)
+        let otp = try #require((waiting["data"] as? [String: Any])?["otp"] as? String)
+
+        let withoutCode = try CommandRunner.run(["device", "approve"], environment: profile)
+        #expect(withoutCode.status == 2)
+        #expect(withoutCode.errors.contains("--otp"))
+
+        let withCode = try CommandRunner.run(["device", "approve", "--otp", otp], environment: profile)
+        #expect(withCode.status == 0, "\(withCode.errors)")
+        let signedIn = try await browser.submit(#"{"option":"client_input","data":{}}"#)
+        #expect(signedIn["journey_step_id"] as? String == "action:success")
+
+        _ = try await browser.start("web_login")
+        _ = try await browser.submit(#"{"option":"client_input","data":{"email":"bo@example.com"}}"#)
+        #expect(try CommandRunner.run(["device", "deny"], environment: profile).status == 0)
+        let rejected = try await browser.submit(#"{"option":"client_input","data":{}}"#)
+        #expect(rejected["journey_step_id"] as? String == "action:rejection")
+    }
+
+    @Test("watch --auto-approve answers a request as it arrives")
+    func watchApproves() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let server = try RunningServer(directory: directory, environment: [
+            "COUNTERSIGN_JOURNEYS_DIR": CommandRunner.repositoryRoot.appendingPathComponent("journeys").path,
+            "COUNTERSIGN_ADMIN_KEY": "admin-key-0123456789",
+        ])
+        defer { server.stop() }
+        let profile = ["COUNTERSIGN_DEVICE_PROFILE": directory.appendingPathComponent("phone").path]
+        #expect(try CommandRunner.run(
+            ["device", "register", "--server", "http://127.0.0.1:\(server.port)", "--email", "cy@example.com"], environment: profile).status == 0)
+
+        let watch = Task.detached { try CommandRunner.run(["device", "watch", "--auto-approve", "--count", "1"], environment: profile) }
+        let browser = Browser(server: server)
+        _ = try await browser.start("web_login")
+        _ = try await browser.submit(#"{"option":"client_input","data":{"email":"cy@example.com"}}"#)
+        let watched = try await watch.value
+        #expect(watched.status == 0, "\(watched.errors)")
+        #expect(watched.output.contains("for: cy@example.com"))
+        #expect(watched.output.contains("approved"))
+        let done = try await browser.submit(#"{"option":"client_input","data":{}}"#)
+        #expect(done["journey_step_id"] as? String == "action:success")
+    }
+}
