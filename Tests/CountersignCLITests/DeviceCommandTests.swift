@@ -31,21 +31,27 @@ struct DeviceCommandTests {
         }
     }
 
-    @Test("register, then approve from the command line: the web login succeeds; with nothing pending the exit code is 3")
-    func approveDrivesWebLogin() async throws {
+    /// A running server and a simulated phone registered for `email`; returns the server and the
+    /// environment naming the phone's profile.
+    static func serverWithPhone(email: String) throws -> (RunningServer, [String: String]) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let server = try RunningServer(directory: directory, environment: [
             "COUNTERSIGN_JOURNEYS_DIR": CommandRunner.repositoryRoot.appendingPathComponent("journeys").path,
             "COUNTERSIGN_ADMIN_KEY": "admin-key-0123456789",
         ])
-        defer { server.stop() }
         let profile = ["COUNTERSIGN_DEVICE_PROFILE": directory.appendingPathComponent("phone").path]
-        let base = "http://127.0.0.1:\(server.port)"
-
-        let registered = try CommandRunner.run(["device", "register", "--server", base, "--email", "ada@example.com"], environment: profile)
+        let registered = try CommandRunner.run(
+            ["device", "register", "--server", "http://127.0.0.1:\(server.port)", "--email", email], environment: profile)
         #expect(registered.status == 0, "\(registered.errors)")
         #expect(registered.output.contains("Registered device dev_"))
+        return (server, profile)
+    }
+
+    @Test("register, then approve from the command line: the web login succeeds; with nothing pending the exit code is 3")
+    func approveDrivesWebLogin() async throws {
+        let (server, profile) = try Self.serverWithPhone(email: "ada@example.com")
+        defer { server.stop() }
 
         let browser = Browser(server: server)
         _ = try await browser.start("web_login")
@@ -69,16 +75,8 @@ struct DeviceCommandTests {
 
     @Test("a web OTP request needs --otp (exit 2, still pending), then approves with the code; deny fails the web login")
     func otpAndDenyFromTheCommandLine() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let server = try RunningServer(directory: directory, environment: [
-            "COUNTERSIGN_JOURNEYS_DIR": CommandRunner.repositoryRoot.appendingPathComponent("journeys").path,
-            "COUNTERSIGN_ADMIN_KEY": "admin-key-0123456789",
-        ])
+        let (server, profile) = try Self.serverWithPhone(email: "bo@example.com")
         defer { server.stop() }
-        let profile = ["COUNTERSIGN_DEVICE_PROFILE": directory.appendingPathComponent("phone").path]
-        #expect(try CommandRunner.run(
-            ["device", "register", "--server", "http://127.0.0.1:\(server.port)", "--email", "bo@example.com"], environment: profile).status == 0)
 
         let browser = Browser(server: server)
         _ = try await browser.start("web_login_otp")
@@ -103,16 +101,8 @@ struct DeviceCommandTests {
 
     @Test("watch --auto-approve answers a request as it arrives")
     func watchApproves() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let server = try RunningServer(directory: directory, environment: [
-            "COUNTERSIGN_JOURNEYS_DIR": CommandRunner.repositoryRoot.appendingPathComponent("journeys").path,
-            "COUNTERSIGN_ADMIN_KEY": "admin-key-0123456789",
-        ])
+        let (server, profile) = try Self.serverWithPhone(email: "cy@example.com")
         defer { server.stop() }
-        let profile = ["COUNTERSIGN_DEVICE_PROFILE": directory.appendingPathComponent("phone").path]
-        #expect(try CommandRunner.run(
-            ["device", "register", "--server", "http://127.0.0.1:\(server.port)", "--email", "cy@example.com"], environment: profile).status == 0)
 
         let watch = Task.detached { try CommandRunner.run(["device", "watch", "--auto-approve", "--count", "1"], environment: profile) }
         let browser = Browser(server: server)

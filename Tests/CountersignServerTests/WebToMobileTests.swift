@@ -172,12 +172,7 @@ struct WebToMobileTests {
     func pollingTooFast() async throws {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
-            let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
-            let id = try #require(started.body["interaction_id"]?.stringValue)
-            let waiting = try await server.send(
-                .POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": ["email": "ada@example.com"]],
-                bearer: started.body["interaction_token"]?.stringValue)
-            let token = try #require(waiting.body["interaction_token"]?.stringValue)
+            let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
 
             let tooFast = try await server.send(.POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": [:]], bearer: token)
             #expect(tooFast.status == .tooManyRequests)

@@ -65,7 +65,7 @@ public actor OrchestrationClient {
         guard let approvalID = payload["approval_id"] else { throw CountersignClientError.unexpectedResponse(status: 0) }
         let timestamp = Int(now.timeIntervalSince1970)
         let signature = try await authenticator.signWithDeviceKey(DeviceProof.approveMessage(approvalID: approvalID, timestamp: timestamp))
-        let body = MobileApproveStart(
+        let body = MobileApproveStartRequest(
             clientID: payload["client_id"] ?? clientID, payload: payload, deviceID: deviceID, timestamp: timestamp,
             deviceSignature: signature)
         return remember(try await post(["v1", "mobile-approve", "start"], body: body, bearer: nil))
@@ -128,22 +128,6 @@ public actor OrchestrationClient {
 
     private struct Inbox: Decodable {
         let approvals: [[String: String]]
-    }
-
-    private struct MobileApproveStart: Encodable {
-        let clientID: String
-        let payload: [String: String]
-        let deviceID: String
-        let timestamp: Int
-        let deviceSignature: String
-
-        enum CodingKeys: String, CodingKey {
-            case clientID = "client_id"
-            case payload
-            case deviceID = "device_id"
-            case timestamp
-            case deviceSignature = "device_signature"
-        }
     }
 }
 

@@ -12,24 +12,7 @@ struct MobileApproveService: Sendable {
 
     var database: any Database { interactions.database }
 
-    /// The body of the call (DESIGN.md §2).
-    struct StartRequest: Decodable, Sendable {
-        let clientID: String
-        let payload: [String: String]
-        let deviceID: String
-        let timestamp: Int
-        let deviceSignature: String
-
-        enum CodingKeys: String, CodingKey {
-            case clientID = "client_id"
-            case payload
-            case deviceID = "device_id"
-            case timestamp
-            case deviceSignature = "device_signature"
-        }
-    }
-
-    func start(_ request: StartRequest) async throws -> InteractionService.Reply {
+    func start(_ request: MobileApproveStartRequest) async throws -> InteractionService.Reply {
         guard let approvalID = request.payload["approval_id"] else { throw APIError.notValid("payload.approval_id is missing.") }
         guard let approval = try await ApprovalModel.find(approvalID, on: database) else {
             throw APIError.notFound("No approval '\(approvalID)'.")

@@ -24,9 +24,9 @@ struct ApprovalRoutes: RouteCollection {
     }
 
     func startMobileApprove(request: Request) async throws -> Response {
-        let body: MobileApproveService.StartRequest
+        let body: MobileApproveStartRequest
         do {
-            body = try JSONDecoder().decode(MobileApproveService.StartRequest.self, from: request.body.data ?? ByteBuffer())
+            body = try JSONDecoder().decode(MobileApproveStartRequest.self, from: request.body.data ?? ByteBuffer())
         } catch {
             throw APIError.notValid("The body must hold client_id, payload, device_id, timestamp (integer) and device_signature.")
         }

@@ -18,6 +18,20 @@ extension TestServer {
     }
 }
 
+extension TestServer {
+    /// Starts `web_login` over raw HTTP and submits `email`; returns the interaction id and the token
+    /// of the waiting step.
+    func waitingWebLogin(email: String) async throws -> (id: String, token: String) {
+        let started = try await send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
+        let id = try #require(started.body["interaction_id"]?.stringValue)
+        let waiting = try await send(
+            .POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": ["email": .string(email)]],
+            bearer: started.body["interaction_token"]?.stringValue)
+        #expect(waiting.body["journey_step_id"] == .string(JourneyStepID.mobileApproveAuthentication))
+        return (id, try #require(waiting.body["interaction_token"]?.stringValue))
+    }
+}
+
 /// A registered phone and its device id, ready to answer approvals.
 struct RegisteredPhone {
     let phone: TestPhone
