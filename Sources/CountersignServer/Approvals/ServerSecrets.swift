@@ -9,19 +9,22 @@ enum ServerSecrets {
 
     /// The key of the web OTP hashes (256 random bits).
     static func otpKey(on database: any Database) async throws -> SymmetricKey {
-        if let stored = try await ServerSecretModel.find(otpKeyID, on: database), let bytes = Data(base64Encoded: stored.value) {
-            return SymmetricKey(data: bytes)
-        }
+        if let stored = try await stored(otpKeyID, on: database) { return stored }
         let bytes = Data(SecureRandom.bytes(32))
         do {
             try await ServerSecretModel(id: otpKeyID, value: bytes.base64EncodedString()).create(on: database)
             return SymmetricKey(data: bytes)
         } catch {
             // Another instance created it first: use theirs.
-            guard let stored = try await ServerSecretModel.find(otpKeyID, on: database), let bytes = Data(base64Encoded: stored.value) else {
-                throw error
-            }
-            return SymmetricKey(data: bytes)
+            guard let stored = try await stored(otpKeyID, on: database) else { throw error }
+            return stored
         }
+    }
+
+    private static func stored(_ id: String, on database: any Database) async throws -> SymmetricKey? {
+        guard let model = try await ServerSecretModel.find(id, on: database), let bytes = Data(base64Encoded: model.value) else {
+            return nil
+        }
+        return SymmetricKey(data: bytes)
     }
 }

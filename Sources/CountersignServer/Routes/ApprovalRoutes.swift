@@ -1,5 +1,6 @@
 import CountersignCore
 import Fluent
+import Journeys
 import Foundation
 import Vapor
 
@@ -79,14 +80,14 @@ struct ApprovalRoutes: RouteCollection {
         let streamEnd = model.expiresAt
         let response = Response(status: .ok, body: .init(asyncStream: { writer in
             var status = try await Self.approvalStatus(approvalID, on: database, clock: clock)
-            while status == "pending", clock.now() < streamEnd {
+            while status == .pending, clock.now() < streamEnd {
                 if await mailbox.next(within: Self.keepAliveInterval) == nil {
                     try await writer.writeBuffer(ByteBuffer(string: ": keep-alive\n\n"))
                 }
                 status = try await Self.approvalStatus(approvalID, on: database, clock: clock)
             }
             await bus.unsubscribe(mailbox)
-            try await writer.writeBuffer(ByteBuffer(string: "event: approval\ndata: {\"status\":\"\(status)\"}\n\n"))
+            try await writer.writeBuffer(ByteBuffer(string: "event: approval\ndata: {\"status\":\"\(status.rawValue)\"}\n\n"))
             try await writer.write(.end)
         }))
         response.headers.replaceOrAdd(name: .contentType, value: "text/event-stream")
@@ -94,18 +95,16 @@ struct ApprovalRoutes: RouteCollection {
         return response
     }
 
-    /// `pending` until the approval is settled or past its expiry (`expired`).
-    static func approvalStatus(_ approvalID: String, on database: any Database, clock: any WallClock) async throws -> String {
-        guard let approval = try await ApprovalModel.find(approvalID, on: database) else { return "expired" }
-        if approval.status == "pending", clock.now() >= approval.expiresAt { return "expired" }
-        return approval.status
+    /// The approval's status now; a vanished approval reads as expired.
+    static func approvalStatus(_ approvalID: String, on database: any Database, clock: any WallClock) async throws -> ApprovalStatus {
+        try await ApprovalModel.find(approvalID, on: database)?.status(at: clock.now()) ?? .expired
     }
 
     private func pendingPayloads(for deviceID: String, on database: any Database) async throws -> [[String: String]] {
         let now = interactions.services.clock.now()
         let approvals = try await ApprovalModel.query(on: database)
             .filter(\.$deviceID == deviceID)
-            .filter(\.$status == "pending")
+            .filter(\.$status == ApprovalStatus.pending.rawValue)
             .filter(\.$expiresAt > now)
             .sort(\.$createdAt)
             .all()
@@ -113,6 +112,6 @@ struct ApprovalRoutes: RouteCollection {
         for id in Set(approvals.map(\.applicationID)) {
             names[id] = try await ApplicationModel.find(id, on: database)?.name ?? id
         }
-        return approvals.map { FluentJourneyEffects.notification(for: $0, applicationName: names[$0.applicationID] ?? "").payload }
+        return approvals.map { $0.pushNotification(applicationName: names[$0.applicationID] ?? "").payload }
     }
 }

@@ -51,10 +51,7 @@ extension FluentJourneyEffects {
         approval.otpAttemptsLeft = request.otp == nil ? 0 : Self.otpAttempts
         approval.expiresAt = request.expiresAt
         hold { database in try await approval.create(on: database) }
-        let notification = Self.notification(for: approval, applicationName: application.name)
-        let target = PushTarget(deviceID: device.id!, channel: PushChannel(rawValue: device.pushChannel) ?? .inbox, token: device.pushToken, appID: device.pushAppID)
-        let push = services.push
-        afterCommit { await push.deliver(notification, to: target) }
+        schedulePush(of: approval, to: device, applicationName: application.name)
         return approval.id!
     }
 
@@ -62,10 +59,8 @@ extension FluentJourneyEffects {
         guard let model = try await ApprovalModel.find(approvalID, on: database),
             let user = try await UserModel.find(model.userID, on: database)
         else { return nil }
-        var status = ApprovalStatus(rawValue: model.status) ?? .failed
-        if status == .pending, services.clock.now() >= model.expiresAt { status = .expired }
         return ApprovalSnapshot(
-            id: approvalID, status: status, user: user.context, deviceID: model.deviceID,
+            id: approvalID, status: model.status(at: services.clock.now()), user: user.context, deviceID: model.deviceID,
             amr: model.amr.split(separator: ",").map(String.init), authTime: model.authTime, failureCode: model.failureCode,
             expiresAt: model.expiresAt, approvalData: try model.approvalData.flatMap(Self.approvalData),
             otpLength: model.otpLength, otpAttemptsLeft: model.otpAttemptsLeft)
@@ -76,35 +71,23 @@ extension FluentJourneyEffects {
             let device = try await DeviceModel.find(approval.deviceID, on: database),
             let application = try await ApplicationModel.find(approval.applicationID, on: database)
         else { return }
-        let notification = Self.notification(for: approval, applicationName: application.name)
-        let target = PushTarget(deviceID: device.id!, channel: PushChannel(rawValue: device.pushChannel) ?? .inbox, token: device.pushToken, appID: device.pushAppID)
-        let push = services.push
-        afterCommit { await push.deliver(notification, to: target) }
+        schedulePush(of: approval, to: device, applicationName: application.name)
     }
 
     func cancelApproval(_ approvalID: String) async throws {
-        try await close(approvalID, status: .cancelled, failureCode: ErrorCode.cancelled)
+        guard let approval = try await ApprovalModel.find(approvalID, on: database) else { return }
+        close(approval, as: .cancelled, failureCode: ErrorCode.cancelled)
     }
 
     func settleApproval(approvalID: String, outcome: ApprovalOutcome) async throws {
+        guard let approval = try await ApprovalModel.find(approvalID, on: database) else { return }
         switch outcome {
         case .approved(let amr, let authTime):
-            let now = services.clock.now()
-            hold { database in
-                try await ApprovalModel.query(on: database)
-                    .filter(\.$id == approvalID)
-                    .filter(\.$status == ApprovalStatus.pending.rawValue)
-                    .set(\.$status, to: ApprovalStatus.approved.rawValue)
-                    .set(\.$amr, to: amr.joined(separator: ","))
-                    .set(\.$authTime, to: authTime)
-                    .set(\.$resolvedAt, to: now)
-                    .update()
-            }
-            try await wakeWebInteraction(of: approvalID)
+            close(approval, as: .approved, amr: amr, authTime: authTime)
         case .denied:
-            try await close(approvalID, status: .denied, failureCode: "mobile_rejected")
+            close(approval, as: .denied, failureCode: "mobile_rejected")
         case .failed(let code):
-            try await close(approvalID, status: .failed, failureCode: code)
+            close(approval, as: .failed, failureCode: code)
         }
     }
 
@@ -118,7 +101,7 @@ extension FluentJourneyEffects {
             try await ApprovalModel.query(on: database).filter(\.$id == approvalID).set(\.$otpAttemptsLeft, to: left).update()
         }
         guard left > 0 else {
-            try await close(approvalID, status: .failed, failureCode: "otp_attempts_exceeded")
+            close(approval, as: .failed, failureCode: "otp_attempts_exceeded")
             return .exhausted
         }
         return .invalid(attemptsLeft: left)
@@ -127,8 +110,12 @@ extension FluentJourneyEffects {
     /// Wrong web OTPs an approval accepts.
     static let otpAttempts = 3
 
-    /// Ends a pending approval with `status` and wakes the browser waiting on it.
-    private func close(_ approvalID: String, status: ApprovalStatus, failureCode: String) async throws {
+    /// Ends a pending approval (an approval no longer pending is left as it is) and wakes the browser
+    /// waiting on it once the change is committed.
+    private func close(
+        _ approval: ApprovalModel, as status: ApprovalStatus, failureCode: String? = nil, amr: [String] = [], authTime: Date? = nil
+    ) {
+        let approvalID = approval.id!
         let now = services.clock.now()
         hold { database in
             try await ApprovalModel.query(on: database)
@@ -136,28 +123,22 @@ extension FluentJourneyEffects {
                 .filter(\.$status == ApprovalStatus.pending.rawValue)
                 .set(\.$status, to: status.rawValue)
                 .set(\.$failureCode, to: failureCode)
+                .set(\.$amr, to: amr.joined(separator: ","))
+                .set(\.$authTime, to: authTime)
                 .set(\.$resolvedAt, to: now)
                 .update()
         }
-        try await wakeWebInteraction(of: approvalID)
-    }
-
-    private func wakeWebInteraction(of approvalID: String) async throws {
-        guard let approval = try await ApprovalModel.find(approvalID, on: database) else { return }
         let events = services.events
         let topic = EventTopic.interaction(approval.webInteractionID)
         afterCommit { await events.publish(topic, approvalID) }
     }
 
-    /// The push payload: string values only, no personal data.
-    static func notification(for approval: ApprovalModel, applicationName: String) -> PushNotification {
-        PushNotification(
-            title: applicationName, body: "Approve the sign-in request",
-            payload: [
-                "approval_id": approval.id!, "client_id": approval.nativeClientID,
-                "expires_at": ISO8601DateFormatter().string(from: approval.expiresAt), "application": applicationName,
-            ],
-            expiresAt: approval.expiresAt, collapseID: approval.id!)
+    /// Pushes the approval to its device once the call's writes are committed.
+    private func schedulePush(of approval: ApprovalModel, to device: DeviceModel, applicationName: String) {
+        let notification = approval.pushNotification(applicationName: applicationName)
+        let target = device.pushTarget
+        let push = services.push
+        afterCommit { await push.deliver(notification, to: target) }
     }
 
     static func jsonText(_ value: JSONValue) -> String {
