@@ -27,6 +27,9 @@ public enum CountersignApp {
     public static func configure(
         _ app: Application, configuration: Configuration, dependencies: Dependencies = Dependencies()
     ) async throws {
+        // Below debug, the HTTP layer logs raw request headers (bearer tokens) and the database drivers
+        // log query binds (interaction state with web OTPs, key material): never log below debug.
+        if app.logger.logLevel < .debug { app.logger.logLevel = .debug }
         app.http.server.configuration.hostname = configuration.hostname
         app.http.server.configuration.port = configuration.port
         try await prepareDatabase(app, location: configuration.database)
@@ -46,6 +49,7 @@ public enum CountersignApp {
         let verifier = DeviceSignatureVerifier(database: app.db, clock: dependencies.clock)
 
         app.middleware = Middlewares()
+        app.middleware.use(RouteLoggingMiddleware(logLevel: .info))
         app.middleware.use(APIErrorMiddleware())
         app.get("healthz") { _ in ["status": "ok"] }
         try app.register(collection: OrchestrationRoutes(service: interactions))
@@ -69,14 +73,17 @@ public enum CountersignApp {
         try await app.autoMigrate()
     }
 
+    /// Queries are logged with their binds, which hold secrets: only at trace, which the server never logs at.
+    static let sqlLogLevel = Logger.Level.trace
+
     static func useDatabase(_ location: DatabaseLocation, on app: Application) throws {
         switch location {
         case .sqliteFile(let path):
-            app.databases.use(.sqlite(.file(path)), as: .sqlite)
+            app.databases.use(.sqlite(.file(path), sqlLogLevel: sqlLogLevel), as: .sqlite)
         case .sqliteMemory:
-            app.databases.use(.sqlite(.memory), as: .sqlite)
+            app.databases.use(.sqlite(.memory, sqlLogLevel: sqlLogLevel), as: .sqlite)
         case .postgres(let url):
-            app.databases.use(.postgres(configuration: try SQLPostgresConfiguration(url: url)), as: .psql)
+            app.databases.use(.postgres(configuration: try SQLPostgresConfiguration(url: url), sqlLogLevel: sqlLogLevel), as: .psql)
         }
     }
 }

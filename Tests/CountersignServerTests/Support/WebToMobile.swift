@@ -38,8 +38,9 @@ struct RegisteredPhone {
     let deviceID: String
     let email: String
 
-    static func register(_ server: TestServer, email: String) async throws -> RegisteredPhone {
-        let phone = TestPhone(client: server.client())
+    /// Registers a phone for `email` through `client` (default: in-process).
+    static func register(_ server: TestServer, email: String, client: OrchestrationClient? = nil) async throws -> RegisteredPhone {
+        let phone = TestPhone(client: client ?? server.client())
         let done = try await phone.register(email: email)
         return RegisteredPhone(phone: phone, deviceID: try #require(done.data?["device_id"]?.stringValue), email: email)
     }
@@ -75,6 +76,10 @@ struct TestBrowser {
 
     init(_ server: TestServer) {
         client = server.client("demo-web")
+    }
+
+    init(client: OrchestrationClient) {
+        self.client = client
     }
 
     /// Starts `journey`, submits the email, and returns the waiting (or device choice) step.

@@ -1,0 +1,81 @@
+import CountersignClient
+import CountersignCore
+import CountersignServer
+import Foundation
+import Logging
+import Synchronization
+import Testing
+import Vapor
+import VaporTesting
+
+/// Every log line (message and metadata) written through any copy of `CapturingLogHandler`.
+final class LogStore: Sendable {
+    let lines = Mutex<[String]>([])
+}
+
+/// A log handler whose lines all land in one store.
+struct CapturingLogHandler: LogHandler {
+    let store: LogStore
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let all = metadata.merging(event.metadata ?? [:]) { _, new in new }
+        store.lines.withLock { $0.append("\(event.level) \(event.message) \(all)") }
+    }
+}
+
+@Suite("Secrets stay out of the logs")
+struct SecretLoggingTests {
+    @Test("a web OTP sign-in over real HTTP, wrong code included, logs no OTP, interaction token, token or admin key")
+    func nothingSecretIsLogged() async throws {
+        let store = LogStore()
+        let clock = TestClock()
+        let database = try await TestDatabase.make()
+        let configuration = Configuration(
+            hostname: "127.0.0.1", port: 0, database: database.location, publicURL: TestServer.issuer, adminKey: TestServer.adminKey,
+            journeysDirectory: TestServer.journeysDirectory)
+        var secrets: [String] = [TestServer.adminKey]
+        try await withApp(configure: { app in
+            app.logger = Logger(label: "countersign.tests.capture") { _ in CapturingLogHandler(store: store) }
+            try await CountersignApp.configure(app, configuration: configuration, dependencies: .init(clock: clock))
+        }) { app in
+            try await app.server.start(address: .hostname("127.0.0.1", port: 0))
+            let port = try #require(app.http.server.shared.localAddress?.port)
+            let base = URL(string: "http://127.0.0.1:\(port)")!
+            let phone = try await RegisteredPhone.register(
+                TestServer(app: app, clock: clock), email: "ada@example.com",
+                client: OrchestrationClient(baseURL: base, clientID: "demo-native"))
+            let browser = TestBrowser(client: OrchestrationClient(baseURL: base, clientID: "demo-web"))
+            let start = try await browser.client.startJourney("web_login_otp")
+            let waiting = try await browser.client.submitClientResponse(.clientInput, data: ["email": "ada@example.com"])
+            let otp = try #require(waiting.data?["otp"]?.stringValue)
+            let mobile = try await phone.startApproval()
+            let wrong = try await phone.phone.client.submitClientResponse(
+                .clientInput, data: ["passcode": otp == "000000" ? "111111" : "000000"])
+            #expect(wrong.error?.code == ErrorCode.invalidCredentials)
+            let biometrics = try await phone.phone.client.submitClientResponse(.clientInput, data: ["passcode": .string(otp)])
+            let approved = try await phone.phone.client.submitClientResponse(
+                .clientInput, data: try await phone.phone.biometricAnswer(to: biometrics, as: "ada@example.com"))
+            #expect(approved.journeyStepID == JourneyStepID.success)
+            let done = try await browser.poll()
+            #expect(done.journeyStepID == JourneyStepID.success)
+            secrets += [otp] + [start, waiting, mobile, wrong, biometrics].compactMap(\.interactionToken)
+            secrets += [approved.token, done.token].compactMap { $0 }
+            await app.server.shutdown()
+        }
+        try await database.drop()
+
+        let lines = store.lines.withLock { $0 }
+        #expect(lines.contains { $0.contains("/v1/interactions/") }, "requests were logged, so the check below means something")
+        for secret in secrets {
+            let leaking = lines.filter { $0.contains(secret) }
+            #expect(leaking.isEmpty, "log lines contain a secret: \(leaking.map { $0.replacingOccurrences(of: secret, with: "<secret>") })")
+        }
+    }
+}
