@@ -90,7 +90,9 @@ let package = Package(
                 "CountersignClient",
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "JWTKit", package: "jwt-kit"),
-            ]
+            ],
+            // Journey documents the tests load by path, next to the server's templates.
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

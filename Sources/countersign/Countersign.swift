@@ -6,5 +6,5 @@ struct Countersign: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "countersign",
         abstract: "Web-to-mobile approval server.",
-        subcommands: [Serve.self, Migrate.self, JourneysCommand.self, DeviceCommand.self])
+        subcommands: [Serve.self, Migrate.self, JourneysCommand.self, DeviceCommand.self, EvidenceCommand.self])
 }

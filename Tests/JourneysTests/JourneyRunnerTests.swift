@@ -8,6 +8,9 @@ import Testing
 final class MemoryEffects: JourneyEffects {
     let users = Mutex<[UserContext]>([])
     let issued = Mutex<[TokenRequest]>([])
+    /// Biometric keys by public key id.
+    let keys = Mutex<[String: BiometricCredential]>([:])
+    let signatures = Mutex<[TransactionSignature]>([])
 
     func findUser(externalUserID: String) async throws -> UserContext? {
         users.withLock { $0.first { $0.externalUserID == externalUserID } }
@@ -18,7 +21,13 @@ final class MemoryEffects: JourneyEffects {
         return user
     }
     func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String { "bio_1" }
-    func activeBiometricKey(userID: String, publicKeyID: String) async throws -> VerifyingKey? { nil }
+    func activeBiometricKey(userID: String, publicKeyID: String) async throws -> BiometricCredential? {
+        keys.withLock { $0[publicKeyID] }
+    }
+    func recordTransactionSignature(_ signature: TransactionSignature) async throws -> String {
+        signatures.withLock { $0.append(signature) }
+        return "evd_\(signatures.withLock { $0.count })"
+    }
     func registerDevice(_ registration: DeviceRegistration) async throws -> String { "dev_1" }
     func issueToken(_ request: TokenRequest) async throws -> String {
         issued.withLock { $0.append(request) }

@@ -38,7 +38,7 @@ public actor OrchestrationClient {
         correlationID: String? = nil
     ) async throws -> IdoResponse {
         let body = StartJourneyRequest(
-            clientID: clientID, additionalParams: additionalParams, approvalData: approvalData?.mapValues { .string($0) },
+            clientID: clientID, additionalParams: additionalParams, approvalData: approvalData.map { .object($0.mapValues { .string($0) }) },
             correlationID: correlationID)
         let response = try await post(["v1", "journeys", journeyID, "start"], body: body, bearer: nil)
         return remember(response)

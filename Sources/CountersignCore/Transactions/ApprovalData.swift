@@ -3,7 +3,7 @@
 ///
 /// Because of that alphabet the canonical JSON needs no escaping, so the server and every SDK derive
 /// the same bytes from the same details.
-public struct ApprovalData: Sendable, Equatable {
+public struct ApprovalData: Sendable, Equatable, Codable {
     /// The most properties an approval may carry.
     public static let maximumProperties = 10
 
@@ -17,6 +17,14 @@ public struct ApprovalData: Sendable, Equatable {
             if let key { return "approval_data key '\(key)': \(rule)" }
             return "approval_data: \(rule)"
         }
+    }
+
+    /// Validates approval data as it arrives in JSON, which must be an object.
+    public init(json value: JSONValue) throws(Violation) {
+        guard let members = value.objectValue else {
+            throw Violation(key: nil, rule: "must be a JSON object, not \(value.typeName)")
+        }
+        try self.init(json: members)
     }
 
     /// Validates JSON approval data.
@@ -46,6 +54,21 @@ public struct ApprovalData: Sendable, Equatable {
             }
         }
         self.values = values
+    }
+
+    /// Decodes a JSON object of strings, applying the same rules.
+    public init(from decoder: any Decoder) throws {
+        let values = try decoder.singleValueContainer().decode([String: String].self)
+        do {
+            try self.init(values)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(values)
     }
 
     /// The canonical JSON: keys sorted, no whitespace, UTF-8.

@@ -97,12 +97,13 @@ public struct ClientResponse: Codable, Sendable {
 public struct StartJourneyRequest: Codable, Sendable {
     public var clientID: String
     public var additionalParams: [String: JSONValue]?
-    public var approvalData: [String: JSONValue]?
+    /// Any JSON, so that the server can name what is wrong with it (`invalid_approval_data`).
+    public var approvalData: JSONValue?
     public var correlationID: String?
 
     public init(
         clientID: String, additionalParams: [String: JSONValue]? = nil,
-        approvalData: [String: JSONValue]? = nil, correlationID: String? = nil
+        approvalData: JSONValue? = nil, correlationID: String? = nil
     ) {
         self.clientID = clientID
         self.additionalParams = additionalParams

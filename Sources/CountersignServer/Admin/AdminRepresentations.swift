@@ -137,7 +137,7 @@ struct JourneyView: Content {
         name = journey.name
         start = journey.start
         steps = withSteps ? journey.steps.map {
-            Step(id: $0.id, type: $0.type.rawValue, next: $0.next, failure: $0.failure, cancel: $0.cancel, branches: $0.branches)
+            Step(id: $0.id, type: $0.type.rawValue, next: $0.next, failure: $0.failure, cancel: $0.cancel, branches: $0.branches.mapValues(\.target))
         } : nil
     }
 }

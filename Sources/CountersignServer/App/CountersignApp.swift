@@ -58,6 +58,7 @@ public enum CountersignApp {
             interactions: interactions, verifier: verifier, events: events))
         try app.register(collection: WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer))
         try app.register(collection: AdminRoutes(verifier: adminKeys, journeys: journeys, tokenIssuer: tokenIssuer, clock: dependencies.clock))
+        try app.register(collection: EvidenceRoutes(verifier: adminKeys))
     }
 
     /// Connects the database and applies any migrations that have not run.
@@ -70,6 +71,7 @@ public enum CountersignApp {
         app.migrations.add(CreateInitialSchema())
         app.migrations.add(SeedDemoApplication())
         app.migrations.add(CreateApprovals())
+        app.migrations.add(CreateTransactionEvidence())
         try await app.autoMigrate()
     }
 

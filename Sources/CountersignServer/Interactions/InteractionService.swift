@@ -27,16 +27,17 @@ struct InteractionService: Sendable {
         guard try await ClientModel.find(request.clientID, on: database) != nil else {
             throw APIError(.unauthorized, "invalid_client", "Unknown client_id '\(request.clientID)'.")
         }
-        if let approvalData = request.approvalData {
+        var approvalData: ApprovalData?
+        if let submitted = request.approvalData {
             do {
-                _ = try ApprovalData(json: approvalData)
+                approvalData = try ApprovalData(json: submitted)
             } catch {
                 throw APIError(.badRequest, ErrorCode.invalidApprovalData, error.description)
             }
         }
         let state = InteractionState(
             journeyID: journey.id, clientID: request.clientID, requestParams: request.additionalParams ?? [:],
-            approvalData: request.approvalData, correlationID: request.correlationID)
+            approvalData: approvalData, correlationID: request.correlationID)
         return try await begin(journey, state: state)
     }
 

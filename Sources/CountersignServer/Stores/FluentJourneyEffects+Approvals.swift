@@ -82,8 +82,13 @@ extension FluentJourneyEffects {
     func settleApproval(approvalID: String, outcome: ApprovalOutcome) async throws {
         guard let approval = try await ApprovalModel.find(approvalID, on: database) else { return }
         switch outcome {
-        case .approved(let amr, let authTime):
-            close(approval, as: .approved, amr: amr, authTime: authTime)
+        case .approved(let amr, let authTime, let signedApprovalData):
+            // Details shown in the browser count as approved only when the phone signed exactly them.
+            if let shown = try approval.approvalData.flatMap(Self.approvalData), shown != signedApprovalData {
+                close(approval, as: .failed, failureCode: "approval_data_not_signed")
+            } else {
+                close(approval, as: .approved, amr: amr, authTime: authTime)
+            }
         case .denied:
             close(approval, as: .denied, failureCode: "mobile_rejected")
         case .failed(let code):

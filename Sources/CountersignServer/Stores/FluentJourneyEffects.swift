@@ -62,7 +62,7 @@ actor FluentJourneyEffects: JourneyEffects {
         return key.id!
     }
 
-    func activeBiometricKey(userID: String, publicKeyID: String) async throws -> VerifyingKey? {
+    func activeBiometricKey(userID: String, publicKeyID: String) async throws -> BiometricCredential? {
         guard let model = try await BiometricKeyModel.query(on: database)
             .filter(\.$user.$id == userID)
             .filter(\.$publicKeyID == publicKeyID)
@@ -73,7 +73,8 @@ actor FluentJourneyEffects: JourneyEffects {
             let device = try await DeviceModel.find(deviceID, on: database)
             guard device?.status == CredentialStatus.active.rawValue else { return nil }
         }
-        return try? VerifyingKey(base64: model.publicKey, allowRSA: true)
+        guard let key = try? VerifyingKey(base64: model.publicKey, allowRSA: true) else { return nil }
+        return BiometricCredential(key: key, deviceID: model.deviceID)
     }
 
     func registerDevice(_ registration: DeviceRegistration) async throws -> String {
@@ -96,6 +97,12 @@ actor FluentJourneyEffects: JourneyEffects {
 
     func issueToken(_ request: TokenRequest) async throws -> String {
         try await services.tokenIssuer.issue(request)
+    }
+
+    func recordTransactionSignature(_ signature: TransactionSignature) async throws -> String {
+        let evidence = TransactionEvidenceModel(id: SecureRandom.identifier(prefix: "evd"), signature: signature)
+        hold { database in try await evidence.create(on: database) }
+        return evidence.id!
     }
 
     /// Applies the held-back writes, in the order the journey made them.

@@ -17,7 +17,7 @@ public struct TokenClaims: JWTPayload, Equatable {
     public var deviceID: String?
     public var journeyID: String
     /// The details signed on the phone, for transaction signing journeys.
-    public var approvalData: [String: JSONValue]?
+    public var approvalData: ApprovalData?
 
     enum CodingKeys: String, CodingKey {
         case iss, aud, sub, iat, exp, jti, amr

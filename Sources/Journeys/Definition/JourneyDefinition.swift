@@ -37,10 +37,28 @@ public struct StepDefinition: Sendable {
     /// Where to go when the client cancels; without one a cancel rejects the journey.
     public let cancel: String?
     /// Custom branches the client may choose, by option id.
-    public let branches: [String: String]
+    public let branches: [String: BranchDefinition]
 
     /// Every step this one can lead to.
     var targets: [String] {
-        [next, failure, cancel].compactMap { $0 } + branches.values.sorted()
+        [next, failure, cancel].compactMap { $0 } + branches.values.map(\.target).sorted()
     }
+
+    /// Variable names the step writes besides its id: `output_variable`, `error_output_variable` and
+    /// `branch_output_variable`.
+    var declaredVariables: [String] {
+        StepDefinition.variableKeys.compactMap { config[$0]?.stringValue }
+    }
+
+    static let variableKeys = ["output_variable", "error_output_variable", "branch_output_variable"]
+}
+
+/// A custom option the client may choose at a step, and what it must send with it.
+public struct BranchDefinition: Sendable, Equatable {
+    /// The step the branch leads to.
+    public let target: String
+    /// The form schema the client's data must satisfy; without one any data is accepted.
+    public let schema: JSONValue?
+    /// The option's label for the client.
+    public let displayName: String?
 }

@@ -6,6 +6,7 @@ public enum StepType: String, Sendable, CaseIterable {
     case mobileBiometricsRegistration = "mobile_biometrics_registration"
     case deviceRegistration = "device_registration"
     case mobileBiometricsAuthentication = "mobile_biometrics_authentication"
+    case mobileBiometricsTransactionSigning = "mobile_biometrics_transaction_signing"
     case webToMobileAuthentication = "web_to_mobile_authentication"
     case otpValidation = "otp_validation"
     case complete
@@ -17,6 +18,7 @@ public enum StepType: String, Sendable, CaseIterable {
         switch self {
         case .loginForm, .collectInformation: ["form_id", "schema"]
         case .webToMobileAuthentication: ["external_user_id", "mobile_journey"]
+        case .mobileBiometricsTransactionSigning: ["external_user_id"]
         default: []
         }
     }

@@ -95,6 +95,7 @@ private struct DocumentValidator {
     static let errorSuffix = "_error"
     static let journeyKeys: Set<String> = ["id", "name", "start", "steps"]
     static let stepKeys: Set<String> = ["id", "type", "config", "next", "failure", "cancel", "branches"]
+    static let branchKeys: Set<String> = ["next", "schema", "display_name"]
     static let reservedOptionIDs: Set<String> = ClientResponseOptionType.allCases.map(\.rawValue).reduce(into: []) {
         $0.insert($1)
     }
@@ -128,9 +129,13 @@ private struct DocumentValidator {
         }
         let start = top["start"]?.stringValue ?? steps[0].id
         if !seen.contains(start) { problem(nil, "'start' names step '\(start)', which does not exist") }
-        for step in steps { checkConnections(of: step, stepIDs: seen) }
+        for step in steps {
+            checkConnections(of: step, stepIDs: seen)
+            checkBehaviors(of: step)
+        }
         checkReachability(steps: steps, start: start)
-        for step in steps { checkExpressions(of: step, stepIDs: seen) }
+        let variables = seen.union(steps.flatMap(\.declaredVariables))
+        for step in steps { checkExpressions(of: step, variables: variables) }
         return JourneyDefinition(id: id, name: top["name"]?.stringValue ?? id, start: start, steps: steps)
     }
 
@@ -168,21 +173,17 @@ private struct DocumentValidator {
         if type == .loginForm || type == .collectInformation, let schema = config["schema"], schema != .null {
             if let reason = FormSchema.problem(in: schema) { problem(id, "bad 'schema': \(reason)") }
         }
-        var branches: [String: String] = [:]
+        var branches: [String: BranchDefinition] = [:]
         if let rawBranches = fields["branches"] {
             guard let object = rawBranches.objectValue else {
-                problem(id, "'branches' must map branch ids to step ids")
+                problem(id, "'branches' must map branch ids to steps")
                 return nil
             }
-            for (branch, target) in object {
-                guard let target = target.stringValue else {
-                    problem(id, "branch '\(branch)' must name a step")
-                    continue
+            for (branchID, raw) in object.sorted(by: { $0.key < $1.key }) {
+                if Self.reservedOptionIDs.contains(branchID) {
+                    problem(id, "branch id '\(branchID)' is reserved for a standard option")
                 }
-                if Self.reservedOptionIDs.contains(branch) {
-                    problem(id, "branch id '\(branch)' is reserved for a standard option")
-                }
-                branches[branch] = target
+                if let branch = branch(branchID, from: raw, stepID: id) { branches[branchID] = branch }
             }
         }
         func target(_ key: String) -> String? {
@@ -196,6 +197,53 @@ private struct DocumentValidator {
         return StepDefinition(
             id: id, type: type, config: config, next: target("next"), failure: target("failure"),
             cancel: target("cancel"), branches: branches)
+    }
+
+    /// A branch is written `id: step` or `id: {next: step, schema: …, display_name: …}`.
+    mutating func branch(_ branchID: String, from raw: JSONValue, stepID: String) -> BranchDefinition? {
+        if let target = raw.stringValue { return BranchDefinition(target: target, schema: nil, displayName: nil) }
+        guard let fields = raw.objectValue, let target = fields["next"]?.stringValue else {
+            problem(stepID, "branch '\(branchID)' must name a step, or be a mapping with 'next'")
+            return nil
+        }
+        for key in fields.keys.sorted() where !Self.branchKeys.contains(key) {
+            problem(stepID, "branch '\(branchID)': unknown key '\(key)'")
+        }
+        let schema = fields["schema"]
+        if let schema, let reason = FormSchema.problem(in: schema) {
+            problem(stepID, "branch '\(branchID)': bad 'schema': \(reason)")
+        }
+        if let name = fields["display_name"], name.stringValue == nil {
+            problem(stepID, "branch '\(branchID)': 'display_name' must be a string")
+        }
+        return BranchDefinition(target: target, schema: schema, displayName: fields["display_name"]?.stringValue)
+    }
+
+    /// `failure_behavior` and `cancel_behavior` must agree with the step's branches, and output
+    /// variables must be plain names.
+    mutating func checkBehaviors(of step: StepDefinition) {
+        let behaviors = [
+            (key: "failure_behavior", branchValue: "failure_branch", branchKey: "failure", branch: step.failure),
+            (key: "cancel_behavior", branchValue: "cancel_branch", branchKey: "cancel", branch: step.cancel),
+        ]
+        for (key, branchValue, branchKey, branch) in behaviors {
+            guard let value = step.config[key] else { continue }
+            switch value.stringValue {
+            case branchValue? where branch == nil:
+                problem(step.id, "\(key) '\(branchValue)' needs a '\(branchKey)' step")
+            case "abort"? where branch != nil:
+                problem(step.id, "\(key) 'abort' takes no '\(branchKey)' step")
+            case branchValue?, "abort"?:
+                break
+            default:
+                problem(step.id, "\(key) must be '\(branchValue)' or 'abort'")
+            }
+        }
+        for key in StepDefinition.variableKeys where step.config[key] != nil {
+            if step.config[key]?.stringValue.map(Expression.isIdentifier) != true {
+                problem(step.id, "'\(key)' must be a name of letters, digits and underscores")
+            }
+        }
     }
 
     mutating func checkConnections(of step: StepDefinition, stepIDs: Set<String>) {
@@ -222,13 +270,15 @@ private struct DocumentValidator {
         }
     }
 
-    mutating func checkExpressions(of step: StepDefinition, stepIDs: Set<String>) {
+    /// Expressions may read step outputs (`@<step>`), step errors (`@<step>_error`) and declared
+    /// output variables.
+    mutating func checkExpressions(of step: StepDefinition, variables: Set<String>) {
         do {
             for expression in try ConfigValue.expressions(in: .object(step.config)) {
-                if case .variable(let name) = expression.source, !stepIDs.contains(name),
-                    !(name.hasSuffix(Self.errorSuffix) && stepIDs.contains(String(name.dropLast(Self.errorSuffix.count))))
+                if case .variable(let name) = expression.source, !variables.contains(name),
+                    !(name.hasSuffix(Self.errorSuffix) && variables.contains(String(name.dropLast(Self.errorSuffix.count))))
                 {
-                    problem(step.id, "expression reads '\(name)', which is not a step of this journey")
+                    problem(step.id, "expression reads '\(name)', which is neither a step nor an output variable of this journey")
                 }
             }
         } catch {

@@ -8,8 +8,8 @@ public struct InteractionState: Codable, Sendable {
     public var clientID: String
     /// `additional_params` of the start call: `@policy.request().params`.
     public var requestParams: [String: JSONValue]
-    /// `approval_data` of the start call, when given.
-    public var approvalData: [String: JSONValue]?
+    /// `approval_data` of the start call, when given (already checked against the rules).
+    public var approvalData: ApprovalData?
     public var correlationID: String?
     /// What the web request that started a mobile approve journey passed on.
     public var mobileApproveParameters: [String: JSONValue]
@@ -20,6 +20,8 @@ public struct InteractionState: Codable, Sendable {
     /// Authentication methods proven so far, in order.
     public var amr: [String]
     public var authTime: Date?
+    /// Approval data a transaction signature covered in this run; tokens carry it.
+    public var signedApprovalData: ApprovalData?
     /// The device registered or used by this run.
     public var deviceID: String?
     /// Biometric keys registered by this run, linked to the device it registers next.
@@ -31,7 +33,7 @@ public struct InteractionState: Codable, Sendable {
 
     public init(
         journeyID: String, clientID: String, requestParams: [String: JSONValue] = [:],
-        approvalData: [String: JSONValue]? = nil, correlationID: String? = nil,
+        approvalData: ApprovalData? = nil, correlationID: String? = nil,
         mobileApproveParameters: [String: JSONValue] = [:]
     ) {
         self.journeyID = journeyID

@@ -13,11 +13,43 @@ public protocol JourneyEffects: ApprovalEffects {
     func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String
     /// The user's active biometric key with this client-chosen id; nil when unknown or revoked, or
     /// when the device it belongs to was revoked.
-    func activeBiometricKey(userID: String, publicKeyID: String) async throws -> VerifyingKey?
+    func activeBiometricKey(userID: String, publicKeyID: String) async throws -> BiometricCredential?
     /// Stores a device and returns the id the server assigned.
     func registerDevice(_ registration: DeviceRegistration) async throws -> String
     /// Signs the token a completed journey hands to its client.
     func issueToken(_ request: TokenRequest) async throws -> String
+    /// Keeps a verified transaction signature as evidence; returns the evidence id.
+    func recordTransactionSignature(_ signature: TransactionSignature) async throws -> String
+}
+
+/// A registered biometric key that may sign.
+public struct BiometricCredential: Sendable {
+    public let key: VerifyingKey
+    /// The device the key lives on, when its registration bound one.
+    public let deviceID: String?
+
+    public init(key: VerifyingKey, deviceID: String?) {
+        self.key = key
+        self.deviceID = deviceID
+    }
+}
+
+/// A transaction the person signed, with everything needed to check the signature later.
+public struct TransactionSignature: Sendable {
+    public let user: UserContext
+    public let deviceID: String?
+    public let publicKeyID: String
+    public let publicKey: VerifyingKey
+    public let approvalData: ApprovalData
+    /// The 32 random bytes, base64url without padding.
+    public let nonce: String
+    public let challenge: String
+    /// Base64 signature of the challenge's UTF-8 bytes, as the phone sent it.
+    public let signature: String
+    public let signedAt: Date
+    public let journeyID: String
+    /// The approval the signature settles, when it was made in a mobile approve journey.
+    public let approvalID: String?
 }
 
 /// A biometric key a phone registered.
@@ -50,7 +82,8 @@ public struct TokenRequest: Sendable {
     public let authTime: Date?
     public let deviceID: String?
     public let journeyID: String
-    public let approvalData: [String: JSONValue]?
+    /// Transaction details the person signed in this run.
+    public let approvalData: ApprovalData?
 }
 
 /// The approval side of the effects: what the web-to-mobile step and the mobile approve journey need.
@@ -147,7 +180,8 @@ public struct ApprovalSnapshot: Sendable {
 
 /// How a mobile approve journey ended.
 public enum ApprovalOutcome: Sendable, Equatable {
-    case approved(amr: [String], authTime: Date)
+    /// `signedApprovalData`: what the phone's transaction signature covered, if it signed one.
+    case approved(amr: [String], authTime: Date, signedApprovalData: ApprovalData?)
     case denied
     case failed(code: String)
 

@@ -49,24 +49,45 @@ public struct JourneyRunner: Sendable {
             let message = response.data?["message"]?.stringValue ?? "The client reported a failure."
             outcome = .failure(WireError(code: "client_failure", message: message))
         case let option where step.branches[option] != nil:
-            if let data = response.data { state.variables[step.id] = ["branch": .string(option), "data": data] }
-            return try await advance(to: step.branches[option]!, &state)
+            let branch = step.branches[option]!
+            return try await take(branch, option: option, data: response.data, from: step, &state)
         default:
             throw ClientResponseNotValid("option '\(response.option)' is not offered by this step")
         }
         return try await follow(outcome, from: step, &state)
     }
 
+    /// Follows a custom branch. Data the branch's schema refuses leaves the run unchanged; accepted data
+    /// is readable as `@<step>.data` and under `branch_output_variable`.
+    private func take(
+        _ branch: BranchDefinition, option: String, data: JSONValue?, from step: StepDefinition, _ state: inout InteractionState
+    ) async throws -> StepPresentation {
+        var accepted = data
+        if let schema = branch.schema {
+            switch FormSchema.validate(data ?? .object([:]), against: schema) {
+            case .success(let fields): accepted = .object(fields)
+            case .failure(let error): throw ClientResponseNotValid("branch '\(option)': \(error.message)")
+            }
+        }
+        if let accepted {
+            state.variables[step.id] = ["branch": .string(option), "data": accepted]
+            if let name = step.config["branch_output_variable"]?.stringValue { state.variables[name] = accepted }
+        }
+        return try await advance(to: branch.target, &state)
+    }
+
     private func follow(_ outcome: StepOutcome, from step: StepDefinition, _ state: inout InteractionState) async throws -> StepPresentation {
         switch outcome {
         case .next(let output):
-            if let output { state.variables[step.id] = output }
+            store(output, of: step, &state)
             guard let next = step.next else { throw JourneyRuntimeError.missingNext(step.id) }
             return try await advance(to: next, &state)
         case .branch(let target):
             return try await advance(to: target, &state)
         case .failure(let error):
-            state.variables[step.id + "_error"] = ["code": .string(error.code), "message": .string(error.message)]
+            let recorded: JSONValue = ["code": .string(error.code), "message": .string(error.message)]
+            state.variables[step.id + "_error"] = recorded
+            if let name = step.config["error_output_variable"]?.stringValue { state.variables[name] = recorded }
             if let target = step.failure { return try await advance(to: target, &state) }
             return try await finish(.rejection(error), &state)
         case .retry(let error):
@@ -101,7 +122,7 @@ public struct JourneyRunner: Sendable {
                 state.current = CurrentStep(stepID: step.id, journeyStepID: journeyStepID, data: data, secrets: secrets, failedAttempts: 0)
                 return presentation(of: step, journeyStepID: journeyStepID, data: data, secrets: secrets)
             case .outcome(.next(let output)):
-                if let output { state.variables[step.id] = output }
+                store(output, of: step, &state)
                 guard let next = step.next else { throw JourneyRuntimeError.missingNext(step.id) }
                 target = next
             case .outcome(.branch(let next)):
@@ -132,7 +153,7 @@ public struct JourneyRunner: Sendable {
             if presentation.journeyStepID == JourneyStepID.rejection {
                 outcome = .denied
             } else if state.amr.contains(where: ApprovalOutcome.authenticationMethods.contains) {
-                outcome = .approved(amr: state.amr, authTime: state.authTime ?? now)
+                outcome = .approved(amr: state.amr, authTime: state.authTime ?? now, signedApprovalData: state.signedApprovalData)
             } else {
                 outcome = .failed(code: "mobile_not_authenticated")
             }
@@ -148,10 +169,17 @@ public struct JourneyRunner: Sendable {
         for option in behavior(of: step.type).extraOptions(secrets: secrets) {
             options[option.id] = option
         }
-        for branch in step.branches.keys {
-            options[branch] = ClientResponseOption(type: .custom, id: branch, label: branch)
+        for (id, branch) in step.branches {
+            options[id] = ClientResponseOption(type: .custom, id: id, label: branch.displayName ?? id)
         }
         return StepPresentation(journeyStepID: journeyStepID, data: data, options: options, token: nil, error: nil, isFinal: false)
+    }
+
+    /// Keeps a finished step's output under its id and its `output_variable`.
+    private func store(_ output: JSONValue?, of step: StepDefinition, _ state: inout InteractionState) {
+        guard let output else { return }
+        state.variables[step.id] = output
+        if let name = step.config["output_variable"]?.stringValue { state.variables[name] = output }
     }
 
     private func environment(for step: StepDefinition, state: InteractionState, secrets: [String: String]) -> StepEnvironment {
@@ -167,6 +195,7 @@ public struct JourneyRunner: Sendable {
         case .mobileBiometricsRegistration: BiometricsRegistrationStep()
         case .deviceRegistration: DeviceRegistrationStep()
         case .mobileBiometricsAuthentication: BiometricsAuthenticationStep()
+        case .mobileBiometricsTransactionSigning: TransactionSigningStep()
         case .complete: CompleteStep()
         case .reject: RejectStep()
         case .webToMobileAuthentication: WebToMobileAuthenticationStep()

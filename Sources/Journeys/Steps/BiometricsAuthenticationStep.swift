@@ -26,11 +26,20 @@ struct BiometricsAuthenticationStep: StepBehavior {
         let refused = StepOutcome.retry(.invalidCredentials("The biometric signature does not verify."))
         if let expected = environment.string("user_identifier"), expected != identifier { return refused }
         guard let user = try await environment.effects.findUser(externalUserID: identifier),
-            let key = try await environment.effects.activeBiometricKey(userID: user.userID, publicKeyID: publicKeyID),
-            key.verifies(signatureBase64: signature, of: challenge)
+            let credential = try await environment.effects.activeBiometricKey(userID: user.userID, publicKeyID: publicKeyID),
+            credential.key.verifies(signatureBase64: signature, of: challenge), credential.isUsable(in: state)
         else { return refused }
         state.user = user
         state.addAuthenticationMethod(Self.method, at: environment.now)
         return .next(output: ["user_id": .string(user.userID), "public_key_id": .string(publicKeyID)])
+    }
+}
+
+extension BiometricCredential {
+    /// Whether the key may answer in this run: in a mobile approve journey it must live on the device
+    /// that was asked, so the approval is bound to that device.
+    func isUsable(in state: InteractionState) -> Bool {
+        guard state.approvalID != nil, let askedDevice = state.deviceID, let keyDevice = deviceID else { return true }
+        return keyDevice == askedDevice
     }
 }

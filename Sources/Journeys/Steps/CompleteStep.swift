@@ -10,7 +10,7 @@ struct CompleteStep: StepBehavior {
         if let user = state.user {
             token = try await environment.effects.issueToken(TokenRequest(
                 clientID: state.clientID, user: user, amr: state.amr, authTime: state.authTime,
-                deviceID: state.deviceID, journeyID: state.journeyID, approvalData: state.approvalData))
+                deviceID: state.deviceID, journeyID: state.journeyID, approvalData: state.signedApprovalData))
         }
         return .outcome(.finish(.success(data: data.isEmpty ? nil : .object(data), token: token)))
     }

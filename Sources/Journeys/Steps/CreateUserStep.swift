@@ -13,7 +13,7 @@ struct CreateUserStep: StepBehavior {
         }
         if let existing = try await environment.effects.findUser(externalUserID: externalUserID) {
             state.user = existing
-            if let target = environment.step.branches[Self.userExistsBranch] {
+            if let target = environment.step.branches[Self.userExistsBranch]?.target {
                 state.variables[environment.step.id] = ["user_id": .string(existing.userID), "created": false]
                 return .outcome(.branch(to: target))
             }

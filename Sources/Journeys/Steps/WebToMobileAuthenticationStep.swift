@@ -62,6 +62,8 @@ struct WebToMobileAuthenticationStep: StepBehavior {
             state.amr = approval.amr
             state.authTime = approval.authTime
             state.deviceID = approval.deviceID
+            // An approval with details is approved only when the phone signed them.
+            state.signedApprovalData = approval.approvalData
             return .next(output: ["approval_id": .string(approvalID), "device_id": .string(approval.deviceID)])
         case .denied:
             return .failure(WireError(code: "mobile_rejected", message: "The request was denied on the phone."))
@@ -125,13 +127,10 @@ struct WebToMobileAuthenticationStep: StepBehavior {
     private func startApproval(
         for user: UserContext, deviceID: String, _ state: inout InteractionState, _ environment: StepEnvironment
     ) async throws -> StepEntry {
-        var approvalData: ApprovalData?
-        if let configured = environment.config["approval_data"]?.objectValue ?? state.approvalData {
-            do {
-                approvalData = try ApprovalData(json: configured)
-            } catch {
-                return .outcome(.failure(WireError(code: ErrorCode.invalidApprovalData, message: error.description)))
-            }
+        let approvalData: ApprovalData?
+        switch environment.approvalData(state) {
+        case .success(let data): approvalData = data
+        case .failure(let error): return .outcome(.failure(error))
         }
         let displayOTP = environment.config["display_web_otp"] == .bool(true)
         let otp = displayOTP ? WebOTP.generate(length: Self.integer("otp_length", environment, default: WebOTP.defaultLength, in: 4...10)) : nil

@@ -62,8 +62,9 @@ struct DeviceCommand: AsyncParsableCommand {
             try await reportingExitCode {
                 let phone = try profile.phone()
                 guard let payload = try await phone.pending().first else { throw DeviceCommandError.nothingPending }
-                _ = try await phone.approve(from: try await phone.open(payload), otp: otp)
-                print("Approved: \(SimulatedPhone.summary(payload))")
+                print(SimulatedPhone.summary(payload))
+                _ = try await phone.approve(from: try await phone.open(payload), otp: otp) { print($0) }
+                print("  approved")
             }
         }
     }
@@ -100,7 +101,7 @@ struct DeviceCommand: AsyncParsableCommand {
                         print(SimulatedPhone.summary(payload))
                         if let user = opened.data?["user_identifier"]?.stringValue { print("  for: \(user)") }
                         if let details = opened.data?["approval_data"]?.objectValue {
-                            for (key, value) in details.sorted(by: { $0.key < $1.key }) { print("  \(key): \(value.stringValue ?? "")") }
+                            SimulatedPhone.detailLines(details.compactMapValues(\.stringValue)).forEach { print($0) }
                         }
                         let needsCode = opened.journeyStepID == JourneyStepID.otpValidation
                         if autoApprove || ask("Approve? [y/n] ") {

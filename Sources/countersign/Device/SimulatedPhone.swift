@@ -47,8 +47,9 @@ struct SimulatedPhone {
         try await client.startMobileApproveJourney(payload: payload, deviceID: profile.deviceID, authenticator: authenticator)
     }
 
-    /// Answers the opened journey's steps: the web code when asked, then biometrics.
-    func approve(from opened: IdoResponse, otp: String?) async throws -> IdoResponse {
+    /// Answers the opened journey's steps: the web code when asked, then biometrics. Transaction details
+    /// go to `show` before they are signed.
+    func approve(from opened: IdoResponse, otp: String?, show: (String) -> Void = { _ in }) async throws -> IdoResponse {
         var step = opened
         while true {
             switch step.journeyStepID {
@@ -61,6 +62,14 @@ struct SimulatedPhone {
                 guard let challenge = step.data?["biometrics_challenge"]?.stringValue else { throw DeviceCommandError.refused(Self.describe(step)) }
                 step = try await client.submitClientResponse(
                     .clientInput, data: try await authenticator.authenticateNativeBiometrics(userIdentifier: profile.userIdentifier, challenge: challenge))
+            case JourneyStepID.mobileBiometricsTransactionSigning:
+                guard let data = step.data, let details = data["approval_data"]?.objectValue,
+                    let nonce = data["nonce"]?.stringValue, let challenge = data["biometrics_challenge"]?.stringValue
+                else { throw DeviceCommandError.refused(Self.describe(step)) }
+                let approvalData = details.compactMapValues(\.stringValue)
+                Self.detailLines(approvalData).forEach(show)
+                step = try await client.submitClientResponse(.clientInput, data: try await authenticator.approvalNativeBiometrics(
+                    userIdentifier: profile.userIdentifier, approvalData: approvalData, nonce: nonce, challenge: challenge))
             case JourneyStepID.success:
                 return step
             default:
@@ -78,6 +87,11 @@ struct SimulatedPhone {
     static func describe(_ step: IdoResponse) -> String {
         if let error = step.error { return "\(error.code): \(error.message)" }
         return "unexpected step \(step.journeyStepID)"
+    }
+
+    /// Transaction details as a person reads them, one `key: value` per line.
+    static func detailLines(_ approvalData: [String: String]) -> [String] {
+        approvalData.sorted { $0.key < $1.key }.map { "  \($0.key): \($0.value)" }
     }
 
     /// A line about a pending request: application and expiry.

@@ -1,0 +1,101 @@
+import Foundation
+
+/// A signed transaction as one self-contained JSON document (F31): everything needed to check,
+/// without the server, that the holder of the public key signed exactly this approval data.
+///
+/// Checking it means recomputing the challenge from `approval_data` and `nonce`
+/// (`TransactionChallenge`) and verifying `signature` over the challenge's UTF-8 bytes with
+/// `public_key`. docs/EVIDENCE.md shows the same with openssl.
+public struct EvidenceBundle: Codable, Sendable, Equatable {
+    /// The value of `format` this version writes and reads.
+    public static let currentFormat = "countersign-evidence-v1"
+
+    public let format: String
+    public let id: String
+    public let approvalData: ApprovalData
+    /// 32 random bytes, base64url without padding.
+    public let nonce: String
+    /// base64url(SHA-256("countersign-txn-v1" ‖ canonical approval data ‖ nonce bytes)).
+    public let challenge: String
+    /// Base64 signature of the challenge's UTF-8 bytes: ECDSA P-256 with SHA-256 (DER, as phones send
+    /// it), or RSA with SHA-256 (PSS or PKCS#1 v1.5).
+    public let signature: String
+    public let publicKeyID: String
+    /// Base64 DER SubjectPublicKeyInfo.
+    public let publicKey: String
+    public let userID: String
+    public let externalUserID: String
+    public let deviceID: String?
+    public let journeyID: String
+    /// The web-to-mobile approval the signature settled, when there was one.
+    public let approvalID: String?
+    /// ISO 8601, UTC.
+    public let signedAt: String
+
+    public init(
+        id: String, approvalData: ApprovalData, nonce: String, challenge: String, signature: String, publicKeyID: String,
+        publicKey: String, userID: String, externalUserID: String, deviceID: String?, journeyID: String,
+        approvalID: String?, signedAt: String
+    ) {
+        self.format = Self.currentFormat
+        self.id = id
+        self.approvalData = approvalData
+        self.nonce = nonce
+        self.challenge = challenge
+        self.signature = signature
+        self.publicKeyID = publicKeyID
+        self.publicKey = publicKey
+        self.userID = userID
+        self.externalUserID = externalUserID
+        self.deviceID = deviceID
+        self.journeyID = journeyID
+        self.approvalID = approvalID
+        self.signedAt = signedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case format, id, nonce, challenge, signature
+        case approvalData = "approval_data"
+        case publicKeyID = "public_key_id"
+        case publicKey = "public_key"
+        case userID = "user_id"
+        case externalUserID = "external_user_id"
+        case deviceID = "device_id"
+        case journeyID = "journey_id"
+        case approvalID = "approval_id"
+        case signedAt = "signed_at"
+    }
+
+    /// Why a bundle does not verify.
+    public enum Problem: Error, Equatable, CustomStringConvertible {
+        case unknownFormat(String)
+        case challengeMismatch
+        case unusablePublicKey(String)
+        case badSignature
+
+        public var description: String {
+            switch self {
+            case .unknownFormat(let format): "unknown format '\(format)' (expected \(EvidenceBundle.currentFormat))"
+            case .challengeMismatch: "the challenge does not match approval_data and nonce"
+            case .unusablePublicKey(let reason): "public_key: \(reason)"
+            case .badSignature: "the signature does not verify with public_key"
+            }
+        }
+    }
+
+    /// Checks the bundle offline: the challenge follows from the approval data and nonce, and the
+    /// signature over it verifies with the public key.
+    public func verify() throws(Problem) {
+        guard format == Self.currentFormat else { throw .unknownFormat(format) }
+        guard let expected = TransactionChallenge.derive(approvalData: approvalData, nonceBase64URL: nonce),
+            ConstantTime.equals(Array(expected.utf8), Array(challenge.utf8))
+        else { throw .challengeMismatch }
+        let key: VerifyingKey
+        do {
+            key = try VerifyingKey(base64: publicKey, allowRSA: true)
+        } catch {
+            throw .unusablePublicKey(error.description)
+        }
+        guard key.verifies(signatureBase64: signature, of: challenge) else { throw .badSignature }
+    }
+}

@@ -1,0 +1,81 @@
+import CountersignCore
+import Foundation
+
+/// `mobile_biometrics_transaction_signing`: the phone shows transaction details and the person signs,
+/// with a biometric key, a challenge derived from exactly those details and fresh randomness
+/// (DESIGN.md §3, F13–F16).
+///
+/// Config: `external_user_id` (expression, required), `approval_data` (an object whose values may be
+/// expressions, or one expression giving an object; default: the start call's `approval_data`),
+/// `max_attempts`, and the output and behaviour keys every step understands. A verified signature is
+/// kept as evidence, and the run's tokens carry the signed approval data.
+struct TransactionSigningStep: StepBehavior {
+    /// What the step keeps between calls, in the interaction's server-side secrets.
+    enum Key {
+        static let challenge = "challenge"
+        static let nonce = "nonce"
+        static let approvalData = "approval_data"
+        static let user = "user"
+    }
+
+    func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
+        guard let externalUserID = environment.string("external_user_id"), !externalUserID.isEmpty else {
+            return StepEnvironment.noUser
+        }
+        let approvalData: ApprovalData
+        switch environment.approvalData(state) {
+        case .success(let data?): approvalData = data
+        case .success(nil):
+            return .outcome(.failure(WireError(
+                code: ErrorCode.invalidApprovalData, message: "the journey has no approval_data to sign")))
+        case .failure(let error): return .outcome(.failure(error))
+        }
+        let nonce = LenientBase64.urlEncoded(SecureRandom.bytes(32))
+        let challenge = TransactionChallenge.derive(approvalData: approvalData, nonceBase64URL: nonce)!
+        return .present(
+            journeyStepID: JourneyStepID.mobileBiometricsTransactionSigning,
+            data: [
+                "user_identifier": .string(externalUserID), "approval_data": approvalData.json,
+                "nonce": .string(nonce), "biometrics_challenge": .string(challenge),
+            ],
+            secrets: [
+                Key.challenge: challenge, Key.nonce: nonce, Key.approvalData: approvalData.canonicalJSON,
+                Key.user: externalUserID,
+            ])
+    }
+
+    func receive(_ input: JSONValue?, _ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepOutcome {
+        let fields = try ClientInput(input)
+        let publicKeyID = try fields.string("publicKeyId")
+        let signature = try fields.string("signedChallenge")
+        let identifier = try fields.string("userIdentifier")
+        guard let challenge = environment.secrets[Key.challenge], let nonce = environment.secrets[Key.nonce],
+            let expectedUser = environment.secrets[Key.user],
+            let approvalData = environment.secrets[Key.approvalData].flatMap(Self.decode)
+        else { throw ClientResponseNotValid("no transaction is waiting to be signed") }
+        let refused = StepOutcome.retry(.invalidCredentials("The transaction signature does not verify."))
+        guard identifier == expectedUser,
+            let user = try await environment.effects.findUser(externalUserID: identifier),
+            let credential = try await environment.effects.activeBiometricKey(userID: user.userID, publicKeyID: publicKeyID),
+            credential.key.verifies(signatureBase64: signature, of: challenge), credential.isUsable(in: state)
+        else { return refused }
+        let signedAt = environment.now
+        let evidenceID = try await environment.effects.recordTransactionSignature(TransactionSignature(
+            user: user, deviceID: credential.deviceID ?? state.deviceID, publicKeyID: publicKeyID, publicKey: credential.key,
+            approvalData: approvalData, nonce: nonce, challenge: challenge, signature: signature, signedAt: signedAt,
+            journeyID: state.journeyID, approvalID: state.approvalID))
+        state.user = user
+        state.deviceID = state.deviceID ?? credential.deviceID
+        state.signedApprovalData = approvalData
+        state.addAuthenticationMethod(BiometricsAuthenticationStep.method, at: signedAt)
+        return .next(output: [
+            "approval_data": approvalData.json, "nonce": .string(nonce), "challenge": .string(challenge),
+            "signature": .string(signature), "public_key_id": .string(publicKeyID),
+            "signed_at": .string(ISO8601DateFormatter().string(from: signedAt)), "evidence_id": .string(evidenceID),
+        ])
+    }
+
+    private static func decode(_ canonicalJSON: String) -> ApprovalData? {
+        try? JSONDecoder().decode(ApprovalData.self, from: Data(canonicalJSON.utf8))
+    }
+}
