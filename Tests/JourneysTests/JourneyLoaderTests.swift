@@ -55,7 +55,7 @@ struct JourneyLoaderTests {
         ("unreachable step", "next: create", "next: done", "create", "unreachable"),
         ("bad expression syntax", "\"@login.email\"", "\"@login..email\"", "create", "bad expression"),
         ("unknown policy function", "\"@login.email\"", "\"@policy.secrets().x\"", "create", "unknown function"),
-        ("expression reads unknown step", "\"@login.email\"", "\"@nobody.email\"", "create", "not a step of this journey"),
+        ("expression reads unknown step", "\"@login.email\"", "\"@nobody.email\"", "create", "not a step or output variable of this journey"),
         ("missing next", "    next: done\n    branches", "    branches", "create", "missing 'next'"),
         ("next on a terminal step", "type: complete", "type: complete\n    next: login", "done", "takes no 'next'"),
         ("unknown key", "type: complete", "type: complete\n    nxt: login", "done", "unknown key 'nxt'"),

@@ -278,7 +278,7 @@ private struct DocumentValidator {
                 if case .variable(let name) = expression.source, !variables.contains(name),
                     !(name.hasSuffix(Self.errorSuffix) && variables.contains(String(name.dropLast(Self.errorSuffix.count))))
                 {
-                    problem(step.id, "expression reads '\(name)', which is neither a step nor an output variable of this journey")
+                    problem(step.id, "expression reads '\(name)', which is not a step or output variable of this journey")
                 }
             }
         } catch {
