@@ -242,4 +242,24 @@ struct WebToMobileTests {
             #expect(data["user_id"]?.stringValue?.hasPrefix("usr_") == true)
         }
     }
+
+    @Test("a biometric key of another device of the same user cannot approve for the device that was asked")
+    func keyOfAnotherDevice() async throws {
+        try await TestServer.run { server in
+            let asked = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let other = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            let choice = try await browser.signIn(email: "ada@example.com")
+            let code = try #require(choice.data?["devices"]?.arrayValue?.last?["code"])
+            _ = try await browser.client.submitClientResponse(.clientInput, data: ["selected_device_code": code])
+
+            let step = try await asked.startApproval()
+            let refused = try await asked.phone.client.submitClientResponse(
+                .clientInput, data: try await other.phone.biometricAnswer(to: step, as: "ada@example.com"))
+            #expect(refused.error?.code == ErrorCode.invalidCredentials)
+            let approved = try await asked.phone.client.submitClientResponse(
+                .clientInput, data: try await asked.phone.biometricAnswer(to: refused, as: "ada@example.com"))
+            #expect(approved.journeyStepID == JourneyStepID.success)
+        }
+    }
 }

@@ -17,8 +17,8 @@ public struct EvidenceBundle: Codable, Sendable, Equatable {
     public let nonce: String
     /// base64url(SHA-256("countersign-txn-v1" ‖ canonical approval data ‖ nonce bytes)).
     public let challenge: String
-    /// Base64 signature of the challenge's UTF-8 bytes: ECDSA P-256 with SHA-256 (DER, as phones send
-    /// it), or RSA with SHA-256 (PSS or PKCS#1 v1.5).
+    /// Standard base64 (padded) signature of the challenge's UTF-8 bytes: ECDSA P-256 with SHA-256
+    /// (DER, as phones send it), or RSA with SHA-256 (PSS or PKCS#1 v1.5).
     public let signature: String
     public let publicKeyID: String
     /// Base64 DER SubjectPublicKeyInfo.
@@ -69,6 +69,8 @@ public struct EvidenceBundle: Codable, Sendable, Equatable {
     /// Why a bundle does not verify.
     public enum Problem: Error, Equatable, CustomStringConvertible {
         case unknownFormat(String)
+        /// A field is not in its one canonical encoding, so two texts could stand for the same bytes.
+        case notCanonical(field: String)
         case challengeMismatch
         case unusablePublicKey(String)
         case badSignature
@@ -76,6 +78,7 @@ public struct EvidenceBundle: Codable, Sendable, Equatable {
         public var description: String {
             switch self {
             case .unknownFormat(let format): "unknown format '\(format)' (expected \(EvidenceBundle.currentFormat))"
+            case .notCanonical(let field): "\(field) is not in its canonical encoding"
             case .challengeMismatch: "the challenge does not match approval_data and nonce"
             case .unusablePublicKey(let reason): "public_key: \(reason)"
             case .badSignature: "the signature does not verify with public_key"
@@ -87,6 +90,13 @@ public struct EvidenceBundle: Codable, Sendable, Equatable {
     /// signature over it verifies with the public key.
     public func verify() throws(Problem) {
         guard format == Self.currentFormat else { throw .unknownFormat(format) }
+        guard let nonceBytes = LenientBase64.decode(nonce), nonceBytes.count == 32, LenientBase64.urlEncoded(nonceBytes) == nonce else {
+            throw .notCanonical(field: "nonce")
+        }
+        for (field, text) in [("signature", signature), ("public_key", publicKey)]
+        where Data(base64Encoded: text)?.base64EncodedString() != text {
+            throw .notCanonical(field: field)
+        }
         guard let expected = TransactionChallenge.derive(approvalData: approvalData, nonceBase64URL: nonce),
             ConstantTime.equals(Array(expected.utf8), Array(challenge.utf8))
         else { throw .challengeMismatch }
@@ -96,6 +106,8 @@ public struct EvidenceBundle: Codable, Sendable, Equatable {
         } catch {
             throw .unusablePublicKey(error.description)
         }
+        // The key's parser tolerates some header bytes; the bundle's text must be the key's own encoding.
+        guard key.spkiBase64 == publicKey else { throw .notCanonical(field: "public_key") }
         guard key.verifies(signatureBase64: signature, of: challenge) else { throw .badSignature }
     }
 }

@@ -35,7 +35,8 @@ final class TransactionEvidenceModel: Model, @unchecked Sendable {
         approvalData = signature.approvalData.canonicalJSON
         nonce = signature.nonce
         challenge = signature.challenge
-        self.signature = signature.signature
+        // Kept in one canonical encoding, so that the evidence has exactly one text.
+        self.signature = LenientBase64.decode(signature.signature)?.base64EncodedString() ?? signature.signature
         journeyID = signature.journeyID
         approvalID = signature.approvalID
         signedAt = signature.signedAt
