@@ -35,8 +35,10 @@ final class RunningServer {
         process.waitUntilExit()
     }
 
-    func get(_ path: String) async throws -> String {
-        let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+    func get(_ path: String, bearer: String? = nil) async throws -> String {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        let (data, _) = try await URLSession.shared.data(for: request)
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+@Suite("Payments from the command line: the phone shows and signs, evidence verifies offline")
+struct PaymentCommandTests {
+    static let adminKey = "admin-key-0123456789"
+    static let paymentForm = #"{"option":"client_input","data":{"email":"ada@example.com","amount":"1000","currency":"USD","payee":"Merchant A"}}"#
+
+    /// Pays through `web_transaction_signing` with `countersign device approve` as the phone; returns
+    /// the evidence bundle of the signature as JSON text.
+    static func payAndFetchEvidence(server: RunningServer, profile: [String: String]) async throws -> String {
+        let browser = DeviceCommandTests.Browser(server: server)
+        _ = try await browser.start("web_transaction_signing")
+        let waiting = try await browser.submit(paymentForm)
+        #expect((waiting["data"] as? [String: Any])?["approval_data"] as? [String: String]
+            == ["amount": "1000", "currency": "USD", "payee": "Merchant A"])
+
+        let approved = try CommandRunner.run(["device", "approve"], environment: profile)
+        #expect(approved.status == 0, "\(approved.errors)")
+        let shown = try #require(approved.output.range(of: "  amount: 1000\n  currency: USD\n  payee: Merchant A\n"))
+        let confirmed = try #require(approved.output.range(of: "approved"))
+        #expect(shown.upperBound <= confirmed.lowerBound, "the details come before the approval: \(approved.output)")
+
+        let done = try await browser.submit(#"{"option":"client_input","data":{}}"#)
+        #expect(done["journey_step_id"] as? String == "action:success")
+        let claims = try tokenClaims(try #require(done["token"] as? String))
+        #expect(claims["approval_data"] as? [String: String] == ["amount": "1000", "currency": "USD", "payee": "Merchant A"])
+
+        let listed = try await server.get("/admin/v1/evidence", bearer: adminKey)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [String: Any])
+        let bundle = try #require((object["evidence"] as? [Any])?.first)
+        return String(decoding: try JSONSerialization.data(withJSONObject: bundle, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
+    }
+
+    /// The payload of a JWT, without checking it (the server tests check signatures).
+    static func tokenClaims(_ token: String) throws -> [String: Any] {
+        var payload = String(token.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        payload += String(repeating: "=", count: (4 - payload.count % 4) % 4)
+        let data = try #require(Data(base64Encoded: payload))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    static func write(_ text: String) throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("evidence-\(UUID().uuidString).json")
+        try Data(text.utf8).write(to: file)
+        return file
+    }
+
+    @Test("device approve shows the payment, the browser's token carries it, and the evidence verifies offline until one byte changes")
+    func paymentEndToEnd() async throws {
+        let (server, profile) = try DeviceCommandTests.serverWithPhone(email: "ada@example.com")
+        let bundle = try await Self.payAndFetchEvidence(server: server, profile: profile)
+        server.stop()
+
+        let verified = try CommandRunner.run(["evidence", "verify", try Self.write(bundle).path])
+        #expect(verified.status == 0, "\(verified.errors)")
+        #expect(verified.output.contains("Verified: ada@example.com signed amount=1000, currency=USD, payee=Merchant A"))
+
+        let tampered = try CommandRunner.run(["evidence", "verify", try Self.write(bundle.replacingOccurrences(of: "\"1000\"", with: "\"1001\"")).path])
+        #expect(tampered.status == 1)
+        #expect(tampered.errors.contains("NOT VERIFIED: the challenge does not match"))
+
+        let notABundle = try CommandRunner.run(["evidence", "verify", try Self.write("{\"format\": 1}").path])
+        #expect(notABundle.status == 2)
+    }
+
+    @Test("the openssl recipe in docs/EVIDENCE.md verifies a bundle and refuses a changed one")
+    func opensslRecipe() async throws {
+        let (server, profile) = try DeviceCommandTests.serverWithPhone(email: "ada@example.com")
+        let bundle = try await Self.payAndFetchEvidence(server: server, profile: profile)
+        server.stop()
+
+        let docs = try String(contentsOf: CommandRunner.repositoryRoot.appendingPathComponent("docs/EVIDENCE.md"), encoding: .utf8)
+        let afterMarker = try #require(docs.components(separatedBy: "<!-- openssl-recipe -->").last)
+        let recipe = try #require(afterMarker.components(separatedBy: "```sh\n").dropFirst().first?.components(separatedBy: "```").first)
+
+        func run(_ bundleText: String) throws -> (status: Int32, output: String) {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("openssl-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Data(bundleText.utf8).write(to: directory.appendingPathComponent("evidence.json"))
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", "set -e\n" + recipe]
+            process.currentDirectoryURL = directory
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+        let sound = try run(bundle)
+        #expect(sound.status == 0, "\(sound.output)")
+        #expect(sound.output.contains("Challenge OK"))
+        #expect(sound.output.contains("Verified OK"))
+        let changed = try run(bundle.replacingOccurrences(of: "Merchant A", with: "Merchant B"))
+        #expect(changed.output.contains("Challenge DOES NOT MATCH"), "\(changed.output)")
+        #expect(!changed.output.contains("Challenge OK"))
+        let forged = try run(bundle.replacingOccurrences(of: "\"challenge\":\"", with: "\"challenge\":\"A"))
+        #expect(forged.status != 0, "a changed challenge must fail the signature check: \(forged.output)")
+        #expect(!forged.output.contains("Verified OK"))
+    }
+
+    @Test("watch shows the payment before answering")
+    func watchShowsPayment() async throws {
+        let (server, profile) = try DeviceCommandTests.serverWithPhone(email: "ada@example.com")
+        defer { server.stop() }
+        let watch = Task.detached { try CommandRunner.run(["device", "watch", "--auto-approve", "--count", "1"], environment: profile) }
+        let browser = DeviceCommandTests.Browser(server: server)
+        _ = try await browser.start("web_transaction_signing")
+        _ = try await browser.submit(Self.paymentForm)
+        let watched = try await watch.value
+        #expect(watched.status == 0, "\(watched.errors)")
+        let shown = try #require(watched.output.range(of: "  payee: Merchant A\n"))
+        let confirmed = try #require(watched.output.range(of: "  approved"))
+        #expect(shown.upperBound <= confirmed.lowerBound)
+        let done = try await browser.submit(#"{"option":"client_input","data":{}}"#)
+        #expect(done["journey_step_id"] as? String == "action:success")
+    }
+}
