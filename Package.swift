@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "countersign", targets: ["countersign"]),
         .library(name: "CountersignClient", targets: ["CountersignClient"]),
         .library(name: "CountersignServer", targets: ["CountersignServer"]),
+        .library(name: "CountersignPushTesting", targets: ["CountersignPushTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -20,6 +21,11 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         .target(
@@ -38,7 +44,25 @@ let package = Package(
         ),
         .target(
             name: "Push",
-            dependencies: ["CountersignCore"]
+            dependencies: [
+                "CountersignCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Protocol-checking stand-ins for APNs and Google's FCM endpoints, for tests here and elsewhere.
+        .target(
+            name: "CountersignPushTesting",
+            dependencies: [
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .target(
             name: "CountersignServer",
@@ -74,6 +98,10 @@ let package = Package(
         .testTarget(
             name: "CountersignCoreTests",
             dependencies: ["CountersignCore"]
+        ),
+        .testTarget(
+            name: "PushTests",
+            dependencies: ["Push", "CountersignPushTesting"]
         ),
         .testTarget(
             name: "JourneysTests",

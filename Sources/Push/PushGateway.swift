@@ -4,8 +4,21 @@ import Foundation
 /// Delivers an approval request to a phone. One implementation per channel (APNs, FCM, inbox); the
 /// server picks the one that matches the device's registration.
 public protocol PushGateway: Sendable {
-    /// Sends `notification` to the device described by `target`.
-    func send(_ notification: PushNotification, to target: PushTarget) async throws
+    /// Makes one attempt to send `notification` to the device described by `target`. Never throws:
+    /// every failure is an outcome the caller can act on.
+    func send(_ notification: PushNotification, to target: PushTarget) async -> DeliveryOutcome
+}
+
+/// How one delivery attempt ended.
+public enum DeliveryOutcome: Sendable, Equatable {
+    case delivered
+    /// Worth another try later (busy or failing provider, network trouble); `retryAfter` is the
+    /// provider's own `Retry-After`, when it sent one.
+    case retryable(reason: String, retryAfter: TimeInterval?)
+    /// The provider says the device's token is no longer valid; retrying cannot help.
+    case tokenInvalid(reason: String)
+    /// Refused for good (bad request, payload too large, no configuration); retrying cannot help.
+    case rejected(reason: String)
 }
 
 /// Where a notification goes.

@@ -16,11 +16,10 @@ struct PushDispatcher: Sendable {
             ])
             return
         }
-        do {
-            try await gateway.send(notification, to: target)
-        } catch {
+        let outcome = await gateway.send(notification, to: target)
+        if outcome != .delivered {
             logger.warning("push delivery failed", metadata: [
-                "channel": "\(target.channel.rawValue)", "device_id": "\(target.deviceID)", "error": "\(error)",
+                "channel": "\(target.channel.rawValue)", "device_id": "\(target.deviceID)", "outcome": "\(outcome)",
             ])
         }
     }
@@ -31,7 +30,8 @@ struct PushDispatcher: Sendable {
 struct InboxPushGateway: PushGateway {
     let events: any EventBus
 
-    func send(_ notification: PushNotification, to target: PushTarget) async throws {
+    func send(_ notification: PushNotification, to target: PushTarget) async -> DeliveryOutcome {
         await events.publish(EventTopic.device(target.deviceID), notification.payload["approval_id"] ?? "")
+        return .delivered
     }
 }

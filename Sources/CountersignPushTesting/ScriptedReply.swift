@@ -1,0 +1,48 @@
+import Foundation
+import Synchronization
+
+/// An answer a fake provider gives instead of its normal one, e.g. `429` with `Retry-After`.
+public struct ScriptedReply: Sendable {
+    public let status: Int
+    /// The provider's reason (`Unregistered`, `UNREGISTERED`, …).
+    public let reason: String?
+    public let retryAfter: Int?
+    /// How long to wait before answering, to play a slow provider.
+    public let delay: Duration
+
+    public init(status: Int, reason: String? = nil, retryAfter: Int? = nil, delay: Duration = .zero) {
+        self.status = status
+        self.reason = reason
+        self.retryAfter = retryAfter
+        self.delay = delay
+    }
+
+    /// A normal answer after `delay`.
+    public static func success(after delay: Duration) -> ScriptedReply {
+        ScriptedReply(status: 200, delay: delay)
+    }
+}
+
+/// Replies to give, in order, before falling back to normal answers.
+final class ReplyScript: Sendable {
+    private let replies = Mutex<[ScriptedReply]>([])
+
+    func append(_ more: [ScriptedReply]) {
+        replies.withLock { $0 += more }
+    }
+
+    func next() -> ScriptedReply? {
+        replies.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+    }
+}
+
+/// What a fake provider received, oldest first.
+final class RequestLog<Entry: Sendable>: Sendable {
+    private let entries = Mutex<[Entry]>([])
+
+    func append(_ entry: Entry) {
+        entries.withLock { $0.append(entry) }
+    }
+
+    var all: [Entry] { entries.withLock { $0 } }
+}

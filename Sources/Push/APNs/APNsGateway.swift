@@ -1,0 +1,126 @@
+import AsyncHTTPClient
+import CountersignCore
+import Foundation
+import NIOCore
+
+/// Apple Push Notification service over HTTP/2 with token authentication. Each configuration serves
+/// the devices whose app has its bundle id; one provider token per configuration is reused across
+/// sends and renewed every 50 minutes.
+public struct APNsGateway: PushGateway {
+    /// APNs refuses alert payloads larger than this.
+    public static let maximumPayloadBytes = 4096
+
+    private let client: HTTPClient
+    private let senders: [String: Sender]
+
+    struct Sender: Sendable {
+        let configuration: APNsConfiguration
+        let providerToken: APNsProviderToken
+    }
+
+    /// `client` must allow HTTP/2 (`httpVersion = .automatic`, the default); `now` is the clock provider
+    /// tokens are dated with.
+    public init(configurations: [APNsConfiguration], client: HTTPClient, now: @escaping @Sendable () -> Date = Date.init) async {
+        var senders: [String: Sender] = [:]
+        for configuration in configurations {
+            senders[configuration.bundleID] = Sender(
+                configuration: configuration, providerToken: await APNsProviderToken(configuration: configuration, now: now))
+        }
+        self.client = client
+        self.senders = senders
+    }
+
+    public func send(_ notification: PushNotification, to target: PushTarget) async -> DeliveryOutcome {
+        guard let deviceToken = target.token, Self.isDeviceToken(deviceToken) else {
+            return .tokenInvalid(reason: "BadDeviceToken")
+        }
+        guard let sender = target.appID.flatMap({ senders[$0] }) ?? (senders.count == 1 ? senders.values.first : nil) else {
+            return .rejected(reason: "no APNs configuration for bundle id '\(target.appID ?? "")'")
+        }
+        let body: Data
+        do {
+            body = try JSONEncoder.sortedKeys.encode(Self.payload(of: notification))
+        } catch {
+            return .rejected(reason: "the payload cannot be encoded")
+        }
+        guard body.count <= Self.maximumPayloadBytes else {
+            return .rejected(reason: "PayloadTooLarge: \(body.count) bytes, APNs takes at most \(Self.maximumPayloadBytes)")
+        }
+        switch await attempt(body, notification, deviceToken, sender) {
+        case .done(let outcome):
+            return outcome
+        case .providerTokenRefused:
+            // A token Apple calls expired (e.g. after a clock jump) is renewed once, then sent again.
+            await sender.providerToken.invalidate()
+            switch await attempt(body, notification, deviceToken, sender) {
+            case .done(let outcome): return outcome
+            case .providerTokenRefused(let reason): return .rejected(reason: reason)
+            }
+        }
+    }
+
+    private enum Attempt {
+        case done(DeliveryOutcome)
+        case providerTokenRefused(String)
+    }
+
+    private func attempt(_ body: Data, _ notification: PushNotification, _ deviceToken: String, _ sender: Sender) async -> Attempt {
+        let configuration = sender.configuration
+        var request = HTTPClientRequest(url: "\(configuration.baseURL)/3/device/\(deviceToken)")
+        request.method = .POST
+        do {
+            request.headers.add(name: "authorization", value: "bearer \(try await sender.providerToken.token())")
+        } catch {
+            return .done(.rejected(reason: "the provider token cannot be signed"))
+        }
+        request.headers.add(name: "apns-topic", value: configuration.bundleID)
+        request.headers.add(name: "apns-push-type", value: "alert")
+        request.headers.add(name: "apns-priority", value: "10")
+        request.headers.add(name: "apns-expiration", value: String(Int(notification.expiresAt.timeIntervalSince1970)))
+        request.headers.add(name: "apns-collapse-id", value: notification.collapseID)
+        request.headers.add(name: "apns-id", value: UUID().uuidString)
+        request.headers.add(name: "content-type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: body))
+        do {
+            let response = try await client.execute(request, timeout: .seconds(15))
+            let reply = try await response.body.collect(upTo: 64 * 1024)
+            let reason = (try? JSONDecoder().decode(Reply.self, from: Data(reply.readableBytesView)))?.reason ?? "HTTP \(response.status.code)"
+            let retryAfter = response.headers.first(name: "retry-after").flatMap(TimeInterval.init)
+            switch (response.status.code, reason) {
+            case (200, _): return .done(.delivered)
+            case (403, "ExpiredProviderToken"), (403, "InvalidProviderToken"): return .providerTokenRefused(reason)
+            case (410, _), (400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"): return .done(.tokenInvalid(reason: reason))
+            case (429, _), (500...599, _): return .done(.retryable(reason: reason, retryAfter: retryAfter))
+            default: return .done(.rejected(reason: reason))
+            }
+        } catch {
+            return .done(.retryable(reason: "network: \(error)", retryAfter: nil))
+        }
+    }
+
+    /// `aps` with the visible alert, and `data` with what the app hands to the SDK.
+    static func payload(of notification: PushNotification) -> JSONValue {
+        [
+            "aps": ["alert": ["title": .string(notification.title), "body": .string(notification.body)], "sound": "default"],
+            "data": .object(notification.payload.mapValues { .string($0) }),
+        ]
+    }
+
+    /// APNs device tokens are hex strings (64 characters today; Apple allows longer).
+    static func isDeviceToken(_ text: String) -> Bool {
+        text.count >= 64 && text.count <= 200 && text.count % 2 == 0 && text.allSatisfy(\.isHexDigit)
+    }
+
+    private struct Reply: Decodable {
+        let reason: String?
+    }
+}
+
+extension JSONEncoder {
+    /// Stable output for request bodies.
+    static let sortedKeys: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}
