@@ -101,7 +101,11 @@ let package = Package(
         ),
         .testTarget(
             name: "PushTests",
-            dependencies: ["Push", "CountersignPushTesting"]
+            dependencies: [
+                "Push",
+                "CountersignPushTesting",
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "JourneysTests",

@@ -42,42 +42,33 @@ public final class FakeAPNs: Sendable {
     /// Starts on a free port. `bundleIDs` are the topics it accepts; `now` judges token age.
     public init(keys: [Key], bundleIDs: Set<String>, now: @escaping @Sendable () -> Date = Date.init) async throws {
         let authority = try TestCertificateAuthority()
-        let app = try await Application.make(.testing)
-        app.http.server.configuration.hostname = "127.0.0.1"
-        app.http.server.configuration.port = 0
-        app.http.server.configuration.supportVersions = [.one, .two]
-        app.http.server.configuration.tlsConfiguration = authority.serverTLS
-        app.logger.logLevel = .error
         let verifier = JWTKeyCollection()
         for key in keys {
             await verifier.add(ecdsa: try ES256PublicKey(pem: key.publicKeyPEM), kid: JWKIdentifier(string: key.keyID))
         }
         let checks = Checks(keys: keys, bundleIDs: bundleIDs, verifier: verifier, now: now)
-        self.app = app
         self.certificateAuthority = authority
         let log = self.log
         let script = self.script
-        app.on(.POST, "3", "device", ":token", body: .collect(maxSize: "64kb")) { request async throws -> Response in
-            let token = request.parameters.get("token") ?? ""
-            let body = request.body.data.map { Data(buffer: $0) } ?? Data()
-            var (status, reason) = await checks.verdict(request, deviceToken: token, body: body)
-            var retryAfter: Int?
-            if status == 200, let scripted = script.next() {
-                try await Task.sleep(for: scripted.delay)
-                (status, reason, retryAfter) = (scripted.status, scripted.reason, scripted.retryAfter)
+        (app, url) = try await FakeProviderServer.start(authority: authority) { app in
+            app.on(.POST, "3", "device", ":token", body: .collect(maxSize: "64kb")) { request async throws -> Response in
+                let token = request.parameters.get("token") ?? ""
+                let body = request.body.data.map { Data(buffer: $0) } ?? Data()
+                var (status, reason) = await checks.verdict(request, deviceToken: token, body: body)
+                var retryAfter: Int?
+                if status == 200, let scripted = script.next() {
+                    try await Task.sleep(for: scripted.delay)
+                    (status, reason, retryAfter) = (scripted.status, scripted.reason, scripted.retryAfter)
+                }
+                log.append(Request(
+                    httpVersion: request.version.major, deviceToken: token, headers: request.headerDictionary, body: body,
+                    providerToken: request.headers.bearerAuthorization?.token, status: status, reason: reason))
+                let response = Response(status: HTTPResponseStatus(statusCode: status))
+                if let retryAfter { response.headers.replaceOrAdd(name: "retry-after", value: String(retryAfter)) }
+                if let reason { try response.content.encode(["reason": reason]) }
+                return response
             }
-            log.append(Request(
-                    httpVersion: request.version.major, deviceToken: token,
-                    headers: Dictionary(request.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first }),
-                    body: body, providerToken: request.headers.bearerAuthorization?.token, status: status, reason: reason))
-            let response = Response(status: HTTPResponseStatus(statusCode: status))
-            if let retryAfter { response.headers.replaceOrAdd(name: "retry-after", value: String(retryAfter)) }
-            if let reason { try response.content.encode(["reason": reason]) }
-            return response
         }
-        try await app.server.start(address: .hostname("127.0.0.1", port: 0))
-        guard let port = app.http.server.shared.localAddress?.port else { throw Abort(.internalServerError) }
-        url = "https://127.0.0.1:\(port)"
     }
 
     /// Every request so far, oldest first.
@@ -89,8 +80,7 @@ public final class FakeAPNs: Sendable {
     }
 
     public func stop() async {
-        await app.server.shutdown()
-        try? await app.asyncShutdown()
+        await FakeProviderServer.stop(app)
     }
 
     /// Apple's checks, in the order its documentation lists the errors.

@@ -1,0 +1,107 @@
+import AsyncHTTPClient
+import CountersignCore
+import Foundation
+import NIOCore
+
+/// Firebase Cloud Messaging HTTP v1: a data message with high Android priority and a time to live
+/// that ends with the approval.
+public struct FCMGateway: PushGateway {
+    private let account: FCMServiceAccount
+    private let accessToken: FCMAccessToken
+    private let client: HTTPClient
+    private let now: @Sendable () -> Date
+
+    public init(account: FCMServiceAccount, client: HTTPClient, now: @escaping @Sendable () -> Date = Date.init) async {
+        self.account = account
+        self.client = client
+        self.now = now
+        accessToken = await FCMAccessToken(account: account, client: client, now: now)
+    }
+
+    public func send(_ notification: PushNotification, to target: PushTarget) async -> DeliveryOutcome {
+        guard let deviceToken = target.token, !deviceToken.isEmpty else { return .tokenInvalid(reason: "UNREGISTERED") }
+        let ttl = max(0, Int(notification.expiresAt.timeIntervalSince(now()).rounded(.up)))
+        let message: JSONValue = [
+            "message": [
+                "token": .string(deviceToken),
+                "data": .object(notification.payload.mapValues { .string($0) }),
+                "android": ["priority": "high", "ttl": .string("\(ttl)s"), "collapse_key": .string(notification.collapseID)],
+            ],
+        ]
+        guard let body = try? JSONEncoder.sortedKeys.encode(message) else { return .rejected(reason: "the message cannot be encoded") }
+        switch await attempt(body) {
+        case .done(let outcome):
+            return outcome
+        case .unauthenticated:
+            // An access token revoked or expired early is renewed once, then the message is sent again.
+            await accessToken.invalidate()
+            switch await attempt(body) {
+            case .done(let outcome): return outcome
+            case .unauthenticated(let reason): return .rejected(reason: reason)
+            }
+        }
+    }
+
+    private enum Attempt {
+        case done(DeliveryOutcome)
+        case unauthenticated(String)
+    }
+
+    private func attempt(_ body: Data) async -> Attempt {
+        var request = HTTPClientRequest(url: "\(account.sendBaseURL)/v1/projects/\(account.projectID)/messages:send")
+        request.method = .POST
+        do {
+            request.headers.add(name: "authorization", value: "Bearer \(try await accessToken.token())")
+        } catch {
+            return .done(.retryable(reason: "access token: \(error)", retryAfter: nil))
+        }
+        request.headers.add(name: "content-type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: body))
+        do {
+            let response = try await client.execute(request, timeout: .seconds(15))
+            let reply = try await response.body.collect(upTo: 64 * 1024)
+            let error = (try? JSONDecoder().decode(ErrorReply.self, from: Data(reply.readableBytesView)))?.error
+            let code = error?.errorCode ?? error?.status ?? "HTTP \(response.status.code)"
+            let retryAfter = response.headers.first(name: "retry-after").flatMap(TimeInterval.init)
+            switch response.status.code {
+            case 200: return .done(.delivered)
+            case 401: return .unauthenticated(code)
+            case 429, 500...599: return .done(.retryable(reason: code, retryAfter: retryAfter))
+            case 404 where code == "UNREGISTERED", 400 where code == "UNREGISTERED": return .done(.tokenInvalid(reason: code))
+            case 400 where code == "INVALID_ARGUMENT" && error?.concernsToken == true: return .done(.tokenInvalid(reason: code))
+            default: return .done(.rejected(reason: code))
+            }
+        } catch {
+            return .done(.retryable(reason: "network: \(error)", retryAfter: nil))
+        }
+    }
+
+    /// Google's error body: `{"error": {"status", "message", "details": [{"errorCode"}, {"fieldViolations"}]}}`.
+    struct ErrorReply: Decodable {
+        let error: Body
+
+        struct Body: Decodable {
+            let status: String?
+            let message: String?
+            let details: [Detail]?
+
+            /// The FCM-specific code (`UNREGISTERED`, `INVALID_ARGUMENT`, …) when present.
+            var errorCode: String? { details?.lazy.compactMap(\.errorCode).first }
+
+            /// Whether the refusal is about the registration token rather than the message.
+            var concernsToken: Bool {
+                details?.contains { $0.fieldViolations?.contains { $0.field == "message.token" } == true } == true
+                    || message?.localizedCaseInsensitiveContains("registration token") == true
+            }
+        }
+
+        struct Detail: Decodable {
+            let errorCode: String?
+            let fieldViolations: [FieldViolation]?
+        }
+
+        struct FieldViolation: Decodable {
+            let field: String?
+        }
+    }
+}
