@@ -4,26 +4,26 @@ import Testing
 @Suite("The countersign command")
 struct CommandLineTests {
     @Test("journeys lint accepts the shipped templates")
-    func lintTemplates() throws {
-        let result = try CommandRunner.run(["journeys", "lint", CommandRunner.repositoryRoot.appendingPathComponent("journeys").path])
+    func lintTemplates() async throws {
+        let result = try await CommandRunner.run(["journeys", "lint", CommandRunner.repositoryRoot.appendingPathComponent("journeys").path])
         #expect(result.status == 0)
         #expect(result.output.contains("mobile_registration"))
     }
 
     @Test("journeys lint refuses a bad file naming file, step and reason")
-    func lintRefuses() throws {
+    func lintRefuses() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lint-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try "id: broken\nsteps:\n  - {id: first, type: complete}\n  - {id: lost, type: complete}\n"
             .write(to: directory.appendingPathComponent("broken.yaml"), atomically: true, encoding: .utf8)
-        let result = try CommandRunner.run(["journeys", "lint", directory.path])
+        let result = try await CommandRunner.run(["journeys", "lint", directory.path])
         #expect(result.status == 1)
         #expect(result.errors.contains("broken.yaml: step 'lost': unreachable"))
     }
 
     @Test("serve --help lists every environment variable with its default")
-    func serveHelp() throws {
-        let result = try CommandRunner.run(["serve", "--help"])
+    func serveHelp() async throws {
+        let result = try await CommandRunner.run(["serve", "--help"])
         #expect(result.status == 0)
         for name in ["COUNTERSIGN_HOST", "COUNTERSIGN_PORT", "COUNTERSIGN_DATABASE_URL", "COUNTERSIGN_PUBLIC_URL",
                      "COUNTERSIGN_ADMIN_KEY", "COUNTERSIGN_JOURNEYS_DIR", "COUNTERSIGN_INTERACTION_TTL", "COUNTERSIGN_TOKEN_TTL"] {
@@ -33,8 +33,8 @@ struct CommandLineTests {
     }
 
     @Test("serve stops at once naming every bad variable")
-    func serveRefusesBadEnvironment() throws {
-        let result = try CommandRunner.run(
+    func serveRefusesBadEnvironment() async throws {
+        let result = try await CommandRunner.run(
             ["serve"], environment: ["COUNTERSIGN_PORT": "http", "COUNTERSIGN_DATABASE_URL": "mysql://db/x"])
         #expect(result.status == 2)
         #expect(result.errors.contains("COUNTERSIGN_PORT"))
@@ -42,21 +42,21 @@ struct CommandLineTests {
     }
 
     @Test("serve refuses to start with an invalid journey, naming the file")
-    func serveRefusesBadJourney() throws {
+    func serveRefusesBadJourney() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("journeys"), withIntermediateDirectories: true)
         try "id: bad\nsteps:\n  - {id: s, type: nope}\n"
             .write(to: directory.appendingPathComponent("journeys/bad.yaml"), atomically: true, encoding: .utf8)
-        let result = try CommandRunner.run(["serve", "--port", "0"], environment: ["COUNTERSIGN_ADMIN_KEY": "admin-key-0123456789"], directory: directory)
+        let result = try await CommandRunner.run(["serve", "--port", "0"], environment: ["COUNTERSIGN_ADMIN_KEY": "admin-key-0123456789"], directory: directory)
         #expect(result.status != 0)
         #expect((result.output + result.errors).contains("bad.yaml: step 's': unknown step type 'nope'"))
     }
 
     @Test("migrate creates the SQLite database in the working directory")
-    func migrate() throws {
+    func migrate() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("migrate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let result = try CommandRunner.run(["migrate"], directory: directory)
+        let result = try await CommandRunner.run(["migrate"], directory: directory)
         #expect(result.status == 0)
         let header = try Data(contentsOf: directory.appendingPathComponent("countersign.sqlite")).prefix(20)
         #expect(header.starts(with: Data("SQLite format 3".utf8)))

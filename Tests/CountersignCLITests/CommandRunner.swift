@@ -19,8 +19,10 @@ struct CommandRunner {
         let errors: String
     }
 
-    /// Runs `countersign ARGUMENTS` to completion.
-    static func run(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) throws -> Result {
+    /// Runs `countersign ARGUMENTS` to completion. The waiting happens on a dispatch thread, never on
+    /// the tests' cooperative threads: a command such as `device watch` waits for requests that other
+    /// test tasks must still be able to make.
+    static func run(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) async throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -32,11 +34,15 @@ struct CommandRunner {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-            errors: String(decoding: errorData, as: UTF8.self))
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let outputData = output.fileHandleForReading.readDataToEndOfFile()
+                let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: Result(
+                    status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+                    errors: String(decoding: errorData, as: UTF8.self)))
+            }
+        }
     }
 }

@@ -33,7 +33,7 @@ struct DeviceCommandTests {
 
     /// A running server and a simulated phone registered for `email`; returns the server and the
     /// environment naming the phone's profile.
-    static func serverWithPhone(email: String) throws -> (RunningServer, [String: String]) {
+    static func serverWithPhone(email: String) async throws -> (RunningServer, [String: String]) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let server = try RunningServer(directory: directory, environment: [
@@ -41,7 +41,7 @@ struct DeviceCommandTests {
             "COUNTERSIGN_ADMIN_KEY": "admin-key-0123456789",
         ])
         let profile = ["COUNTERSIGN_DEVICE_PROFILE": directory.appendingPathComponent("phone").path]
-        let registered = try CommandRunner.run(
+        let registered = try await CommandRunner.run(
             ["device", "register", "--server", "http://127.0.0.1:\(server.port)", "--email", email], environment: profile)
         #expect(registered.status == 0, "\(registered.errors)")
         #expect(registered.output.contains("Registered device dev_"))
@@ -50,7 +50,7 @@ struct DeviceCommandTests {
 
     @Test("register, then approve from the command line: the web login succeeds; with nothing pending the exit code is 3")
     func approveDrivesWebLogin() async throws {
-        let (server, profile) = try Self.serverWithPhone(email: "ada@example.com")
+        let (server, profile) = try await Self.serverWithPhone(email: "ada@example.com")
         defer { server.stop() }
 
         let browser = Browser(server: server)
@@ -58,24 +58,24 @@ struct DeviceCommandTests {
         let waiting = try await browser.submit(#"{"option":"client_input","data":{"email":"ada@example.com"}}"#)
         #expect(waiting["journey_step_id"] as? String == "mobile_approve_authentication")
 
-        let pending = try CommandRunner.run(["device", "pending"], environment: profile)
+        let pending = try await CommandRunner.run(["device", "pending"], environment: profile)
         #expect(pending.status == 0)
         #expect(pending.output.contains("Countersign Demo asks for approval"))
 
-        let approved = try CommandRunner.run(["device", "approve"], environment: profile)
+        let approved = try await CommandRunner.run(["device", "approve"], environment: profile)
         #expect(approved.status == 0, "\(approved.errors)")
 
         let done = try await browser.submit(#"{"option":"client_input","data":{}}"#)
         #expect(done["journey_step_id"] as? String == "action:success")
         #expect((done["token"] as? String)?.isEmpty == false)
 
-        let nothing = try CommandRunner.run(["device", "approve"], environment: profile)
+        let nothing = try await CommandRunner.run(["device", "approve"], environment: profile)
         #expect(nothing.status == 3)
     }
 
     @Test("a web OTP request needs --otp (exit 2, still pending), then approves with the code; deny fails the web login")
     func otpAndDenyFromTheCommandLine() async throws {
-        let (server, profile) = try Self.serverWithPhone(email: "bo@example.com")
+        let (server, profile) = try await Self.serverWithPhone(email: "bo@example.com")
         defer { server.stop() }
 
         let browser = Browser(server: server)
@@ -83,28 +83,28 @@ struct DeviceCommandTests {
         let waiting = try await browser.submit(#"{"option":"client_input","data":{"email":"bo@example.com"}}"#)
         let otp = try #require((waiting["data"] as? [String: Any])?["otp"] as? String)
 
-        let withoutCode = try CommandRunner.run(["device", "approve"], environment: profile)
+        let withoutCode = try await CommandRunner.run(["device", "approve"], environment: profile)
         #expect(withoutCode.status == 2)
         #expect(withoutCode.errors.contains("--otp"))
 
-        let withCode = try CommandRunner.run(["device", "approve", "--otp", otp], environment: profile)
+        let withCode = try await CommandRunner.run(["device", "approve", "--otp", otp], environment: profile)
         #expect(withCode.status == 0, "\(withCode.errors)")
         let signedIn = try await browser.submit(#"{"option":"client_input","data":{}}"#)
         #expect(signedIn["journey_step_id"] as? String == "action:success")
 
         _ = try await browser.start("web_login")
         _ = try await browser.submit(#"{"option":"client_input","data":{"email":"bo@example.com"}}"#)
-        #expect(try CommandRunner.run(["device", "deny"], environment: profile).status == 0)
+        #expect(try await CommandRunner.run(["device", "deny"], environment: profile).status == 0)
         let rejected = try await browser.submit(#"{"option":"client_input","data":{}}"#)
         #expect(rejected["journey_step_id"] as? String == "action:rejection")
     }
 
     @Test("watch --auto-approve answers a request as it arrives")
     func watchApproves() async throws {
-        let (server, profile) = try Self.serverWithPhone(email: "cy@example.com")
+        let (server, profile) = try await Self.serverWithPhone(email: "cy@example.com")
         defer { server.stop() }
 
-        let watch = Task.detached { try CommandRunner.run(["device", "watch", "--auto-approve", "--count", "1"], environment: profile) }
+        let watch = Task.detached { try await CommandRunner.run(["device", "watch", "--auto-approve", "--count", "1"], environment: profile) }
         let browser = Browser(server: server)
         _ = try await browser.start("web_login")
         _ = try await browser.submit(#"{"option":"client_input","data":{"email":"cy@example.com"}}"#)

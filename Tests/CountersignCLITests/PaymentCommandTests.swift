@@ -15,7 +15,7 @@ struct PaymentCommandTests {
         #expect((waiting["data"] as? [String: Any])?["approval_data"] as? [String: String]
             == ["amount": "1000", "currency": "USD", "payee": "Merchant A"])
 
-        let approved = try CommandRunner.run(["device", "approve"], environment: profile)
+        let approved = try await CommandRunner.run(["device", "approve"], environment: profile)
         #expect(approved.status == 0, "\(approved.errors)")
         let shown = try #require(approved.output.range(of: "  amount: 1000\n  currency: USD\n  payee: Merchant A\n"))
         let confirmed = try #require(approved.output.range(of: "approved"))
@@ -48,25 +48,25 @@ struct PaymentCommandTests {
 
     @Test("device approve shows the payment, the browser's token carries it, and the evidence verifies offline until one byte changes")
     func paymentEndToEnd() async throws {
-        let (server, profile) = try DeviceCommandTests.serverWithPhone(email: "ada@example.com")
+        let (server, profile) = try await DeviceCommandTests.serverWithPhone(email: "ada@example.com")
         let bundle = try await Self.payAndFetchEvidence(server: server, profile: profile)
         server.stop()
 
-        let verified = try CommandRunner.run(["evidence", "verify", try Self.write(bundle).path])
+        let verified = try await CommandRunner.run(["evidence", "verify", try Self.write(bundle).path])
         #expect(verified.status == 0, "\(verified.errors)")
         #expect(verified.output.contains("Verified: ada@example.com signed amount=1000, currency=USD, payee=Merchant A"))
 
-        let tampered = try CommandRunner.run(["evidence", "verify", try Self.write(bundle.replacingOccurrences(of: "\"1000\"", with: "\"1001\"")).path])
+        let tampered = try await CommandRunner.run(["evidence", "verify", try Self.write(bundle.replacingOccurrences(of: "\"1000\"", with: "\"1001\"")).path])
         #expect(tampered.status == 1)
         #expect(tampered.errors.contains("NOT VERIFIED: the challenge does not match"))
 
-        let notABundle = try CommandRunner.run(["evidence", "verify", try Self.write("{\"format\": 1}").path])
+        let notABundle = try await CommandRunner.run(["evidence", "verify", try Self.write("{\"format\": 1}").path])
         #expect(notABundle.status == 2)
     }
 
     @Test("the openssl recipe in docs/EVIDENCE.md verifies a bundle and refuses a changed one")
     func opensslRecipe() async throws {
-        let (server, profile) = try DeviceCommandTests.serverWithPhone(email: "ada@example.com")
+        let (server, profile) = try await DeviceCommandTests.serverWithPhone(email: "ada@example.com")
         let bundle = try await Self.payAndFetchEvidence(server: server, profile: profile)
         server.stop()
 
@@ -104,9 +104,9 @@ struct PaymentCommandTests {
 
     @Test("watch shows the payment before answering")
     func watchShowsPayment() async throws {
-        let (server, profile) = try DeviceCommandTests.serverWithPhone(email: "ada@example.com")
+        let (server, profile) = try await DeviceCommandTests.serverWithPhone(email: "ada@example.com")
         defer { server.stop() }
-        let watch = Task.detached { try CommandRunner.run(["device", "watch", "--auto-approve", "--count", "1"], environment: profile) }
+        let watch = Task.detached { try await CommandRunner.run(["device", "watch", "--auto-approve", "--count", "1"], environment: profile) }
         let browser = DeviceCommandTests.Browser(server: server)
         _ = try await browser.start("web_transaction_signing")
         _ = try await browser.submit(Self.paymentForm)
