@@ -1,3 +1,5 @@
+import Foundation
+
 /// Transaction details a person approves on the phone (DESIGN.md §3, F14): a flat object of at most
 /// ten string values whose keys and values use only ASCII letters, digits, spaces and `. , _ -`.
 ///
@@ -64,6 +66,11 @@ public struct ApprovalData: Sendable, Equatable, Codable {
         } catch {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
         }
+    }
+
+    /// Reads approval data stored as JSON text (e.g. its canonical JSON), applying the rules.
+    public init(jsonText: String) throws {
+        self = try JSONDecoder().decode(ApprovalData.self, from: Data(jsonText.utf8))
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -97,9 +97,8 @@ public struct EvidenceBundle: Codable, Sendable, Equatable {
         where Data(base64Encoded: text)?.base64EncodedString() != text {
             throw .notCanonical(field: field)
         }
-        guard let expected = TransactionChallenge.derive(approvalData: approvalData, nonceBase64URL: nonce),
-            ConstantTime.equals(Array(expected.utf8), Array(challenge.utf8))
-        else { throw .challengeMismatch }
+        let expected = TransactionChallenge.derive(approvalData: approvalData, nonce: Array(nonceBytes))
+        guard ConstantTime.equals(Array(expected.utf8), Array(challenge.utf8)) else { throw .challengeMismatch }
         let key: VerifyingKey
         do {
             key = try VerifyingKey(base64: publicKey, allowRSA: true)

@@ -45,7 +45,7 @@ final class TransactionEvidenceModel: Model, @unchecked Sendable {
     /// The self-contained bundle `GET /admin/v1/evidence/{id}` returns.
     func bundle() throws -> EvidenceBundle {
         EvidenceBundle(
-            id: id!, approvalData: try JSONDecoder().decode(ApprovalData.self, from: Data(approvalData.utf8)), nonce: nonce,
+            id: id!, approvalData: try ApprovalData(jsonText: approvalData), nonce: nonce,
             challenge: challenge, signature: signature, publicKeyID: publicKeyID, publicKey: publicKey, userID: userID,
             externalUserID: externalUserID, deviceID: deviceID, journeyID: journeyID, approvalID: approvalID,
             signedAt: ISO8601DateFormatter().string(from: signedAt))

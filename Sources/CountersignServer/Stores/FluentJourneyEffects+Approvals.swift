@@ -43,7 +43,7 @@ extension FluentJourneyEffects {
         approval.deviceID = request.deviceID
         approval.status = ApprovalStatus.pending.rawValue
         approval.amr = ""
-        approval.approvalData = request.approvalData.map { Self.jsonText($0.json) }
+        approval.approvalData = request.approvalData?.canonicalJSON
         approval.additionalData = request.additionalData.map(Self.jsonText)
         approval.correlationID = request.correlationID
         approval.otpHash = request.otp.map { WebOTP.keyedHash(code: $0, approvalID: approval.id!, key: services.otpKey) }
@@ -62,7 +62,7 @@ extension FluentJourneyEffects {
         return ApprovalSnapshot(
             id: approvalID, status: model.status(at: services.clock.now()), user: user.context, deviceID: model.deviceID,
             amr: model.amr.split(separator: ",").map(String.init), authTime: model.authTime, failureCode: model.failureCode,
-            expiresAt: model.expiresAt, approvalData: try model.approvalData.flatMap(Self.approvalData),
+            expiresAt: model.expiresAt, approvalData: try model.approvalData.map(ApprovalData.init(jsonText:)),
             otpLength: model.otpLength, otpAttemptsLeft: model.otpAttemptsLeft)
     }
 
@@ -84,7 +84,7 @@ extension FluentJourneyEffects {
         switch outcome {
         case .approved(let amr, let authTime, let signedApprovalData):
             // Details shown in the browser count as approved only when the phone signed exactly them.
-            if let shown = try approval.approvalData.flatMap(Self.approvalData), shown != signedApprovalData {
+            if let shown = try approval.approvalData.map(ApprovalData.init(jsonText:)), shown != signedApprovalData {
                 close(approval, as: .failed, failureCode: "approval_data_not_signed")
             } else {
                 close(approval, as: .approved, amr: amr, authTime: authTime)
@@ -148,10 +148,5 @@ extension FluentJourneyEffects {
 
     static func jsonText(_ value: JSONValue) -> String {
         String(decoding: (try? JSONEncoder.wire.encode(value)) ?? Data("null".utf8), as: UTF8.self)
-    }
-
-    static func approvalData(_ text: String) throws -> ApprovalData? {
-        guard case .object(let members) = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else { return nil }
-        return try ApprovalData(json: members)
     }
 }

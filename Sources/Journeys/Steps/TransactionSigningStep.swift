@@ -30,8 +30,9 @@ struct TransactionSigningStep: StepBehavior {
                 code: ErrorCode.invalidApprovalData, message: "the journey has no approval_data to sign")))
         case .failure(let error): return .outcome(.failure(error))
         }
-        let nonce = LenientBase64.urlEncoded(SecureRandom.bytes(32))
-        let challenge = TransactionChallenge.derive(approvalData: approvalData, nonceBase64URL: nonce)!
+        let nonceBytes = SecureRandom.bytes(32)
+        let nonce = LenientBase64.urlEncoded(nonceBytes)
+        let challenge = TransactionChallenge.derive(approvalData: approvalData, nonce: nonceBytes)
         return .present(
             journeyStepID: JourneyStepID.mobileBiometricsTransactionSigning,
             data: [
@@ -45,24 +46,19 @@ struct TransactionSigningStep: StepBehavior {
     }
 
     func receive(_ input: JSONValue?, _ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepOutcome {
-        let fields = try ClientInput(input)
-        let publicKeyID = try fields.string("publicKeyId")
-        let signature = try fields.string("signedChallenge")
-        let identifier = try fields.string("userIdentifier")
+        let answer = try BiometricAnswer(input)
         guard let challenge = environment.secrets[Key.challenge], let nonce = environment.secrets[Key.nonce],
             let expectedUser = environment.secrets[Key.user],
-            let approvalData = environment.secrets[Key.approvalData].flatMap(Self.decode)
+            let approvalData = environment.secrets[Key.approvalData].flatMap({ try? ApprovalData(jsonText: $0) })
         else { throw ClientResponseNotValid("no transaction is waiting to be signed") }
         let refused = StepOutcome.retry(.invalidCredentials("The transaction signature does not verify."))
-        guard identifier == expectedUser,
-            let user = try await environment.effects.findUser(externalUserID: identifier),
-            let credential = try await environment.effects.activeBiometricKey(userID: user.userID, publicKeyID: publicKeyID),
-            credential.key.verifies(signatureBase64: signature, of: challenge), credential.isUsable(in: state)
+        guard answer.userIdentifier == expectedUser,
+            let (user, credential) = try await answer.verify(challenge: challenge, state, environment)
         else { return refused }
         let signedAt = environment.now
         let evidenceID = try await environment.effects.recordTransactionSignature(TransactionSignature(
-            user: user, deviceID: credential.deviceID ?? state.deviceID, publicKeyID: publicKeyID, publicKey: credential.key,
-            approvalData: approvalData, nonce: nonce, challenge: challenge, signature: signature, signedAt: signedAt,
+            user: user, deviceID: credential.deviceID ?? state.deviceID, publicKeyID: answer.publicKeyID, publicKey: credential.key,
+            approvalData: approvalData, nonce: nonce, challenge: challenge, signature: answer.signature, signedAt: signedAt,
             journeyID: state.journeyID, approvalID: state.approvalID))
         state.user = user
         state.deviceID = state.deviceID ?? credential.deviceID
@@ -70,12 +66,8 @@ struct TransactionSigningStep: StepBehavior {
         state.addAuthenticationMethod(BiometricsAuthenticationStep.method, at: signedAt)
         return .next(output: [
             "approval_data": approvalData.json, "nonce": .string(nonce), "challenge": .string(challenge),
-            "signature": .string(signature), "public_key_id": .string(publicKeyID),
+            "signature": .string(answer.signature), "public_key_id": .string(answer.publicKeyID),
             "signed_at": .string(ISO8601DateFormatter().string(from: signedAt)), "evidence_id": .string(evidenceID),
         ])
-    }
-
-    private static func decode(_ canonicalJSON: String) -> ApprovalData? {
-        try? JSONDecoder().decode(ApprovalData.self, from: Data(canonicalJSON.utf8))
     }
 }

@@ -1,0 +1,37 @@
+import CountersignCore
+
+/// The client input of the biometric steps, `{publicKeyId, signedChallenge, userIdentifier}`.
+struct BiometricAnswer {
+    let publicKeyID: String
+    let signature: String
+    let userIdentifier: String
+
+    init(_ input: JSONValue?) throws(ClientResponseNotValid) {
+        let fields = try ClientInput(input)
+        publicKeyID = try fields.string("publicKeyId")
+        signature = try fields.string("signedChallenge")
+        userIdentifier = try fields.string("userIdentifier")
+    }
+
+    /// The user and key behind a signature of `challenge` that verifies; nil for an unknown user, an
+    /// unknown or revoked key, a bad signature, or a key on another device than the one asked. All
+    /// fail alike, so the answer does not reveal which users exist.
+    func verify(
+        challenge: String, _ state: InteractionState, _ environment: StepEnvironment
+    ) async throws -> (user: UserContext, credential: BiometricCredential)? {
+        guard let user = try await environment.effects.findUser(externalUserID: userIdentifier),
+            let credential = try await environment.effects.activeBiometricKey(userID: user.userID, publicKeyID: publicKeyID),
+            credential.key.verifies(signatureBase64: signature, of: challenge), credential.isUsable(in: state)
+        else { return nil }
+        return (user, credential)
+    }
+}
+
+extension BiometricCredential {
+    /// Whether the key may answer in this run: in a mobile approve journey it must live on the device
+    /// that was asked, so the approval is bound to that device.
+    func isUsable(in state: InteractionState) -> Bool {
+        guard state.approvalID != nil, let askedDevice = state.deviceID, let keyDevice = deviceID else { return true }
+        return keyDevice == askedDevice
+    }
+}
