@@ -19,7 +19,7 @@ struct EvidenceRoutes: RouteCollection {
         if let approvalID = request.query[String.self, at: "approval_id"] { query = query.filter(\.$approvalID == approvalID) }
         let limit = min(request.query[Int.self, at: "limit"] ?? 100, 1000)
         let bundles = try await query.sort(\.$signedAt, .descending).limit(limit).all().map { try $0.bundle() }
-        return try Self.json(["evidence": bundles])
+        return try .wire(["evidence": bundles])
     }
 
     /// `GET /admin/v1/evidence/{id}`: one bundle.
@@ -27,12 +27,6 @@ struct EvidenceRoutes: RouteCollection {
         guard let evidence = try await TransactionEvidenceModel.find(request.parameters.get("evidenceID"), on: request.db) else {
             throw APIError.notFound("No such evidence.")
         }
-        return try Self.json(try evidence.bundle())
-    }
-
-    private static func json(_ body: some Encodable) throws -> Response {
-        let response = Response(status: .ok)
-        try response.content.encode(body, using: JSONEncoder.wire)
-        return response
+        return try .wire(try evidence.bundle())
     }
 }

@@ -32,6 +32,16 @@ struct APIErrorMiddleware: AsyncMiddleware {
     }
 }
 
+extension Response {
+    /// A JSON response encoded as the server encodes everything it sends.
+    static func wire(_ body: some Encodable, status: HTTPResponseStatus = .ok, cacheControl: String? = nil) throws -> Response {
+        let response = Response(status: status)
+        try response.content.encode(body, using: JSONEncoder.wire)
+        if let cacheControl { response.headers.replaceOrAdd(name: .cacheControl, value: cacheControl) }
+        return response
+    }
+}
+
 extension JSONEncoder {
     /// The encoder for everything the server sends: stable key order, dates as RFC 3339.
     static let wire: JSONEncoder = {

@@ -59,10 +59,7 @@ struct ApprovalRoutes: RouteCollection {
             payloads = try await pendingPayloads(for: deviceID, on: request.db)
         }
         await events.unsubscribe(mailbox)
-        let response = Response(status: .ok)
-        try response.content.encode(["approvals": payloads], using: JSONEncoder.wire)
-        response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
-        return response
+        return try .wire(["approvals": payloads], cacheControl: "no-store")
     }
 
     /// `GET /v1/interactions/{id}/events`: one server-sent event when the interaction's approval is

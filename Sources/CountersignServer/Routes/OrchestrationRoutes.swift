@@ -31,9 +31,6 @@ struct OrchestrationRoutes: RouteCollection {
     }
 
     static func response(_ reply: InteractionService.Reply) throws -> Response {
-        let response = Response(status: reply.status)
-        try response.content.encode(reply.body, using: JSONEncoder.wire)
-        response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
-        return response
+        try .wire(reply.body, status: reply.status, cacheControl: "no-store")
     }
 }

@@ -20,16 +20,11 @@ struct WellKnownRoutes: RouteCollection {
                 "iss", "aud", "sub", "external_user_id", "iat", "exp", "auth_time", "jti", "amr", "device_id",
                 "journey_id", "approval_data",
             ])
-        let response = Response(status: .ok)
-        try response.content.encode(document, using: JSONEncoder.wire)
-        return response
+        return try .wire(document)
     }
 
     func jwks(request: Request) async throws -> Response {
-        let response = Response(status: .ok)
-        try response.content.encode(try await tokenIssuer.publishedKeys(), using: JSONEncoder.wire)
-        response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=300")
-        return response
+        try .wire(try await tokenIssuer.publishedKeys(), cacheControl: "public, max-age=300")
     }
 }
 
