@@ -54,12 +54,8 @@ public final class FakeAPNs: Sendable {
             app.on(.POST, "3", "device", ":token", body: .collect(maxSize: "64kb")) { request async throws -> Response in
                 let token = request.parameters.get("token") ?? ""
                 let body = request.body.data.map { Data(buffer: $0) } ?? Data()
-                var (status, reason) = await checks.verdict(request, deviceToken: token, body: body)
-                var retryAfter: Int?
-                if status == 200, let scripted = script.next() {
-                    try await Task.sleep(for: scripted.delay)
-                    (status, reason, retryAfter) = (scripted.status, scripted.reason, scripted.retryAfter)
-                }
+                let verdict = await checks.verdict(request, deviceToken: token, body: body)
+                let (status, reason, retryAfter) = try await script.answer(to: verdict.0, verdict.1)
                 log.append(Request(
                     httpVersion: request.version.major, deviceToken: token, headers: request.headerDictionary, body: body,
                     providerToken: request.headers.bearerAuthorization?.token, status: status, reason: reason))

@@ -65,14 +65,10 @@ public final class FakeGoogle: Sendable {
                 let body = (try? JSONSerialization.jsonObject(with: Data(buffer: request.body.data ?? ByteBuffer())) as? [String: Any]) ?? [:]
                 let message = body["message"] as? [String: Any] ?? [:]
                 let bearer = request.headers.bearerAuthorization?.token
-                var (status, code) = Self.verdict(
+                let verdict = Self.verdict(
                     project: request.parameters.get("project") ?? "", expectedProject: project, message: message,
                     authorized: bearer.map { issued.isValid($0, at: now()) } ?? false)
-                var retryAfter: Int?
-                if status == 200, let scripted = script.next() {
-                    try await Task.sleep(for: scripted.delay)
-                    (status, code, retryAfter) = (scripted.status, scripted.reason, scripted.retryAfter)
-                }
+                let (status, code, retryAfter) = try await script.answer(to: verdict.0, verdict.1)
                 messages.append(Message(
                     project: request.parameters.get("project") ?? "", accessToken: bearer,
                     body: message.mapValues(JSONValueLike.init), status: status, errorCode: code))
@@ -116,6 +112,8 @@ public final class FakeGoogle: Sendable {
         return (200, nil)
     }
 
+    /// The assertion as Google documents it, written out here rather than shared with the gateway, so
+    /// that a mistake in the gateway's claims cannot pass its own check.
     struct Assertion: JWTPayload {
         let iss: String
         let scope: String

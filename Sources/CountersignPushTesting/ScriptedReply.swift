@@ -31,8 +31,14 @@ final class ReplyScript: Sendable {
         replies.withLock { $0 += more }
     }
 
-    func next() -> ScriptedReply? {
-        replies.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+    /// The answer to give: a request that passed the checks (`status` 200) takes the next scripted
+    /// reply, if any, after its delay; any other verdict stands.
+    func answer(to status: Int, _ reason: String?) async throws -> (status: Int, reason: String?, retryAfter: Int?) {
+        guard status == 200, let scripted = replies.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else {
+            return (status, reason, nil)
+        }
+        try await Task.sleep(for: scripted.delay)
+        return (scripted.status, scripted.reason, scripted.retryAfter)
     }
 }
 

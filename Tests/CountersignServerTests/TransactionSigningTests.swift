@@ -224,4 +224,20 @@ struct TransactionSigningTests {
             #expect(branched.data?["alternative"] == ["days": 3])
         }
     }
+
+    @Test("external_user_id may come from the user the journey already identified")
+    func userFromContext() async throws {
+        let journeys = try TestServer.journeysWithFixtures()
+        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+            let phone = TestPhone(client: server.client())
+            try await phone.register(email: "ada@example.com")
+            let login = try await phone.client.startJourney("txn_after_login", approvalData: examplePayment)
+            let signing = try await phone.client.submitClientResponse(
+                .clientInput, data: try await phone.biometricAnswer(to: login, as: "ada@example.com"))
+            #expect(signing.data?["user_identifier"] == "ada@example.com")
+            let done = try await phone.client.submitClientResponse(.clientInput, data: try await phone.signShown(signing, as: "ada@example.com"))
+            #expect(done.journeyStepID == JourneyStepID.success)
+            #expect(try await server.verifiedClaims(try #require(done.token)).approvalData == (try ApprovalData(examplePayment)))
+        }
+    }
 }

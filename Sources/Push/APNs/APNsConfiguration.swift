@@ -16,8 +16,6 @@ public struct APNsConfiguration: Sendable {
         }
     }
 
-    /// The `.p8` file's contents (a PKCS#8 P-256 private key in PEM).
-    public let keyPEM: String
     /// The 10-character Key ID Apple shows next to the key.
     public let keyID: String
     /// The 10-character Team ID of the developer account.
@@ -27,6 +25,7 @@ public struct APNsConfiguration: Sendable {
     public let environment: Environment
     /// Where requests go; Apple's endpoint for `environment` unless set (tests).
     public let baseURL: String
+    /// The parsed `.p8` key; only the provider token uses it.
     let signingKey: ES256PrivateKey
 
     /// Why a configuration was refused.
@@ -36,6 +35,7 @@ public struct APNsConfiguration: Sendable {
         public var description: String { "\(field): \(reason)" }
     }
 
+    /// `keyPEM` is the `.p8` file's contents (a PKCS#8 P-256 private key in PEM).
     public init(
         keyPEM: String, keyID: String, teamID: String, bundleID: String, environment: Environment, baseURL: String? = nil
     ) throws(Invalid) {
@@ -49,7 +49,6 @@ public struct APNsConfiguration: Sendable {
         } catch {
             throw Invalid(field: "key_pem", reason: "is not a P-256 private key in PEM (the contents of the .p8 file)")
         }
-        self.keyPEM = keyPEM
         self.keyID = keyID
         self.teamID = teamID
         self.bundleID = bundleID

@@ -46,25 +46,12 @@ public struct APNsGateway: PushGateway {
         guard body.count <= Self.maximumPayloadBytes else {
             return .rejected(reason: "PayloadTooLarge: \(body.count) bytes, APNs takes at most \(Self.maximumPayloadBytes)")
         }
-        switch await attempt(body, notification, deviceToken, sender) {
-        case .done(let outcome):
-            return outcome
-        case .providerTokenRefused:
-            // A token Apple calls expired (e.g. after a clock jump) is renewed once, then sent again.
-            await sender.providerToken.invalidate()
-            switch await attempt(body, notification, deviceToken, sender) {
-            case .done(let outcome): return outcome
-            case .providerTokenRefused(let reason): return .rejected(reason: reason)
-            }
-        }
+        // A provider token Apple calls expired (e.g. after a clock jump) is renewed once.
+        return await attemptRenewingOnce(
+            { await attempt(body, notification, deviceToken, sender) }, renew: { await sender.providerToken.invalidate() })
     }
 
-    private enum Attempt {
-        case done(DeliveryOutcome)
-        case providerTokenRefused(String)
-    }
-
-    private func attempt(_ body: Data, _ notification: PushNotification, _ deviceToken: String, _ sender: Sender) async -> Attempt {
+    private func attempt(_ body: Data, _ notification: PushNotification, _ deviceToken: String, _ sender: Sender) async -> CredentialedAttempt {
         let configuration = sender.configuration
         var request = HTTPClientRequest(url: "\(configuration.baseURL)/3/device/\(deviceToken)")
         request.method = .POST
@@ -82,15 +69,13 @@ public struct APNsGateway: PushGateway {
         request.headers.add(name: "content-type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
-            let response = try await client.execute(request, timeout: .seconds(15))
-            let reply = try await response.body.collect(upTo: 64 * 1024)
-            let reason = (try? JSONDecoder().decode(Reply.self, from: Data(reply.readableBytesView)))?.reason ?? "HTTP \(response.status.code)"
-            let retryAfter = response.headers.first(name: "retry-after").flatMap(TimeInterval.init)
-            switch (response.status.code, reason) {
+            let reply = try await ProviderReply.exchange(request, with: client)
+            let reason = (try? JSONDecoder().decode(Reply.self, from: reply.body))?.reason ?? "HTTP \(reply.status)"
+            switch (reply.status, reason) {
             case (200, _): return .done(.delivered)
-            case (403, "ExpiredProviderToken"), (403, "InvalidProviderToken"): return .providerTokenRefused(reason)
+            case (403, "ExpiredProviderToken"), (403, "InvalidProviderToken"): return .credentialRefused(reason)
             case (410, _), (400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"): return .done(.tokenInvalid(reason: reason))
-            case (429, _), (500...599, _): return .done(.retryable(reason: reason, retryAfter: retryAfter))
+            case (429, _), (500...599, _): return .done(.retryable(reason: reason, retryAfter: reply.retryAfter))
             default: return .done(.rejected(reason: reason))
             }
         } catch {

@@ -44,10 +44,9 @@ actor FCMAccessToken {
         request.headers.add(name: "content-type", value: "application/x-www-form-urlencoded")
         let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"
         request.body = .bytes(ByteBuffer(string: form))
-        let response = try await client.execute(request, timeout: .seconds(15))
-        let body = try await response.body.collect(upTo: 64 * 1024)
-        guard response.status == .ok, let grant = try? JSONDecoder().decode(Grant.self, from: Data(body.readableBytesView)) else {
-            throw TokenRefused(status: Int(response.status.code), body: String(buffer: body))
+        let reply = try await ProviderReply.exchange(request, with: client)
+        guard reply.status == 200, let grant = try? JSONDecoder().decode(Grant.self, from: reply.body) else {
+            throw TokenRefused(status: reply.status, body: String(decoding: reply.body.prefix(200), as: UTF8.self))
         }
         current = (grant.accessToken, now().addingTimeInterval(TimeInterval(grant.expiresIn)))
         return grant.accessToken
@@ -73,8 +72,8 @@ actor FCMAccessToken {
 
     /// Google's token endpoint refused the assertion.
     struct TokenRefused: Error, CustomStringConvertible {
-        let status: Int
+        let status: UInt
         let body: String
-        var description: String { "token endpoint answered \(status): \(body.prefix(200))" }
+        var description: String { "token endpoint answered \(status): \(body)" }
     }
 }

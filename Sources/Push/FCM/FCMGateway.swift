@@ -29,25 +29,11 @@ public struct FCMGateway: PushGateway {
             ],
         ]
         guard let body = try? JSONEncoder.sortedKeys.encode(message) else { return .rejected(reason: "the message cannot be encoded") }
-        switch await attempt(body) {
-        case .done(let outcome):
-            return outcome
-        case .unauthenticated:
-            // An access token revoked or expired early is renewed once, then the message is sent again.
-            await accessToken.invalidate()
-            switch await attempt(body) {
-            case .done(let outcome): return outcome
-            case .unauthenticated(let reason): return .rejected(reason: reason)
-            }
-        }
+        // An access token revoked or expired early is renewed once.
+        return await attemptRenewingOnce({ await attempt(body) }, renew: { await accessToken.invalidate() })
     }
 
-    private enum Attempt {
-        case done(DeliveryOutcome)
-        case unauthenticated(String)
-    }
-
-    private func attempt(_ body: Data) async -> Attempt {
+    private func attempt(_ body: Data) async -> CredentialedAttempt {
         var request = HTTPClientRequest(url: "\(account.sendBaseURL)/v1/projects/\(account.projectID)/messages:send")
         request.method = .POST
         do {
@@ -58,15 +44,13 @@ public struct FCMGateway: PushGateway {
         request.headers.add(name: "content-type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
-            let response = try await client.execute(request, timeout: .seconds(15))
-            let reply = try await response.body.collect(upTo: 64 * 1024)
-            let error = (try? JSONDecoder().decode(ErrorReply.self, from: Data(reply.readableBytesView)))?.error
-            let code = error?.errorCode ?? error?.status ?? "HTTP \(response.status.code)"
-            let retryAfter = response.headers.first(name: "retry-after").flatMap(TimeInterval.init)
-            switch response.status.code {
+            let reply = try await ProviderReply.exchange(request, with: client)
+            let error = (try? JSONDecoder().decode(ErrorReply.self, from: reply.body))?.error
+            let code = error?.errorCode ?? error?.status ?? "HTTP \(reply.status)"
+            switch reply.status {
             case 200: return .done(.delivered)
-            case 401: return .unauthenticated(code)
-            case 429, 500...599: return .done(.retryable(reason: code, retryAfter: retryAfter))
+            case 401: return .credentialRefused(code)
+            case 429, 500...599: return .done(.retryable(reason: code, retryAfter: reply.retryAfter))
             case 404 where code == "UNREGISTERED", 400 where code == "UNREGISTERED": return .done(.tokenInvalid(reason: code))
             case 400 where code == "INVALID_ARGUMENT" && error?.concernsToken == true: return .done(.tokenInvalid(reason: code))
             default: return .done(.rejected(reason: code))

@@ -23,23 +23,35 @@ public struct FCMServiceAccount: Sendable {
 
     /// Reads the key file's JSON; `projectID` overrides its `project_id`.
     public init(json: Data, projectID: String? = nil, sendBaseURL: String = Self.defaultSendBaseURL) throws(Invalid) {
-        guard let fields = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else {
+        guard let file = try? JSONDecoder().decode(KeyFile.self, from: json) else {
             throw Invalid(reason: "the service account must be the JSON key file from the Google Cloud console")
         }
-        let required = ["client_email", "private_key", "private_key_id", "token_uri"] + (projectID == nil ? ["project_id"] : [])
-        let missing = required.filter { (fields[$0] as? String)?.isEmpty ?? true }
-        guard missing.isEmpty else {
-            throw Invalid(reason: "the service account is missing \(missing.joined(separator: ", "))")
-        }
+        let fields = [
+            ("client_email", file.client_email), ("private_key", file.private_key), ("private_key_id", file.private_key_id),
+            ("token_uri", file.token_uri), ("project_id", projectID ?? file.project_id),
+        ]
+        let missing = fields.filter { $0.1?.isEmpty ?? true }.map(\.0)
+        guard missing.isEmpty, let clientEmail = file.client_email, let pem = file.private_key, let keyID = file.private_key_id,
+            let tokenURI = file.token_uri, let project = projectID ?? file.project_id
+        else { throw Invalid(reason: "the service account is missing \(missing.joined(separator: ", "))") }
         do {
-            privateKey = try Insecure.RSA.PrivateKey(pem: fields["private_key"] as! String)
+            privateKey = try Insecure.RSA.PrivateKey(pem: pem)
         } catch {
             throw Invalid(reason: "private_key is not an RSA private key in PEM")
         }
-        self.projectID = projectID ?? fields["project_id"] as! String
-        clientEmail = fields["client_email"] as! String
-        privateKeyID = fields["private_key_id"] as! String
-        tokenURI = fields["token_uri"] as! String
+        self.projectID = project
+        self.clientEmail = clientEmail
+        privateKeyID = keyID
+        self.tokenURI = tokenURI
         self.sendBaseURL = sendBaseURL
+    }
+
+    /// The fields of Google's key file this needs, named as in the file.
+    private struct KeyFile: Decodable {
+        let project_id: String?
+        let client_email: String?
+        let private_key: String?
+        let private_key_id: String?
+        let token_uri: String?
     }
 }

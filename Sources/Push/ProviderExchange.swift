@@ -1,0 +1,38 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// A provider's answer to one request, read the same way for APNs and FCM.
+struct ProviderReply {
+    let status: UInt
+    let body: Data
+    /// The provider's `Retry-After`, in seconds.
+    let retryAfter: TimeInterval?
+
+    /// Sends `request` and reads the answer (bodies are small: at most 64 KiB are read).
+    static func exchange(_ request: HTTPClientRequest, with client: HTTPClient) async throws -> ProviderReply {
+        let response = try await client.execute(request, timeout: .seconds(15))
+        let body = try await response.body.collect(upTo: 64 * 1024)
+        return ProviderReply(
+            status: response.status.code, body: Data(body.readableBytesView),
+            retryAfter: response.headers.first(name: "retry-after").flatMap(TimeInterval.init))
+    }
+}
+
+/// How one attempt with a cached provider credential (APNs provider token, FCM access token) ended.
+enum CredentialedAttempt {
+    case done(DeliveryOutcome)
+    /// The provider refused the credential itself; the reason it gave.
+    case credentialRefused(String)
+}
+
+/// Runs `attempt`; when the provider refused the cached credential, `renew` drops it and the attempt
+/// runs once more. A second refusal is final.
+func attemptRenewingOnce(_ attempt: () async -> CredentialedAttempt, renew: () async -> Void) async -> DeliveryOutcome {
+    if case .done(let outcome) = await attempt() { return outcome }
+    await renew()
+    switch await attempt() {
+    case .done(let outcome): return outcome
+    case .credentialRefused(let reason): return .rejected(reason: reason)
+    }
+}
