@@ -77,7 +77,7 @@ struct AdminAPITests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let configuration = Configuration(
             database: .sqliteFile(directory.appendingPathComponent("db.sqlite").path), adminKey: nil,
-            journeysDirectory: TestServer.journeysDirectory)
+            journeysDirectory: TestServer.journeysDirectory, masterKey: .file(directory.appendingPathComponent("master-key").path))
         let announced = Mutex<[String]>([])
         for _ in 0..<2 {
             let app = try await Application.make(.testing)

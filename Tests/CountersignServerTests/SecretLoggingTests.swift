@@ -39,7 +39,7 @@ struct SecretLoggingTests {
         let database = try await TestDatabase.make()
         let configuration = Configuration(
             hostname: "127.0.0.1", port: 0, database: database.location, publicURL: TestServer.issuer, adminKey: TestServer.adminKey,
-            journeysDirectory: TestServer.journeysDirectory)
+            journeysDirectory: TestServer.journeysDirectory, masterKey: TestServer.randomMasterKey())
         var secrets: [String] = [TestServer.adminKey]
         try await withApp(configure: { app in
             app.logger = Logger(label: "countersign.tests.capture") { _ in CapturingLogHandler(store: store) }

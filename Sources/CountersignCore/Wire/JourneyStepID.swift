@@ -25,4 +25,6 @@ public enum ErrorCode {
     public static let rejected = "rejected"
     public static let userExists = "user_exists"
     public static let userNotFound = "user_not_found"
+    /// The push provider said the device's token is no longer valid; the app must register it again.
+    public static let pushTokenInvalid = "push_token_invalid"
 }

@@ -58,6 +58,10 @@ struct DeviceView: Content {
     let model: String
     let os: String
     let pushChannel: String
+    /// `valid`, or `invalid` once the push provider refused the token (`none` for the inbox).
+    let pushTokenStatus: String
+    let pushTokenInvalidReason: String?
+    let pushTokenInvalidAt: Date?
     let status: String
     let createdAt: Date?
     let revokedAt: Date?
@@ -69,6 +73,9 @@ struct DeviceView: Content {
         model = device.model
         os = device.os
         pushChannel = device.pushChannel
+        pushTokenStatus = device.pushTokenInvalidAt != nil ? "invalid" : device.pushToken == nil ? "none" : "valid"
+        pushTokenInvalidReason = device.pushTokenInvalidReason
+        pushTokenInvalidAt = device.pushTokenInvalidAt
         status = device.status
         createdAt = device.createdAt
         revokedAt = device.revokedAt
@@ -78,6 +85,9 @@ struct DeviceView: Content {
         case id, name, model, os, status
         case userID = "user_id"
         case pushChannel = "push_channel"
+        case pushTokenStatus = "push_token_status"
+        case pushTokenInvalidReason = "push_token_invalid_reason"
+        case pushTokenInvalidAt = "push_token_invalid_at"
         case createdAt = "created_at"
         case revokedAt = "revoked_at"
     }

@@ -2,6 +2,7 @@ import Fluent
 import FluentPostgresDriver
 import FluentSQLiteDriver
 import Foundation
+import NIOSSL
 import Vapor
 
 /// Assembles the server: database, migrations, journeys, token keys, admin key and routes.
@@ -17,10 +18,16 @@ public enum CountersignApp {
         public var clock: any WallClock
         /// Shows a newly generated admin key to the operator (once, at first start).
         public var announceAdminKey: @Sendable (String) -> Void
+        /// Certificate authorities push providers are trusted by instead of the system's (test servers).
+        public var pushTrustRoots: [NIOSSLCertificate]
 
-        public init(clock: any WallClock = SystemClock(), announceAdminKey: @escaping @Sendable (String) -> Void = { _ in }) {
+        public init(
+            clock: any WallClock = SystemClock(), announceAdminKey: @escaping @Sendable (String) -> Void = { _ in },
+            pushTrustRoots: [NIOSSLCertificate] = []
+        ) {
             self.clock = clock
             self.announceAdminKey = announceAdminKey
+            self.pushTrustRoots = pushTrustRoots
         }
     }
 
@@ -40,10 +47,21 @@ public enum CountersignApp {
         let adminKeys = try await AdminKeyVerifier.bootstrap(
             configuredKey: configuration.adminKey, database: app.db, announce: dependencies.announceAdminKey)
         let events = InProcessEventBus()
+        let secretBox = try SecretBox.load(configuration.masterKey)
+        try await PushConfigModel.checkAll(on: app.db, with: secretBox)
+        let pushClient = PushHTTPClient(trustRoots: dependencies.pushTrustRoots)
+        let clock = dependencies.clock
+        let gateways = PushGateways(
+            database: app.db, secrets: secretBox, client: pushClient.client, inbox: InboxPushGateway(events: events),
+            now: { clock.now() })
+        let pushSender = PushSender(
+            database: app.db, gateways: gateways, clock: clock, events: events, retryPolicy: PushRetryPolicy(), logger: app.logger)
+        // Shutdown runs in reverse: the sender stops before its client closes.
+        app.lifecycle.use(pushClient)
+        app.lifecycle.use(pushSender)
         let services = JourneyServices(
-            database: app.db, tokenIssuer: tokenIssuer, clock: dependencies.clock,
-            otpKey: try await ServerSecrets.otpKey(on: app.db), events: events,
-            push: PushDispatcher(gateways: [.inbox: InboxPushGateway(events: events)], logger: app.logger))
+            database: app.db, tokenIssuer: tokenIssuer, clock: clock,
+            otpKey: try await ServerSecrets.otpKey(on: app.db), events: events, pushSender: pushSender)
         let interactions = InteractionService(
             services: services, journeys: journeys, interactionLifetime: configuration.interactionLifetime)
         let verifier = DeviceSignatureVerifier(database: app.db, clock: dependencies.clock)
@@ -59,6 +77,7 @@ public enum CountersignApp {
         try app.register(collection: WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer))
         try app.register(collection: AdminRoutes(verifier: adminKeys, journeys: journeys, tokenIssuer: tokenIssuer, clock: dependencies.clock))
         try app.register(collection: EvidenceRoutes(verifier: adminKeys))
+        try app.register(collection: PushAdminRoutes(verifier: adminKeys, secrets: secretBox))
     }
 
     /// Connects the database and applies any migrations that have not run.
@@ -72,6 +91,7 @@ public enum CountersignApp {
         app.migrations.add(SeedDemoApplication())
         app.migrations.add(CreateApprovals())
         app.migrations.add(CreateTransactionEvidence())
+        app.migrations.add(CreatePushDelivery())
         try await app.autoMigrate()
     }
 

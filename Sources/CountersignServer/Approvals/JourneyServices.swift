@@ -10,5 +10,5 @@ struct JourneyServices: Sendable {
     /// Key of the web OTP hashes.
     let otpKey: SymmetricKey
     let events: any EventBus
-    let push: PushDispatcher
+    let pushSender: PushSender
 }

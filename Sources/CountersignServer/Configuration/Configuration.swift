@@ -18,6 +18,8 @@ public struct Configuration: Sendable {
     public var interactionLifetime: TimeInterval
     /// How long issued tokens are valid.
     public var tokenLifetime: TimeInterval
+    /// The key push provider secrets are encrypted with at rest.
+    public var masterKey: MasterKeySource
 
     /// One documented variable: its name, default and meaning (shown by `countersign serve --help`).
     public struct Variable: Sendable {
@@ -38,12 +40,19 @@ public struct Configuration: Sendable {
         Variable(name: "COUNTERSIGN_JOURNEYS_DIR", defaultValue: "./journeys", meaning: "directory of journey YAML files"),
         Variable(name: "COUNTERSIGN_INTERACTION_TTL", defaultValue: "600", meaning: "seconds an interaction may last"),
         Variable(name: "COUNTERSIGN_TOKEN_TTL", defaultValue: "3600", meaning: "seconds an issued token is valid"),
+        Variable(
+            name: "COUNTERSIGN_MASTER_KEY", defaultValue: "(read from the key file)",
+            meaning: "base64 of 32 random bytes; encrypts push secrets at rest"),
+        Variable(
+            name: "COUNTERSIGN_MASTER_KEY_FILE", defaultValue: "./countersign.master-key",
+            meaning: "key file used when COUNTERSIGN_MASTER_KEY is unset (created with mode 0600)"),
     ]
 
     public init(
         hostname: String = "127.0.0.1", port: Int = 8080, database: DatabaseLocation = .sqliteFile("./countersign.sqlite"),
         publicURL: String? = nil, adminKey: String? = nil, journeysDirectory: String = "./journeys",
-        interactionLifetime: TimeInterval = 600, tokenLifetime: TimeInterval = 3600
+        interactionLifetime: TimeInterval = 600, tokenLifetime: TimeInterval = 3600,
+        masterKey: MasterKeySource = .file(MasterKeySource.defaultFile)
     ) {
         self.hostname = hostname
         self.port = port
@@ -53,6 +62,7 @@ public struct Configuration: Sendable {
         self.journeysDirectory = journeysDirectory
         self.interactionLifetime = interactionLifetime
         self.tokenLifetime = tokenLifetime
+        self.masterKey = masterKey
     }
 
     /// Reads the configuration from `environment`; flags given on the command line take precedence.
@@ -103,11 +113,19 @@ public struct Configuration: Sendable {
         }
         let interactionLifetime = seconds("COUNTERSIGN_INTERACTION_TTL", default: 600)
         let tokenLifetime = seconds("COUNTERSIGN_TOKEN_TTL", default: 3600)
+        var masterKey = MasterKeySource.file(value("COUNTERSIGN_MASTER_KEY_FILE") ?? MasterKeySource.defaultFile)
+        if let raw = value("COUNTERSIGN_MASTER_KEY") {
+            if let bytes = Data(base64Encoded: raw), bytes.count == MasterKeySource.keyLength {
+                masterKey = .key(bytes)
+            } else {
+                problems.append("COUNTERSIGN_MASTER_KEY must be the base64 of \(MasterKeySource.keyLength) random bytes (openssl rand -base64 32)")
+            }
+        }
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         return Configuration(
             hostname: host, port: listenPort, database: database, publicURL: publicURL, adminKey: adminKey,
             journeysDirectory: value("COUNTERSIGN_JOURNEYS_DIR") ?? "./journeys",
-            interactionLifetime: interactionLifetime, tokenLifetime: tokenLifetime)
+            interactionLifetime: interactionLifetime, tokenLifetime: tokenLifetime, masterKey: masterKey)
     }
 }
 
@@ -134,6 +152,18 @@ public enum DatabaseLocation: Sendable, Equatable {
             self = .sqliteFile(text)
         }
     }
+}
+
+/// Where the master key comes from.
+public enum MasterKeySource: Sendable, Equatable {
+    /// The key itself (`COUNTERSIGN_MASTER_KEY`).
+    case key(Data)
+    /// A file holding the key in base64, created with mode 0600 at first start when missing.
+    case file(String)
+
+    public static let defaultFile = "./countersign.master-key"
+    /// AES-256: 32 bytes.
+    public static let keyLength = 32
 }
 
 /// Every problem found in the environment.

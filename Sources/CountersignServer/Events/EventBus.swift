@@ -15,6 +15,8 @@ protocol EventBus: Sendable {
 enum EventTopic {
     static func interaction(_ id: String) -> String { "interaction:\(id)" }
     static func device(_ id: String) -> String { "device:\(id)" }
+    /// Rung when a push is queued or a send finishes.
+    static let pushQueue = "push-queue"
 }
 
 /// The events of one subscription, read one at a time with a time limit.

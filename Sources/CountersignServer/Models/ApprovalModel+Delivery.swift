@@ -1,4 +1,5 @@
 import CountersignCore
+import Fluent
 import Foundation
 import Journeys
 import Push
@@ -8,6 +9,22 @@ extension ApprovalModel {
     func status(at now: Date) -> ApprovalStatus {
         let stored = ApprovalStatus(rawValue: status) ?? .failed
         return stored == .pending && now >= expiresAt ? .expired : stored
+    }
+
+    /// Ends the approval if it is still pending; an approval no longer pending is left as it is.
+    static func close(
+        _ approvalID: String, as status: ApprovalStatus, failureCode: String?, amr: [String] = [], authTime: Date? = nil,
+        at now: Date, on database: any Database
+    ) async throws {
+        try await ApprovalModel.query(on: database)
+            .filter(\.$id == approvalID)
+            .filter(\.$status == ApprovalStatus.pending.rawValue)
+            .set(\.$status, to: status.rawValue)
+            .set(\.$failureCode, to: failureCode)
+            .set(\.$amr, to: amr.joined(separator: ","))
+            .set(\.$authTime, to: authTime)
+            .set(\.$resolvedAt, to: now)
+            .update()
     }
 
     /// What the phone receives: string values only, no personal data.

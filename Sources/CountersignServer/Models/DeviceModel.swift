@@ -15,6 +15,9 @@ final class DeviceModel: Model, @unchecked Sendable {
     @Field(key: "push_channel") var pushChannel: String
     @OptionalField(key: "push_token") var pushToken: String?
     @OptionalField(key: "push_app_id") var pushAppID: String?
+    /// Set when the push provider said the token is no longer valid; the device stays registered.
+    @OptionalField(key: "push_token_invalid_at") var pushTokenInvalidAt: Date?
+    @OptionalField(key: "push_token_invalid_reason") var pushTokenInvalidReason: String?
     @Field(key: "status") var status: String
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
     @OptionalField(key: "revoked_at") var revokedAt: Date?

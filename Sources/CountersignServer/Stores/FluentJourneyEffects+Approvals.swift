@@ -13,7 +13,7 @@ extension FluentJourneyEffects {
             .filter(\.$status == CredentialStatus.active.rawValue)
             .sort(\.$createdAt, .descending)
             .all()
-            .map { DeviceSummary(id: $0.id!, name: $0.name) }
+            .map { DeviceSummary(id: $0.id!, name: $0.name, canReceivePush: $0.pushTokenInvalidAt == nil) }
     }
 
     func createApproval(_ request: ApprovalRequest) async throws -> String {
@@ -51,7 +51,7 @@ extension FluentJourneyEffects {
         approval.otpAttemptsLeft = request.otp == nil ? 0 : Self.otpAttempts
         approval.expiresAt = request.expiresAt
         hold { database in try await approval.create(on: database) }
-        schedulePush(of: approval, to: device, applicationName: application.name)
+        queuePush(of: approval.id!, to: device)
         return approval.id!
     }
 
@@ -59,19 +59,20 @@ extension FluentJourneyEffects {
         guard let model = try await ApprovalModel.find(approvalID, on: database),
             let user = try await UserModel.find(model.userID, on: database)
         else { return nil }
+        let latestPush = try await PushJobModel.query(on: database)
+            .filter(\.$approvalID == approvalID).sort(\.$createdAt, .descending).first()
         return ApprovalSnapshot(
             id: approvalID, status: model.status(at: services.clock.now()), user: user.context, deviceID: model.deviceID,
             amr: model.amr.split(separator: ",").map(String.init), authTime: model.authTime, failureCode: model.failureCode,
             expiresAt: model.expiresAt, approvalData: try model.approvalData.map(ApprovalData.init(jsonText:)),
-            otpLength: model.otpLength, otpAttemptsLeft: model.otpAttemptsLeft)
+            otpLength: model.otpLength, otpAttemptsLeft: model.otpAttemptsLeft, pushStatus: latestPush?.status)
     }
 
     func resendApproval(_ approvalID: String) async throws {
         guard let approval = try await ApprovalModel.find(approvalID, on: database),
-            let device = try await DeviceModel.find(approval.deviceID, on: database),
-            let application = try await ApplicationModel.find(approval.applicationID, on: database)
+            let device = try await DeviceModel.find(approval.deviceID, on: database)
         else { return }
-        schedulePush(of: approval, to: device, applicationName: application.name)
+        queuePush(of: approval.id!, to: device)
     }
 
     func cancelApproval(_ approvalID: String) async throws {
@@ -123,27 +124,19 @@ extension FluentJourneyEffects {
         let approvalID = approval.id!
         let now = services.clock.now()
         hold { database in
-            try await ApprovalModel.query(on: database)
-                .filter(\.$id == approvalID)
-                .filter(\.$status == ApprovalStatus.pending.rawValue)
-                .set(\.$status, to: status.rawValue)
-                .set(\.$failureCode, to: failureCode)
-                .set(\.$amr, to: amr.joined(separator: ","))
-                .set(\.$authTime, to: authTime)
-                .set(\.$resolvedAt, to: now)
-                .update()
+            try await ApprovalModel.close(approvalID, as: status, failureCode: failureCode, amr: amr, authTime: authTime, at: now, on: database)
         }
         let events = services.events
         let topic = EventTopic.interaction(approval.webInteractionID)
         afterCommit { await events.publish(topic, approvalID) }
     }
 
-    /// Pushes the approval to its device once the call's writes are committed.
-    private func schedulePush(of approval: ApprovalModel, to device: DeviceModel, applicationName: String) {
-        let notification = approval.pushNotification(applicationName: applicationName)
-        let target = device.pushTarget
-        let push = services.push
-        afterCommit { await push.deliver(notification, to: target) }
+    /// Queues the approval's push in the call's commit and wakes the sender once it is committed.
+    private func queuePush(of approvalID: String, to device: DeviceModel) {
+        let sender = services.pushSender
+        let job = sender.job(approvalID: approvalID, device: device)
+        hold { database in try await job.create(on: database) }
+        afterCommit { await sender.wake() }
     }
 
     static func jsonText(_ value: JSONValue) -> String {

@@ -108,10 +108,13 @@ public protocol ApprovalEffects: Sendable {
 public struct DeviceSummary: Sendable, Equatable {
     public let id: String
     public let name: String
+    /// False once the push provider refused the device's token: pushes to it cannot arrive.
+    public let canReceivePush: Bool
 
-    public init(id: String, name: String) {
+    public init(id: String, name: String, canReceivePush: Bool = true) {
         self.id = id
         self.name = name
+        self.canReceivePush = canReceivePush
     }
 }
 
@@ -159,10 +162,13 @@ public struct ApprovalSnapshot: Sendable {
     /// Digits of the web OTP, when there is one.
     public let otpLength: Int?
     public let otpAttemptsLeft: Int
+    /// Where the latest push of the approval stands: `queued`, `sent` or `failed`.
+    public let pushStatus: String?
 
     public init(
         id: String, status: ApprovalStatus, user: UserContext, deviceID: String, amr: [String], authTime: Date?,
-        failureCode: String?, expiresAt: Date, approvalData: ApprovalData?, otpLength: Int?, otpAttemptsLeft: Int
+        failureCode: String?, expiresAt: Date, approvalData: ApprovalData?, otpLength: Int?, otpAttemptsLeft: Int,
+        pushStatus: String? = nil
     ) {
         self.id = id
         self.status = status
@@ -175,6 +181,7 @@ public struct ApprovalSnapshot: Sendable {
         self.approvalData = approvalData
         self.otpLength = otpLength
         self.otpAttemptsLeft = otpAttemptsLeft
+        self.pushStatus = pushStatus
     }
 }
 

@@ -39,7 +39,7 @@ struct WebToMobileAuthenticationStep: StepBehavior {
                     Key.deviceCodes: codes.map { "\($0.0)=\($0.1.id)" }.joined(separator: ","),
                 ])
         }
-        return try await startApproval(for: user, deviceID: newest.id, &state, environment)
+        return try await startApproval(for: user, device: newest, &state, environment)
     }
 
     func receive(_ input: JSONValue?, _ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepOutcome {
@@ -56,7 +56,9 @@ struct WebToMobileAuthenticationStep: StepBehavior {
             }
             var secrets = environment.secrets
             secrets[Key.lastPoll] = String(environment.now.timeIntervalSince1970)
-            return .stay(data: state.current?.data, secrets: secrets, error: nil)
+            var data = state.current?.data?.objectValue ?? [:]
+            if let pushStatus = approval.pushStatus { data["push_status"] = .string(pushStatus) }
+            return .stay(data: .object(data), secrets: secrets, error: nil)
         case .approved:
             state.user = approval.user
             state.amr = approval.amr
@@ -114,19 +116,24 @@ struct WebToMobileAuthenticationStep: StepBehavior {
         }
         guard let externalUserID = environment.secrets["user"],
             let user = try await environment.effects.findUser(externalUserID: externalUserID),
-            try await environment.effects.activeDevices(userID: user.userID).contains(where: { $0.id == deviceID })
+            let device = try await environment.effects.activeDevices(userID: user.userID).first(where: { $0.id == deviceID })
         else {
             return .failure(WireError(code: "no_registered_devices", message: "The chosen device is no longer registered."))
         }
-        guard case .present(_, let data, let secrets) = try await startApproval(for: user, deviceID: deviceID, &state, environment) else {
-            throw JourneyRuntimeError.cannotRepeat(environment.step.id)
+        switch try await startApproval(for: user, device: device, &state, environment) {
+        case .present(_, let data, let secrets): return .stay(data: data, secrets: secrets, error: nil)
+        case .outcome(let outcome): return outcome
         }
-        return .stay(data: data, secrets: secrets, error: nil)
     }
 
     private func startApproval(
-        for user: UserContext, deviceID: String, _ state: inout InteractionState, _ environment: StepEnvironment
+        for user: UserContext, device: DeviceSummary, _ state: inout InteractionState, _ environment: StepEnvironment
     ) async throws -> StepEntry {
+        guard device.canReceivePush else {
+            return .outcome(.failure(WireError(
+                code: ErrorCode.pushTokenInvalid,
+                message: "The phone's push registration is no longer valid; open the app on the phone to register it again.")))
+        }
         let approvalData: ApprovalData?
         switch environment.approvalData(state) {
         case .success(let data): approvalData = data
@@ -136,7 +143,7 @@ struct WebToMobileAuthenticationStep: StepBehavior {
         let otp = displayOTP ? WebOTP.generate(length: Self.integer("otp_length", environment, default: WebOTP.defaultLength, in: 4...10)) : nil
         let expiresAt = environment.now.addingTimeInterval(TimeInterval(Self.integer("expires_in", environment, default: 300, in: 30...3600)))
         let approvalID = try await environment.effects.createApproval(ApprovalRequest(
-            user: user, deviceID: deviceID, clientID: state.clientID, journeyID: state.journeyID,
+            user: user, deviceID: device.id, clientID: state.clientID, journeyID: state.journeyID,
             mobileJourneyID: environment.string("mobile_journey") ?? "mobile_approve", approvalData: approvalData,
             additionalData: environment.config["additional_data"], correlationID: state.correlationID, otp: otp,
             expiresAt: expiresAt))
@@ -145,6 +152,7 @@ struct WebToMobileAuthenticationStep: StepBehavior {
             "polling_interval": .number(Double(Self.pollingInterval(environment))),
             "resend_attempts_left": .number(Double(resends)),
             "expires_at": .string(ISO8601DateFormatter().string(from: expiresAt)),
+            "push_status": "queued",
         ]
         if let otp { data["otp"] = .string(otp) }
         if let approvalData { data["approval_data"] = approvalData.json }

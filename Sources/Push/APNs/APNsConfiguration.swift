@@ -47,7 +47,7 @@ public struct APNsConfiguration: Sendable {
         do {
             signingKey = try ES256PrivateKey(pem: keyPEM)
         } catch {
-            throw Invalid(field: "key_pem", reason: "is not a P-256 private key in PEM (the contents of the .p8 file)")
+            throw Invalid(field: "private_key", reason: "is not a P-256 private key in PEM (the contents of the .p8 file)")
         }
         self.keyID = keyID
         self.teamID = teamID

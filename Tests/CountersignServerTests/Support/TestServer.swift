@@ -30,7 +30,7 @@ struct TestServer {
         let clock = TestClock()
         var configuration = Configuration(
             hostname: "127.0.0.1", port: 0, database: database.location, publicURL: issuer, adminKey: adminKey,
-            journeysDirectory: journeysDirectory)
+            journeysDirectory: journeysDirectory, masterKey: randomMasterKey())
         adjust(&configuration)
         do {
             try await withApp(configure: { app in
@@ -43,6 +43,11 @@ struct TestServer {
             throw error
         }
         try await database.drop()
+    }
+
+    /// A master key of the test's own, so no key file is written.
+    static func randomMasterKey() -> MasterKeySource {
+        .key(Data((0..<MasterKeySource.keyLength).map { _ in UInt8.random(in: 0...255) }))
     }
 
     /// An SDK client talking to this server in-process.

@@ -1,0 +1,55 @@
+import Fluent
+
+/// Push provider configurations, the push queue, delivery attempts, and the push token state of devices.
+struct CreatePushDelivery: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(PushConfigModel.schema)
+            .field("id", .string, .identifier(auto: false))
+            .field("provider", .string, .required)
+            .field("app_id", .string, .required)
+            .field("key_id", .string, .required)
+            .field("issuer", .string, .required)
+            .field("environment", .string, .required)
+            .field("endpoint", .string)
+            .field("sealed_secret", .string, .required)
+            .field("created_at", .datetime)
+            .field("updated_at", .datetime)
+            .unique(on: "provider", "app_id")
+            .create()
+        try await database.schema(PushJobModel.schema)
+            .field("id", .string, .identifier(auto: false))
+            .field("approval_id", .string, .required, .references(ApprovalModel.schema, "id"))
+            .field("device_id", .string, .required)
+            .field("channel", .string, .required)
+            .field("status", .string, .required)
+            .field("attempts", .int, .required)
+            .field("next_attempt_at", .datetime, .required)
+            .field("lease", .string)
+            .field("last_reason", .string)
+            .field("created_at", .datetime)
+            .create()
+        try await database.schema(PushDeliveryModel.schema)
+            .field("id", .string, .identifier(auto: false))
+            .field("job_id", .string, .required)
+            .field("approval_id", .string, .required)
+            .field("device_id", .string, .required)
+            .field("channel", .string, .required)
+            .field("status", .string, .required)
+            .field("reason", .string)
+            .field("attempt", .int, .required)
+            .field("attempted_at", .datetime, .required)
+            .field("next_attempt_at", .datetime)
+            .create()
+        // SQLite adds one column per statement.
+        try await database.schema(DeviceModel.schema).field("push_token_invalid_at", .datetime).update()
+        try await database.schema(DeviceModel.schema).field("push_token_invalid_reason", .string).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(DeviceModel.schema).deleteField("push_token_invalid_reason").update()
+        try await database.schema(DeviceModel.schema).deleteField("push_token_invalid_at").update()
+        try await database.schema(PushDeliveryModel.schema).delete()
+        try await database.schema(PushJobModel.schema).delete()
+        try await database.schema(PushConfigModel.schema).delete()
+    }
+}

@@ -1,0 +1,77 @@
+import Fluent
+import Foundation
+
+/// One provider configuration: an Apple signing key for a bundle id, or a Firebase service account for
+/// a project. The key material is sealed under the master key (`sealedSecret`); the rest is shown.
+final class PushConfigModel: Model, @unchecked Sendable {
+    static let schema = "push_configs"
+
+    @ID(custom: "id", generatedBy: .user) var id: String?
+    /// `apns` or `fcm`.
+    @Field(key: "provider") var provider: String
+    /// APNs: the bundle id; FCM: the Firebase project id. Devices are matched on it.
+    @Field(key: "app_id") var appID: String
+    /// APNs: the key id; FCM: the service account's private key id.
+    @Field(key: "key_id") var keyID: String
+    /// APNs: the team id; FCM: the service account's client email.
+    @Field(key: "issuer") var issuer: String
+    /// APNs: `production` or `sandbox`; empty for FCM.
+    @Field(key: "environment") var environment: String
+    /// Where requests go instead of the provider's own endpoint (a proxy, or a test server).
+    @OptionalField(key: "endpoint") var endpoint: String?
+    /// APNs: the `.p8` PEM; FCM: the service account JSON; sealed, base64.
+    @Field(key: "sealed_secret") var sealedSecret: String
+    @Timestamp(key: "created_at", on: .create) var createdAt: Date?
+    @Timestamp(key: "updated_at", on: .update) var updatedAt: Date?
+
+    init() {}
+}
+
+/// A push waiting to be sent, being sent, or finished: the durable queue the push sender works from.
+final class PushJobModel: Model, @unchecked Sendable {
+    static let schema = "push_jobs"
+
+    @ID(custom: "id", generatedBy: .user) var id: String?
+    @Field(key: "approval_id") var approvalID: String
+    @Field(key: "device_id") var deviceID: String
+    @Field(key: "channel") var channel: String
+    /// `queued`, `sent` or `failed` (`PushStatus`).
+    @Field(key: "status") var status: String
+    /// Attempts made so far.
+    @Field(key: "attempts") var attempts: Int
+    /// When the job is next due; while an instance is sending, a lease into the future.
+    @Field(key: "next_attempt_at") var nextAttemptAt: Date
+    /// The claim of the instance sending it now.
+    @OptionalField(key: "lease") var lease: String?
+    @OptionalField(key: "last_reason") var lastReason: String?
+    @Timestamp(key: "created_at", on: .create) var createdAt: Date?
+
+    init() {}
+}
+
+/// One delivery attempt, as the admin API lists it.
+final class PushDeliveryModel: Model, @unchecked Sendable {
+    static let schema = "push_deliveries"
+
+    @ID(custom: "id", generatedBy: .user) var id: String?
+    @Field(key: "job_id") var jobID: String
+    @Field(key: "approval_id") var approvalID: String
+    @Field(key: "device_id") var deviceID: String
+    @Field(key: "channel") var channel: String
+    /// `delivered`, `retry_scheduled`, `token_invalid`, `rejected` or `gave_up`.
+    @Field(key: "status") var status: String
+    @OptionalField(key: "reason") var reason: String?
+    @Field(key: "attempt") var attempt: Int
+    @Field(key: "attempted_at") var attemptedAt: Date
+    /// When the next attempt is due, for `retry_scheduled`.
+    @OptionalField(key: "next_attempt_at") var nextAttemptAt: Date?
+
+    init() {}
+}
+
+/// What the browser is told about its approval's push.
+enum PushStatus: String {
+    case queued
+    case sent
+    case failed
+}

@@ -1,0 +1,226 @@
+import CountersignCore
+import Fluent
+import Foundation
+import Journeys
+import Logging
+import Push
+import Synchronization
+import Vapor
+
+/// Sends queued pushes in the background, off the request path. Requests only add a row to
+/// `push_jobs` (in the same commit as their approval) and ring; the sender claims due jobs, sends each
+/// in its own task (a slow or failing device holds up no other), records every attempt in
+/// `push_deliveries`, and schedules retries. Jobs survive restarts: a job claimed by an instance that
+/// stopped becomes due again when its lease runs out.
+final class PushSender: LifecycleHandler, Sendable {
+    private let database: any Database
+    private let gateways: PushGateways
+    private let clock: any WallClock
+    private let events: any EventBus
+    private let retryPolicy: PushRetryPolicy
+    private let logger: Logger
+    private let loop = Mutex<Task<Void, Never>?>(nil)
+    private let inFlight = Mutex(0)
+
+    /// How long a claimed job is kept from other instances while it is being sent.
+    static let lease: TimeInterval = 60
+    /// How often the queue is looked at when nothing rings (jobs queued by other instances, retries).
+    static let idleCheck = Duration.seconds(1)
+    /// Jobs sent at once by one instance.
+    static let concurrency = 64
+
+    init(database: any Database, gateways: PushGateways, clock: any WallClock, events: any EventBus, retryPolicy: PushRetryPolicy, logger: Logger) {
+        self.database = database
+        self.gateways = gateways
+        self.clock = clock
+        self.events = events
+        self.retryPolicy = retryPolicy
+        self.logger = logger
+    }
+
+    /// A job for the approval's push to `device`, due at once; the caller saves it with the approval.
+    func job(approvalID: String, device: DeviceModel) -> PushJobModel {
+        let job = PushJobModel()
+        job.id = SecureRandom.identifier(prefix: "psh")
+        job.approvalID = approvalID
+        job.deviceID = device.id!
+        job.channel = device.pushChannel
+        job.status = PushStatus.queued.rawValue
+        job.attempts = 0
+        job.nextAttemptAt = clock.now()
+        return job
+    }
+
+    /// Tells the sender a job was queued.
+    func wake() async {
+        await events.publish(EventTopic.pushQueue, "")
+    }
+
+    // MARK: Lifecycle
+
+    func didBoot(_ application: Application) throws {
+        loop.withLock { task in
+            guard task == nil else { return }
+            task = Task { await self.run() }
+        }
+    }
+
+    func shutdownAsync(_ application: Application) async {
+        guard let task = loop.withLock({ $0 }) else { return }
+        task.cancel()
+        await wake()
+        await task.value
+    }
+
+    // MARK: Sending
+
+    private func run() async {
+        let doorbell = await events.subscribe(EventTopic.pushQueue)
+        await withDiscardingTaskGroup { group in
+            while !Task.isCancelled {
+                do {
+                    let free = Self.concurrency - inFlight.withLock { $0 }
+                    for job in try await claimDueJobs(limit: free) {
+                        inFlight.withLock { $0 += 1 }
+                        group.addTask {
+                            await self.process(job)
+                            self.inFlight.withLock { $0 -= 1 }
+                            await self.wake()
+                        }
+                    }
+                } catch {
+                    logger.error("the push queue cannot be read", metadata: ["error": "\(error)"])
+                }
+                _ = await doorbell.next(within: Self.idleCheck)
+            }
+        }
+        await events.unsubscribe(doorbell)
+    }
+
+    /// Claims up to `limit` due jobs by moving them under a fresh lease; a job another instance claimed
+    /// first is left to it.
+    private func claimDueJobs(limit: Int) async throws -> [PushJobModel] {
+        guard limit > 0 else { return [] }
+        let now = clock.now()
+        let due = try await PushJobModel.query(on: database)
+            .filter(\.$status == PushStatus.queued.rawValue)
+            .filter(\.$nextAttemptAt <= now)
+            .sort(\.$nextAttemptAt)
+            .limit(limit)
+            .all()
+        var claimed: [PushJobModel] = []
+        for job in due {
+            let lease = UUID().uuidString
+            try await PushJobModel.query(on: database)
+                .filter(\.$id == job.id!)
+                .filter(\.$status == PushStatus.queued.rawValue)
+                .filter(\.$lease == job.lease)
+                .set(\.$lease, to: lease)
+                .set(\.$nextAttemptAt, to: now.addingTimeInterval(Self.lease))
+                .update()
+            if let mine = try await PushJobModel.find(job.id, on: database), mine.lease == lease { claimed.append(mine) }
+        }
+        return claimed
+    }
+
+    /// One attempt of one job, and what follows from its outcome.
+    private func process(_ job: PushJobModel) async {
+        do {
+            let now = clock.now()
+            guard let approval = try await ApprovalModel.find(job.approvalID, on: database), approval.status(at: now) == .pending,
+                let device = try await DeviceModel.find(job.deviceID, on: database),
+                let application = try await ApplicationModel.find(approval.applicationID, on: database)
+            else {
+                return try await abandon(job, reason: "the approval is no longer pending")
+            }
+            let target = device.pushTarget
+            let outcome: DeliveryOutcome
+            if let reason = device.pushTokenInvalidReason {
+                outcome = .tokenInvalid(reason: reason)
+            } else {
+                outcome = await (try await gateways.gateway(for: target.channel))
+                    .send(approval.pushNotification(applicationName: application.name), to: target)
+            }
+            if Task.isCancelled {
+                // Stopping mid-send: the job is due again at the next start (a repeat is harmless: the
+                // notification collapses on the phone).
+                return try await PushJobModel.query(on: database).filter(\.$id == job.id!)
+                    .set(\.$lease, to: nil).set(\.$nextAttemptAt, to: now).update()
+            }
+            try await record(outcome, of: job, approval: approval, device: device)
+        } catch {
+            logger.error("a push could not be processed", metadata: ["job_id": "\(job.id!)", "error": "\(error)"])
+        }
+    }
+
+    private func record(_ outcome: DeliveryOutcome, of job: PushJobModel, approval: ApprovalModel, device: DeviceModel) async throws {
+        let attempt = job.attempts + 1
+        let now = clock.now()
+        let delivery = PushDeliveryModel()
+        delivery.id = SecureRandom.identifier(prefix: "pdl")
+        delivery.jobID = job.id!
+        delivery.approvalID = job.approvalID
+        delivery.deviceID = job.deviceID
+        delivery.channel = job.channel
+        delivery.attempt = attempt
+        delivery.attemptedAt = now
+        let metadata: Logger.Metadata = ["job_id": "\(job.id!)", "device_id": "\(job.deviceID)", "channel": "\(job.channel)", "attempt": "\(attempt)"]
+
+        var jobStatus = PushStatus.failed
+        var nextAttempt: Date?
+        switch outcome {
+        case .delivered:
+            delivery.status = "delivered"
+            jobStatus = .sent
+        case .retryable(let reason, let retryAfter):
+            delivery.reason = reason
+            let next = now.addingTimeInterval(retryPolicy.delay(afterAttempt: attempt, retryAfter: retryAfter))
+            if next < approval.expiresAt {
+                delivery.status = "retry_scheduled"
+                delivery.nextAttemptAt = next
+                jobStatus = .queued
+                nextAttempt = next
+            } else {
+                delivery.status = "gave_up"
+                logger.warning("push given up: the approval expires before the provider would take it", metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
+            }
+        case .tokenInvalid(let reason):
+            delivery.status = "token_invalid"
+            delivery.reason = reason
+            logger.warning("the device's push token is no longer valid", metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
+        case .rejected(let reason):
+            delivery.status = "rejected"
+            delivery.reason = reason
+            logger.warning("push refused by the provider", metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
+        }
+
+        let (status, next) = (jobStatus, nextAttempt)
+        try await database.transaction { database in
+            try await delivery.create(on: database)
+            try await PushJobModel.query(on: database).filter(\.$id == job.id!)
+                .set(\.$status, to: status.rawValue)
+                .set(\.$attempts, to: attempt)
+                .set(\.$lease, to: nil)
+                .set(\.$nextAttemptAt, to: next ?? now)
+                .set(\.$lastReason, to: delivery.reason)
+                .update()
+            if case .tokenInvalid(let reason) = outcome {
+                if device.pushTokenInvalidAt == nil {
+                    try await DeviceModel.query(on: database).filter(\.$id == device.id!)
+                        .set(\.$pushTokenInvalidAt, to: now).set(\.$pushTokenInvalidReason, to: reason).update()
+                }
+                try await ApprovalModel.close(
+                    approval.id!, as: .failed, failureCode: ErrorCode.pushTokenInvalid, at: now, on: database)
+            }
+        }
+        if case .tokenInvalid = outcome {
+            await events.publish(EventTopic.interaction(approval.webInteractionID), approval.id!)
+        }
+    }
+
+    /// Ends a job without an attempt (its approval closed while it waited).
+    private func abandon(_ job: PushJobModel, reason: String) async throws {
+        try await PushJobModel.query(on: database).filter(\.$id == job.id!)
+            .set(\.$status, to: PushStatus.failed.rawValue).set(\.$lease, to: nil).set(\.$lastReason, to: reason).update()
+    }
+}
