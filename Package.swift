@@ -125,6 +125,8 @@ let package = Package(
                 "CountersignClient",
                 "CountersignPushTesting",
                 .product(name: "VaporTesting", package: "vapor"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
             // Journey documents the tests load by path, next to the server's templates.

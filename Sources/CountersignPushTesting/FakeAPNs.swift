@@ -55,7 +55,7 @@ public final class FakeAPNs: Sendable {
                 let token = request.parameters.get("token") ?? ""
                 let body = request.body.data.map { Data(buffer: $0) } ?? Data()
                 let verdict = await checks.verdict(request, deviceToken: token, body: body)
-                let (status, reason, retryAfter) = try await script.answer(to: verdict.0, verdict.1)
+                let (status, reason, retryAfter) = try await script.answer(to: verdict.0, verdict.1, token: token)
                 log.append(Request(
                     httpVersion: request.version.major, deviceToken: token, headers: request.headerDictionary, body: body,
                     providerToken: request.headers.bearerAuthorization?.token, status: status, reason: reason))
@@ -73,6 +73,11 @@ public final class FakeAPNs: Sendable {
     /// Answers the next requests (that pass the checks) with `replies`, in order.
     public func script(_ replies: ScriptedReply...) {
         script.append(replies)
+    }
+
+    /// Answers the next requests for `deviceToken` (that pass the checks) with `replies`, in order.
+    public func script(forDeviceToken deviceToken: String, _ replies: ScriptedReply...) {
+        script.append(replies, forToken: deviceToken)
     }
 
     public func stop() async {

@@ -68,7 +68,7 @@ public final class FakeGoogle: Sendable {
                 let verdict = Self.verdict(
                     project: request.parameters.get("project") ?? "", expectedProject: project, message: message,
                     authorized: bearer.map { issued.isValid($0, at: now()) } ?? false)
-                let (status, code, retryAfter) = try await script.answer(to: verdict.0, verdict.1)
+                let (status, code, retryAfter) = try await script.answer(to: verdict.0, verdict.1, token: message["token"] as? String ?? "")
                 messages.append(Message(
                     project: request.parameters.get("project") ?? "", accessToken: bearer,
                     body: message.mapValues(JSONValueLike.init), status: status, errorCode: code))
@@ -93,6 +93,11 @@ public final class FakeGoogle: Sendable {
     /// Answers the next messages (that pass the checks) with `replies`, in order.
     public func script(_ replies: ScriptedReply...) {
         script.append(replies)
+    }
+
+    /// Answers the next messages for `registrationToken` (that pass the checks) with `replies`, in order.
+    public func script(forRegistrationToken registrationToken: String, _ replies: ScriptedReply...) {
+        script.append(replies, forToken: registrationToken)
     }
 
     public func stop() async {

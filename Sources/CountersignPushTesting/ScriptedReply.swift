@@ -23,18 +23,22 @@ public struct ScriptedReply: Sendable {
     }
 }
 
-/// Replies to give, in order, before falling back to normal answers.
+/// Replies to give, in order, before falling back to normal answers: for one device token, or for any.
 final class ReplyScript: Sendable {
-    private let replies = Mutex<[ScriptedReply]>([])
+    /// Keyed by device token; `nil` holds the replies for any token.
+    private let replies = Mutex<[String?: [ScriptedReply]]>([:])
 
-    func append(_ more: [ScriptedReply]) {
-        replies.withLock { $0 += more }
+    func append(_ more: [ScriptedReply], forToken token: String? = nil) {
+        replies.withLock { $0[token, default: []] += more }
     }
 
     /// The answer to give: a request that passed the checks (`status` 200) takes the next scripted
-    /// reply, if any, after its delay; any other verdict stands.
-    func answer(to status: Int, _ reason: String?) async throws -> (status: Int, reason: String?, retryAfter: Int?) {
-        guard status == 200, let scripted = replies.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else {
+    /// reply for its token, else the next one for any token, after its delay; any other verdict stands.
+    func answer(to status: Int, _ reason: String?, token: String) async throws -> (status: Int, reason: String?, retryAfter: Int?) {
+        guard status == 200, let scripted = replies.withLock({ replies in
+            for key in [token, nil] where replies[key]?.isEmpty == false { return replies[key]?.removeFirst() }
+            return nil
+        }) else {
             return (status, reason, nil)
         }
         try await Task.sleep(for: scripted.delay)

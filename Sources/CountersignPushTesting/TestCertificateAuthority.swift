@@ -15,7 +15,8 @@ public struct TestCertificateAuthority: Sendable {
     public init() throws {
         let now = Date()
         let caKey = P256.Signing.PrivateKey()
-        let caName = try DistinguishedName { CommonName("Countersign test CA") }
+        // A name of its own: a client trusting several test authorities finds the right one by name.
+        let caName = try DistinguishedName { CommonName("Countersign test CA \(UUID().uuidString)") }
         let root = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(caKey.publicKey),
             notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(86400), issuer: caName,

@@ -176,6 +176,7 @@ final class PushSender: LifecycleHandler, Sendable {
             delivery.reason = reason
             let next = now.addingTimeInterval(retryPolicy.delay(afterAttempt: attempt, retryAfter: retryAfter))
             if next < approval.expiresAt {
+                logger.info("push retry scheduled", metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
                 delivery.status = "retry_scheduled"
                 delivery.nextAttemptAt = next
                 jobStatus = .queued

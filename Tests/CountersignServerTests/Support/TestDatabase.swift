@@ -13,9 +13,14 @@ struct TestDatabase {
         ProcessInfo.processInfo.environment["COUNTERSIGN_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    static func make() async throws -> TestDatabase {
+    /// `persistent`: on SQLite, a file that outlives one server, for tests that restart it.
+    static func make(persistent: Bool = false) async throws -> TestDatabase {
         guard let adminURL = postgresURL, let components = URLComponents(string: adminURL) else {
-            return TestDatabase(location: .sqliteMemory, dropStatement: nil)
+            guard persistent else { return TestDatabase(location: .sqliteMemory, dropStatement: nil) }
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-\(UUID().uuidString).sqlite").path
+            return TestDatabase(location: .sqliteFile(path)) {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            }
         }
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         try await run("CREATE DATABASE \"\(name)\"", components: components)

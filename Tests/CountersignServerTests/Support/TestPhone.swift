@@ -9,12 +9,13 @@ struct TestPhone {
     let authenticator: Authenticator
     let keysURL: URL
 
-    init(client: OrchestrationClient) {
+    /// `keysURL`: the key file of a phone that already exists (the same phone talking to a restarted server).
+    init(client: OrchestrationClient, keysURL: URL? = nil) {
         self.client = client
-        keysURL = FileManager.default.temporaryDirectory
+        self.keysURL = keysURL ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("countersign-tests-\(UUID().uuidString)")
             .appendingPathComponent("keys.json")
-        authenticator = Authenticator(keyStore: SoftwareKeyStore(url: keysURL))
+        authenticator = Authenticator(keyStore: SoftwareKeyStore(url: self.keysURL))
     }
 
     /// Runs `mobile_registration` up to the device step and returns that step.

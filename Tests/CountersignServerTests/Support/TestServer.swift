@@ -2,6 +2,7 @@ import CountersignClient
 import CountersignCore
 import CountersignServer
 import Foundation
+import NIOSSL
 import Testing
 import Vapor
 import VaporTesting
@@ -21,28 +22,41 @@ struct TestServer {
     let app: Application
     let clock: TestClock
 
-    /// Runs `body` against a fresh server and removes its database afterwards.
+    /// Runs `body` against a fresh server and removes its database afterwards. `pushTrustRoots` are
+    /// the certificate authorities of fake push providers.
     static func run(
+        pushTrustRoots: [NIOSSLCertificate] = [],
         adjust: (inout Configuration) -> Void = { _ in },
         _ body: (TestServer) async throws -> Void
     ) async throws {
         let database = try await TestDatabase.make()
-        let clock = TestClock()
-        var configuration = Configuration(
-            hostname: "127.0.0.1", port: 0, database: database.location, publicURL: issuer, adminKey: adminKey,
-            journeysDirectory: journeysDirectory, masterKey: randomMasterKey())
-        adjust(&configuration)
         do {
-            try await withApp(configure: { app in
-                try await CountersignApp.configure(app, configuration: configuration, dependencies: .init(clock: clock))
-            }) { app in
-                try await body(TestServer(app: app, clock: clock))
-            }
+            try await run(on: database, clock: TestClock(), masterKey: randomMasterKey(), pushTrustRoots: pushTrustRoots, adjust: adjust, body)
         } catch {
             try? await database.drop()
             throw error
         }
         try await database.drop()
+    }
+
+    /// Runs `body` against a server on `database`, which is left in place (a later server may restart on
+    /// it). `prepare` sees the application before it is configured (to capture its logs).
+    static func run(
+        on database: TestDatabase, clock: TestClock, masterKey: MasterKeySource, pushTrustRoots: [NIOSSLCertificate] = [],
+        adjust: (inout Configuration) -> Void = { _ in }, prepare: @escaping (Application) -> Void = { _ in },
+        _ body: (TestServer) async throws -> Void
+    ) async throws {
+        var configuration = Configuration(
+            hostname: "127.0.0.1", port: 0, database: database.location, publicURL: issuer, adminKey: adminKey,
+            journeysDirectory: journeysDirectory, masterKey: masterKey)
+        adjust(&configuration)
+        try await withApp(configure: { app in
+            prepare(app)
+            try await CountersignApp.configure(
+                app, configuration: configuration, dependencies: .init(clock: clock, pushTrustRoots: pushTrustRoots))
+        }) { app in
+            try await body(TestServer(app: app, clock: clock))
+        }
     }
 
     /// A master key of the test's own, so no key file is written.
