@@ -34,9 +34,9 @@ public enum CountersignApp {
     public static func configure(
         _ app: Application, configuration: Configuration, dependencies: Dependencies = Dependencies()
     ) async throws {
-        // Below debug, the HTTP layer logs raw request headers (bearer tokens) and the database drivers
-        // log query binds (interaction state with web OTPs, key material): never log below debug.
-        if app.logger.logLevel < .debug { app.logger.logLevel = .debug }
+        // Below info, the HTTP layer logs raw request headers (bearer tokens) and the database layer logs
+        // the values of every query (interaction state with web OTPs, token signing keys): never log below info.
+        if app.logger.logLevel < .info { app.logger.logLevel = .info }
         app.http.server.configuration.hostname = configuration.hostname
         app.http.server.configuration.port = configuration.port
         try await prepareDatabase(app, location: configuration.database)

@@ -1,0 +1,208 @@
+import CountersignCore
+import CountersignServer
+import Crypto
+import FluentKit
+import Foundation
+import SQLKit
+import Testing
+import Vapor
+
+@Suite("Push provider configuration (/admin/v1/push-configs)")
+struct PushConfigTests {
+    @Test("create, list, show, update and delete; key material is never shown")
+    func crud() async throws {
+        try await FakePushProviders.run { providers in
+            try await TestServer.run(pushTrustRoots: providers.trustRoots) { server in
+                let created = try await server.admin(.POST, "push-configs", json: providers.apnsConfig)
+                #expect(created.status == .created)
+                let id = try #require(created.body["id"]?.stringValue)
+                #expect(created.body["bundle_id"] == .string(FakePushProviders.bundleID))
+                #expect(created.body["key_id"] == .string(FakePushProviders.appleKeyID))
+                #expect(created.body["team_id"] == .string(FakePushProviders.appleTeamID))
+                #expect(created.body["environment"] == "sandbox" && created.body["private_key"] == nil)
+
+                let fcm = try await server.admin(.POST, "push-configs", json: providers.fcmConfig)
+                #expect(fcm.status == .created)
+                #expect(fcm.body["project_id"] == .string(FakePushProviders.firebaseProject))
+                #expect(fcm.body["client_email"] == .string(FakePushProviders.serviceAccountEmail))
+                #expect(fcm.body["service_account"] == nil)
+
+                #expect(try await server.admin(.GET, "push-configs").body.arrayValue?.count == 2)
+                #expect(try await server.admin(.GET, "push-configs/\(id)").body["bundle_id"] == .string(FakePushProviders.bundleID))
+
+                let updated = try await server.admin(.PATCH, "push-configs/\(id)", json: ["environment": "production"])
+                #expect(updated.status == .ok && updated.body["environment"] == "production")
+                #expect(updated.body["key_id"] == .string(FakePushProviders.appleKeyID), "fields not given are kept")
+
+                #expect(try await server.admin(.DELETE, "push-configs/\(id)").status == .noContent)
+                #expect(try await server.admin(.GET, "push-configs/\(id)").status == .notFound)
+                #expect(try await server.admin(.GET, "push-configs").body.arrayValue?.count == 1)
+                #expect(try await server.send(.GET, "/admin/v1/push-configs").status == .unauthorized)
+            }
+        }
+    }
+
+    @Test("an update takes effect on the next push: the gateway is rebuilt from the stored configuration")
+    func updateReachesTheGateway() async throws {
+        try await FakePushProviders.run { providers in
+            try await TestServer.run(pushTrustRoots: providers.trustRoots) { server in
+                var wrong = providers.apnsConfig.objectValue ?? [:]
+                wrong["team_id"] = "WRONGTEAM1"
+                let created = try await server.admin(.POST, "push-configs", json: .object(wrong))
+                let id = try #require(created.body["id"]?.stringValue)
+                _ = try await RegisteredPhone.register(
+                    server, email: "ada@example.com", channel: "apns", token: DeviceTokens.apple, appID: FakePushProviders.bundleID)
+                _ = try await TestBrowser(server).signIn(email: "ada@example.com")
+                try await eventually("Apple refused the provider token") { providers.apns.requests.count == 2 }
+                #expect(providers.apns.requests.map(\.reason) == ["InvalidProviderToken", "InvalidProviderToken"])
+
+                #expect(try await server.admin(.PATCH, "push-configs/\(id)", json: ["team_id": .string(FakePushProviders.appleTeamID)]).status == .ok)
+                _ = try await TestBrowser(server).signIn(email: "ada@example.com")
+                try await eventually("the corrected key is used") { providers.apns.requests.last?.status == 200 }
+            }
+        }
+    }
+
+    @Test("bad input is refused with a message naming the problem, and nothing is stored", arguments: [
+        (["provider": "webpush"], "provider must be apns or fcm"),
+        (["provider": "apns", "bundle_id": "com.example.bank"], "missing key_id, team_id, environment, private_key"),
+        (["provider": "apns", "bundle_id": "com.example.bank", "key_id": "KEY1234567", "team_id": "team-1", "environment": "sandbox", "private_key": "x"], "team_id must be 10 letters or digits"),
+        (["provider": "apns", "bundle_id": "com.example.bank", "key_id": "KEY12", "team_id": "TEAM123456", "environment": "sandbox", "private_key": "x"], "key_id must be 10 letters or digits"),
+        (["provider": "apns", "bundle_id": "com.example.bank", "key_id": "KEY1234567", "team_id": "TEAM123456", "environment": "sandbox", "private_key": "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----"], "private_key is not a P-256 private key"),
+        (["provider": "apns", "bundle_id": "com.example.bank", "key_id": "KEY1234567", "team_id": "TEAM123456", "environment": "staging", "private_key": "x"], "environment must be production or sandbox"),
+        (["provider": "fcm", "service_account": ["type": "service_account", "project_id": "p"]], "service_account: the service account is missing client_email, private_key, private_key_id, token_uri"),
+        (["provider": "fcm", "service_account": "not json"], "service_account: the service account must be the JSON key file"),
+        (["provider": "fcm"], "missing service_account"),
+        (["provider": "fcm", "service_account": ["client_email": "a@b", "private_key": "x", "private_key_id": "k", "token_uri": "https://t", "project_id": "p"]], "private_key is not an RSA private key"),
+        (["provider": "fcm", "endpoint": "http://fcm.example.com"], "endpoint must be an https URL"),
+    ] as [(JSONValue, String)])
+    func refusals(body: JSONValue, message: String) async throws {
+        try await TestServer.run { server in
+            let refused = try await server.admin(.POST, "push-configs", json: body)
+            #expect(refused.status == .badRequest)
+            #expect(refused.body["error"]?["code"] == "invalid_push_config")
+            let text = refused.body["error"]?["message"]?.stringValue ?? ""
+            #expect(text.contains(message), "\(text)")
+            #expect(try await server.admin(.GET, "push-configs").body.arrayValue?.isEmpty == true)
+        }
+    }
+
+    @Test("a second configuration for the same bundle id is 409; a bad update changes nothing")
+    func conflictsAndBadUpdates() async throws {
+        try await FakePushProviders.run { providers in
+            try await TestServer.run { server in
+                let id = try #require(try await server.admin(.POST, "push-configs", json: providers.apnsConfig).body["id"]?.stringValue)
+                let again = try await server.admin(.POST, "push-configs", json: providers.apnsConfig)
+                #expect(again.status == .conflict && again.body["error"]?["code"] == "already_exists")
+
+                let badTeam = try await server.admin(.PATCH, "push-configs/\(id)", json: ["team_id": "nope"])
+                #expect(badTeam.status == .badRequest)
+                let switched = try await server.admin(.PATCH, "push-configs/\(id)", json: ["provider": "fcm"])
+                #expect(switched.status == .badRequest)
+                let stored = try await server.admin(.GET, "push-configs/\(id)").body
+                #expect(stored["team_id"] == .string(FakePushProviders.appleTeamID))
+                #expect(try await server.admin(.PATCH, "push-configs/pcf_missing", json: ["team_id": "TEAM123456"]).status == .notFound)
+            }
+        }
+    }
+
+    @Test("key material is encrypted at rest and appears in no admin response and no log line")
+    func secretsStaySecret() async throws {
+        try await FakePushProviders.run { providers in
+            let store = LogStore()
+            let database = try await TestDatabase.make()
+            do {
+                try await TestServer.run(
+                    on: database, clock: TestClock(), masterKey: TestServer.randomMasterKey(), pushTrustRoots: providers.trustRoots,
+                    prepare: { app in app.logger = Logger(label: "countersign.tests.capture") { _ in CapturingLogHandler(store: store) } }
+                ) { server in
+                    var responses: [String] = []
+                    func record(_ reply: (status: HTTPStatus, body: JSONValue)) -> JSONValue {
+                        responses.append("\(reply.body)")
+                        return reply.body
+                    }
+                    let apnsID = try #require(record(try await server.admin(.POST, "push-configs", json: providers.apnsConfig))["id"]?.stringValue)
+                    let fcmID = try #require(record(try await server.admin(.POST, "push-configs", json: providers.fcmConfig))["id"]?.stringValue)
+                    _ = record(try await server.admin(.GET, "push-configs"))
+                    _ = record(try await server.admin(.GET, "push-configs/\(apnsID)"))
+                    _ = record(try await server.admin(.PATCH, "push-configs/\(apnsID)", json: ["private_key": .string(providers.appleKey.pemRepresentation)]))
+                    _ = record(try await server.admin(.PATCH, "push-configs/\(fcmID)", json: ["service_account": providers.serviceAccount]))
+                    // A refused update carrying the key must not echo it either.
+                    _ = record(try await server.admin(.PATCH, "push-configs/\(apnsID)", json: ["private_key": .string(providers.appleKey.pemRepresentation), "team_id": "bad"]))
+
+                    // Both providers are used, so the key material is opened and signed with.
+                    _ = try await RegisteredPhone.register(
+                        server, email: "ada@example.com", channel: "apns", token: DeviceTokens.apple, appID: FakePushProviders.bundleID)
+                    _ = try await RegisteredPhone.register(
+                        server, email: "grace@example.com", channel: "fcm", token: DeviceTokens.firebase, appID: nil)
+                    _ = try await TestBrowser(server).signIn(email: "ada@example.com")
+                    _ = try await TestBrowser(server).signIn(email: "grace@example.com")
+                    try await eventually("both pushes are sent") {
+                        providers.apns.requests.count == 1 && providers.google.received.count == 1
+                    }
+
+                    let sql = try #require(server.app.db as? any SQLDatabase)
+                    let rows = try await sql.raw("SELECT sealed_secret, key_id, issuer, app_id FROM push_configs").all()
+                    #expect(rows.count == 2)
+                    let stored = try rows.map { row in
+                        try ["sealed_secret", "key_id", "issuer", "app_id"].map { try row.decode(column: $0, as: String.self) }.joined(separator: " ")
+                    }
+                    let logs = store.lines.withLock { $0 }.joined(separator: "\n")
+                    let signingKey = try #require(try await sql.raw("SELECT private_key_pem FROM signing_keys").first(decoding: [String: String].self))
+                    for fragment in FakePushProviders.fragments(ofPEM: try #require(signingKey["private_key_pem"])) {
+                        #expect(!logs.contains(fragment), "a log line shows the token signing key")
+                    }
+                    for fragment in providers.secretFragments {
+                        #expect(!responses.joined().contains(fragment), "an admin response shows key material")
+                        #expect(!logs.contains(fragment), "a log line shows key material")
+                        #expect(!stored.joined().contains(fragment), "key material is stored in the clear")
+                    }
+                    #expect(!logs.contains("ya29."), "a log line shows an access token")
+                }
+            } catch {
+                try? await database.drop()
+                throw error
+            }
+            try await database.drop()
+        }
+    }
+
+    @Test("without COUNTERSIGN_MASTER_KEY a key file is made with mode 0600 and reused; a wrong key stops the server at start")
+    func masterKeyFile() async throws {
+        try await FakePushProviders.run { providers in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let keyFile = directory.appendingPathComponent("master-key").path
+            let database = try await TestDatabase.make(persistent: true)
+            do {
+                try await TestServer.run(on: database, clock: TestClock(), masterKey: .file(keyFile)) { server in
+                    try await server.configurePush(providers.apnsConfig)
+                }
+                let mode = try #require(try FileManager.default.attributesOfItem(atPath: keyFile)[.posixPermissions] as? NSNumber)
+                #expect(mode.intValue == 0o600)
+                try await TestServer.run(on: database, clock: TestClock(), masterKey: .file(keyFile)) { server in
+                    let configs = try await server.admin(.GET, "push-configs").body.arrayValue
+                    #expect(configs?.count == 1)
+                }
+
+                await #expect {
+                    try await TestServer.run(on: database, clock: TestClock(), masterKey: TestServer.randomMasterKey()) { _ in }
+                } throws: { error in
+                    "\(error)".contains("cannot be decrypted: the master key is not the one it was stored with")
+                }
+
+                try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: keyFile)
+                await #expect {
+                    try await TestServer.run(on: database, clock: TestClock(), masterKey: .file(keyFile)) { _ in }
+                } throws: { error in
+                    "\(error)".contains("can be read by others")
+                }
+            } catch {
+                try? await database.drop()
+                throw error
+            }
+            try await database.drop()
+        }
+    }
+}
