@@ -41,8 +41,10 @@ run_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/log" -w start \
 run_pg "$pg_bin/psql" -q -h "$pg_dir" -p "$pg_port" -U postgres -v ON_ERROR_STOP=1 \
   -c "CREATE ROLE countersign LOGIN CREATEDB PASSWORD 'countersign'" \
   -c "CREATE DATABASE countersign OWNER countersign"
+# One test at a time: every test runs a server with its own database and connection pool, and the
+# whole suite at once would need more connections than one PostgreSQL cluster should hand out.
 COUNTERSIGN_TEST_DATABASE_URL="postgres://countersign:countersign@127.0.0.1:$pg_port/countersign?sslmode=disable" \
-  swift test --skip-build --filter CountersignServerTests 2>&1 | tee "$log_dir/postgres.log"
+  swift test --skip-build --no-parallel --filter CountersignServerTests 2>&1 | tee "$log_dir/postgres.log"
 
 # Both runs passed (pipefail stops the script otherwise): print one total for both.
 passed=$(cat "$log_dir"/*.log | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in .* passed after.*/\1/p' | awk '{ total += $1 } END { print total + 0 }')
