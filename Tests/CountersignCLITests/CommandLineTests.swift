@@ -26,7 +26,8 @@ struct CommandLineTests {
         let result = try await CommandRunner.run(["serve", "--help"])
         #expect(result.status == 0)
         for name in ["COUNTERSIGN_HOST", "COUNTERSIGN_PORT", "COUNTERSIGN_DATABASE_URL", "COUNTERSIGN_PUBLIC_URL",
-                     "COUNTERSIGN_ADMIN_KEY", "COUNTERSIGN_JOURNEYS_DIR", "COUNTERSIGN_INTERACTION_TTL", "COUNTERSIGN_TOKEN_TTL"] {
+                     "COUNTERSIGN_ADMIN_KEY", "COUNTERSIGN_JOURNEYS_DIR", "COUNTERSIGN_INTERACTION_TTL", "COUNTERSIGN_TOKEN_TTL",
+                     "COUNTERSIGN_MASTER_KEY", "COUNTERSIGN_MASTER_KEY_FILE"] {
             #expect(result.output.contains(name))
         }
         #expect(result.output.contains("default: 8080"))
@@ -80,5 +81,8 @@ struct CommandLineTests {
         let discovery = try await server.get("/.well-known/openid-configuration")
         #expect(discovery.contains("\"issuer\":\"http://127.0.0.1:\(server.port)\""))
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("countersign.sqlite").path))
+        let keyFile = directory.appendingPathComponent("countersign.master-key").path
+        let mode = try FileManager.default.attributesOfItem(atPath: keyFile)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600, "the master key file is readable by its owner only")
     }
 }

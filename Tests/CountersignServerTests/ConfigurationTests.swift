@@ -1,4 +1,5 @@
 import CountersignServer
+import Foundation
 import Testing
 
 @Suite("Configuration from the environment")
@@ -12,6 +13,17 @@ struct ConfigurationTests {
         #expect(configuration.publicURL == "http://127.0.0.1:8080")
         #expect(configuration.journeysDirectory == "./journeys")
         #expect(configuration.interactionLifetime == 600)
+        #expect(configuration.masterKey == .file("./countersign.master-key"))
+    }
+
+    @Test("the master key comes from COUNTERSIGN_MASTER_KEY (32 bytes in base64) or the named key file")
+    func masterKey() throws {
+        let key = Data((0..<32).map { UInt8($0) })
+        #expect(try Configuration.load(environment: ["COUNTERSIGN_MASTER_KEY": key.base64EncodedString()]).masterKey == .key(key))
+        #expect(try Configuration.load(environment: ["COUNTERSIGN_MASTER_KEY_FILE": "/etc/countersign/key"]).masterKey == .file("/etc/countersign/key"))
+        #expect(throws: ConfigurationError.self) {
+            try Configuration.load(environment: ["COUNTERSIGN_MASTER_KEY": Data(repeating: 1, count: 16).base64EncodedString()])
+        }
     }
 
     @Test("a postgres URL selects PostgreSQL; flags win over the environment")
@@ -28,11 +40,12 @@ struct ConfigurationTests {
             _ = try Configuration.load(environment: [
                 "COUNTERSIGN_PORT": "eighty", "COUNTERSIGN_DATABASE_URL": "mysql://x/y", "COUNTERSIGN_PUBLIC_URL": "ftp://x",
                 "COUNTERSIGN_ADMIN_KEY": "short", "COUNTERSIGN_INTERACTION_TTL": "-5", "COUNTERSIGN_TOKEN_TTL": "soon",
+                "COUNTERSIGN_MASTER_KEY": "not base64!",
             ])
             Issue.record("expected a configuration error")
         } catch {
             let names = ["COUNTERSIGN_PORT", "COUNTERSIGN_DATABASE_URL", "COUNTERSIGN_PUBLIC_URL", "COUNTERSIGN_ADMIN_KEY",
-                         "COUNTERSIGN_INTERACTION_TTL", "COUNTERSIGN_TOKEN_TTL"]
+                         "COUNTERSIGN_INTERACTION_TTL", "COUNTERSIGN_TOKEN_TTL", "COUNTERSIGN_MASTER_KEY"]
             #expect(error.problems.count == names.count)
             for name in names { #expect(error.description.contains(name)) }
         }
