@@ -48,220 +48,180 @@ extension TestBrowser {
 struct PushDeliveryTests {
     @Test("APNs: the sign-in is pushed over HTTP/2 and the phone approves from the payload Apple received")
     func apnsHappyPath() async throws {
-        try await FakePushProviders.run { providers in
-            try await TestServer.run(pushTrustRoots: providers.trustRoots) { server in
-                try await server.configurePush(providers.apnsConfig)
-                let phone = try await RegisteredPhone.register(
-                    server, email: "ada@example.com", channel: "apns", token: DeviceTokens.apple, appID: FakePushProviders.bundleID)
-                let browser = TestBrowser(server)
-                let waiting = try await browser.signIn(email: "ada@example.com")
-                #expect(waiting.data?["push_status"] == "queued")
+        try await FakePushProviders.withPhone(on: "apns") { providers, server, phone in
+            let browser = TestBrowser(server)
+            let waiting = try await browser.signIn(email: "ada@example.com")
+            #expect(waiting.data?["push_status"] == "queued")
 
-                try await eventually("Apple received the push") { providers.apns.requests.count == 1 }
-                let request = providers.apns.requests[0]
-                #expect(request.status == 200 && request.httpVersion == 2 && request.deviceToken == DeviceTokens.apple)
-                let payload = try providers.apnsPayload(0)
-                let approvalID = try #require(payload["approval_id"])
-                #expect(request.headers["apns-topic"] == FakePushProviders.bundleID)
-                #expect(request.headers["apns-collapse-id"] == approvalID)
-                #expect(Set(payload.keys) == ["approval_id", "client_id", "expires_at", "application"])
+            try await eventually("Apple received the push") { providers.apns.requests.count == 1 }
+            let request = providers.apns.requests[0]
+            #expect(request.status == 200 && request.httpVersion == 2 && request.deviceToken == DeviceTokens.apple)
+            let payload = try providers.apnsPayload(0)
+            let approvalID = try #require(payload["approval_id"])
+            #expect(request.headers["apns-topic"] == FakePushProviders.bundleID)
+            #expect(request.headers["apns-collapse-id"] == approvalID)
+            #expect(Set(payload.keys) == ["approval_id", "client_id", "expires_at", "application"])
 
-                try await eventually("the delivery is recorded") { try await server.deliveries(of: approvalID).count == 1 }
-                let delivery = try #require(try await server.deliveries(of: approvalID).first)
-                #expect(delivery["status"] == "delivered" && delivery["channel"] == "apns" && delivery["attempt"] == 1)
-                #expect(try await browser.pollLater(server).data?["push_status"] == "sent")
+            try await eventually("the delivery is recorded") { try await server.deliveries(of: approvalID).count == 1 }
+            let delivery = try #require(try await server.deliveries(of: approvalID).first)
+            #expect(delivery["status"] == "delivered" && delivery["channel"] == "apns" && delivery["attempt"] == 1)
+            #expect(try await browser.pollLater(server).data?["push_status"] == "sent")
 
-                let approved = try await phone.approve(fromPush: payload)
-                #expect(approved.journeyStepID == JourneyStepID.success)
-                let done = try await browser.poll()
-                #expect(done.journeyStepID == JourneyStepID.success && done.token != nil)
-            }
+            let approved = try await phone.approve(fromPush: payload)
+            #expect(approved.journeyStepID == JourneyStepID.success)
+            let done = try await browser.poll()
+            #expect(done.journeyStepID == JourneyStepID.success && done.token != nil)
         }
     }
 
     @Test("FCM: the sign-in is sent as a high-priority data message and the phone approves from its data")
     func fcmHappyPath() async throws {
-        try await FakePushProviders.run { providers in
-            try await TestServer.run(pushTrustRoots: providers.trustRoots) { server in
-                try await server.configurePush(providers.fcmConfig)
-                let phone = try await RegisteredPhone.register(
-                    server, email: "ada@example.com", channel: "fcm", token: DeviceTokens.firebase, appID: FakePushProviders.firebaseProject)
-                let browser = TestBrowser(server)
-                _ = try await browser.signIn(email: "ada@example.com")
+        try await FakePushProviders.withPhone(on: "fcm") { providers, server, phone in
+            let browser = TestBrowser(server)
+            _ = try await browser.signIn(email: "ada@example.com")
 
-                try await eventually("Google received the message") { providers.google.received.count == 1 }
-                let message = providers.google.received[0]
-                #expect(message.status == 200 && message.project == FakePushProviders.firebaseProject)
-                #expect(message.body["token"] == .string(DeviceTokens.firebase))
-                guard case .object(let android) = try #require(message.body["android"]) else { throw CancellationError() }
-                #expect(android["priority"] == .string("high"))
-                #expect(providers.google.issuedTokens.count == 1)
-                let payload = try providers.fcmPayload(0)
-                let approvalID = try #require(payload["approval_id"])
-                try await eventually("the delivery is recorded") {
-                    try await server.deliveries(of: approvalID).first?["status"] == "delivered"
-                }
-
-                #expect(try await phone.approve(fromPush: payload).journeyStepID == JourneyStepID.success)
-                #expect(try await browser.poll().token != nil)
+            try await eventually("Google received the message") { providers.google.received.count == 1 }
+            let message = providers.google.received[0]
+            #expect(message.status == 200 && message.project == FakePushProviders.firebaseProject)
+            #expect(message.body["token"] == .string(DeviceTokens.firebase))
+            guard case .object(let android) = try #require(message.body["android"]) else { throw CancellationError() }
+            #expect(android["priority"] == .string("high"))
+            #expect(providers.google.issuedTokens.count == 1)
+            let payload = try providers.fcmPayload(0)
+            let approvalID = try #require(payload["approval_id"])
+            try await eventually("the delivery is recorded") {
+                try await server.deliveries(of: approvalID).first?["status"] == "delivered"
             }
+
+            #expect(try await phone.approve(fromPush: payload).journeyStepID == JourneyStepID.success)
+            #expect(try await browser.poll().token != nil)
         }
     }
 
     @Test("410 Unregistered marks the device's token invalid; the waiting sign-in and the next one answer push_token_invalid")
     func unregisteredToken() async throws {
-        try await FakePushProviders.run { providers in
-            try await TestServer.run(pushTrustRoots: providers.trustRoots) { server in
-                try await server.configurePush(providers.apnsConfig)
-                let phone = try await RegisteredPhone.register(
-                    server, email: "ada@example.com", channel: "apns", token: DeviceTokens.apple, appID: FakePushProviders.bundleID)
-                providers.apns.script(ScriptedReply(status: 410, reason: "Unregistered"))
-                let browser = TestBrowser(server)
-                _ = try await browser.signIn(email: "ada@example.com")
-                try await eventually("Apple refused the token") { providers.apns.requests.count == 1 }
-                let approvalID = try #require(try providers.apnsPayload(0)["approval_id"])
-                try await eventually("the refusal is recorded") {
-                    try await server.deliveries(of: approvalID).first?["status"] == "token_invalid"
-                }
-                let ended = try await browser.poll()
-                #expect(ended.journeyStepID == JourneyStepID.rejection)
-                #expect(ended.data?["reason"] == .string(ErrorCode.pushTokenInvalid))
-
-                let users = try await server.admin(.GET, "users").body.arrayValue ?? []
-                let userID = try #require(users.first?["id"]?.stringValue)
-                let device = try #require(try await server.admin(.GET, "users/\(userID)/devices").body.arrayValue?.first)
-                #expect(device["id"] == .string(phone.deviceID) && device["status"] == "active")
-                #expect(device["push_token_status"] == "invalid" && device["push_token_invalid_reason"] == "Unregistered")
-
-                let next = try await TestBrowser(server).signIn(email: "ada@example.com")
-                #expect(next.journeyStepID == JourneyStepID.rejection)
-                #expect(next.data?["reason"] == .string(ErrorCode.pushTokenInvalid))
-                try await Task.sleep(for: .milliseconds(300))
-                #expect(providers.apns.requests.count == 1, "nothing more is sent to a token Apple refused")
+        try await FakePushProviders.withPhone(on: "apns") { providers, server, phone in
+            providers.apns.script(ScriptedReply(status: 410, reason: "Unregistered"))
+            let browser = TestBrowser(server)
+            _ = try await browser.signIn(email: "ada@example.com")
+            try await eventually("Apple refused the token") { providers.apns.requests.count == 1 }
+            let approvalID = try #require(try providers.apnsPayload(0)["approval_id"])
+            try await eventually("the refusal is recorded") {
+                try await server.deliveries(of: approvalID).first?["status"] == "token_invalid"
             }
+            let ended = try await browser.poll()
+            #expect(ended.journeyStepID == JourneyStepID.rejection)
+            #expect(ended.data?["reason"] == .string(ErrorCode.pushTokenInvalid))
+
+            let users = try await server.admin(.GET, "users").body.arrayValue ?? []
+            let userID = try #require(users.first?["id"]?.stringValue)
+            let device = try #require(try await server.admin(.GET, "users/\(userID)/devices").body.arrayValue?.first)
+            #expect(device["id"] == .string(phone.deviceID) && device["status"] == "active")
+            #expect(device["push_token_status"] == "invalid" && device["push_token_invalid_reason"] == "Unregistered")
+
+            let next = try await TestBrowser(server).signIn(email: "ada@example.com")
+            #expect(next.journeyStepID == JourneyStepID.rejection)
+            #expect(next.data?["reason"] == .string(ErrorCode.pushTokenInvalid))
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(providers.apns.requests.count == 1, "nothing more is sent to a token Apple refused")
         }
     }
 
     @Test("429 with Retry-After waits at least that long, then the push goes through")
     func retryAfter() async throws {
-        try await FakePushProviders.run { providers in
-            try await TestServer.run(pushTrustRoots: providers.trustRoots) { server in
-                try await server.configurePush(providers.apnsConfig)
-                let phone = try await RegisteredPhone.register(
-                    server, email: "ada@example.com", channel: "apns", token: DeviceTokens.apple, appID: FakePushProviders.bundleID)
-                providers.apns.script(ScriptedReply(status: 429, reason: "TooManyRequests", retryAfter: 30))
-                let browser = TestBrowser(server)
-                _ = try await browser.signIn(email: "ada@example.com")
-                try await eventually("Apple answered 429") { providers.apns.requests.count == 1 }
-                let approvalID = try #require(try providers.apnsPayload(0)["approval_id"])
-                try await eventually("the retry is scheduled") { try await server.deliveries(of: approvalID).count == 1 }
-                let first = try #require(try await server.deliveries(of: approvalID).first)
-                #expect(first["status"] == "retry_scheduled" && first["reason"] == "TooManyRequests")
-                #expect(try server.retryDelay(first) >= 30)
-                #expect(try await browser.pollLater(server).data?["push_status"] == "queued")
+        try await FakePushProviders.withPhone(on: "apns") { providers, server, phone in
+            providers.apns.script(ScriptedReply(status: 429, reason: "TooManyRequests", retryAfter: 30))
+            let browser = TestBrowser(server)
+            _ = try await browser.signIn(email: "ada@example.com")
+            try await eventually("Apple answered 429") { providers.apns.requests.count == 1 }
+            let approvalID = try #require(try providers.apnsPayload(0)["approval_id"])
+            try await eventually("the retry is scheduled") { try await server.deliveries(of: approvalID).count == 1 }
+            let first = try #require(try await server.deliveries(of: approvalID).first)
+            #expect(first["status"] == "retry_scheduled" && first["reason"] == "TooManyRequests")
+            #expect(try server.retryDelay(first) >= 30)
+            #expect(try await browser.pollLater(server).data?["push_status"] == "queued")
 
-                server.clock.advance(by: 30)
-                try await eventually("the second attempt is delivered") {
-                    try await server.deliveries(of: approvalID).last?["status"] == "delivered"
-                }
-                #expect(try await server.deliveries(of: approvalID).map { $0["attempt"] } == [1, 2])
-                #expect(try await phone.approve(fromPush: providers.apnsPayload(1)).journeyStepID == JourneyStepID.success)
-                #expect(try await browser.poll().token != nil)
+            server.clock.advance(by: 30)
+            try await eventually("the second attempt is delivered") {
+                try await server.deliveries(of: approvalID).last?["status"] == "delivered"
             }
+            #expect(try await server.deliveries(of: approvalID).map { $0["attempt"] } == [1, 2])
+            #expect(try await phone.approve(fromPush: providers.apnsPayload(1)).journeyStepID == JourneyStepID.success)
+            #expect(try await browser.poll().token != nil)
         }
     }
 
     @Test("500, 500, then success: each retry waits longer, and the third attempt is delivered")
     func serverErrorsThenSuccess() async throws {
-        try await FakePushProviders.run { providers in
-            try await TestServer.run(pushTrustRoots: providers.trustRoots) { server in
-                try await server.configurePush(providers.fcmConfig)
-                _ = try await RegisteredPhone.register(
-                    server, email: "ada@example.com", channel: "fcm", token: DeviceTokens.firebase, appID: nil)
-                providers.google.script(ScriptedReply(status: 500, reason: "INTERNAL"), ScriptedReply(status: 500, reason: "INTERNAL"))
-                _ = try await TestBrowser(server).signIn(email: "ada@example.com")
-                try await eventually("Google answered") { providers.google.received.count == 1 }
-                let approvalID = try #require(try providers.fcmPayload(0)["approval_id"])
-                var delays: [TimeInterval] = []
-                for attempt in 1...2 {
-                    try await eventually("retry \(attempt) is scheduled") { try await server.deliveries(of: approvalID).count == attempt }
-                    let retry = try #require(try await server.deliveries(of: approvalID).last)
-                    #expect(retry["status"] == "retry_scheduled" && retry["reason"] == "INTERNAL")
-                    delays.append(try server.retryDelay(retry))
-                    // The admin API shows whole seconds: one more makes sure the retry is due.
-                    server.clock.advance(by: delays[attempt - 1] + 1)
-                }
-                try await eventually("the third attempt is delivered") { try await server.deliveries(of: approvalID).count == 3 }
-                #expect(try await server.deliveries(of: approvalID).map { $0["status"] } == ["retry_scheduled", "retry_scheduled", "delivered"])
-                #expect(delays[1] >= delays[0], "exponential backoff: \(delays)")
+        try await FakePushProviders.withPhone(on: "fcm") { providers, server, _ in
+            providers.google.script(ScriptedReply(status: 500, reason: "INTERNAL"), ScriptedReply(status: 500, reason: "INTERNAL"))
+            _ = try await TestBrowser(server).signIn(email: "ada@example.com")
+            try await eventually("Google answered") { providers.google.received.count == 1 }
+            let approvalID = try #require(try providers.fcmPayload(0)["approval_id"])
+            var delays: [TimeInterval] = []
+            for attempt in 1...2 {
+                try await eventually("retry \(attempt) is scheduled") { try await server.deliveries(of: approvalID).count == attempt }
+                let retry = try #require(try await server.deliveries(of: approvalID).last)
+                #expect(retry["status"] == "retry_scheduled" && retry["reason"] == "INTERNAL")
+                delays.append(try server.retryDelay(retry))
+                // The admin API shows whole seconds: one more makes sure the retry is due.
+                server.clock.advance(by: delays[attempt - 1] + 1)
             }
+            try await eventually("the third attempt is delivered") { try await server.deliveries(of: approvalID).count == 3 }
+            #expect(try await server.deliveries(of: approvalID).map { $0["status"] } == ["retry_scheduled", "retry_scheduled", "delivered"])
+            #expect(delays[1] >= delays[0], "exponential backoff: \(delays)")
         }
     }
 
     @Test("a retry the approval would not live to see is given up, and the browser reads push_status failed")
     func retryBoundedByExpiry() async throws {
-        try await FakePushProviders.run { providers in
-            try await TestServer.run(pushTrustRoots: providers.trustRoots) { server in
-                try await server.configurePush(providers.apnsConfig)
-                _ = try await RegisteredPhone.register(
-                    server, email: "ada@example.com", channel: "apns", token: DeviceTokens.apple, appID: FakePushProviders.bundleID)
-                providers.apns.script(ScriptedReply(status: 503, reason: "ServiceUnavailable", retryAfter: 3600))
-                let browser = TestBrowser(server)
-                _ = try await browser.signIn(email: "ada@example.com")
-                try await eventually("Apple answered") { providers.apns.requests.count == 1 }
-                let approvalID = try #require(try providers.apnsPayload(0)["approval_id"])
-                try await eventually("the push is given up") { try await server.deliveries(of: approvalID).first?["status"] == "gave_up" }
-                #expect(try await browser.pollLater(server).data?["push_status"] == "failed")
-            }
+        try await FakePushProviders.withPhone(on: "apns") { providers, server, _ in
+            providers.apns.script(ScriptedReply(status: 503, reason: "ServiceUnavailable", retryAfter: 3600))
+            let browser = TestBrowser(server)
+            _ = try await browser.signIn(email: "ada@example.com")
+            try await eventually("Apple answered") { providers.apns.requests.count == 1 }
+            let approvalID = try #require(try providers.apnsPayload(0)["approval_id"])
+            try await eventually("the push is given up") { try await server.deliveries(of: approvalID).first?["status"] == "gave_up" }
+            #expect(try await browser.pollLater(server).data?["push_status"] == "failed")
         }
     }
 
     @Test("a provider taking 5 s does not hold up the browser: the sign-in answers while the push is still out")
     func slowProviderIsOffTheRequestPath() async throws {
-        try await FakePushProviders.run { providers in
-            try await TestServer.run(pushTrustRoots: providers.trustRoots) { server in
-                try await server.configurePush(providers.apnsConfig)
-                let phone = try await RegisteredPhone.register(
-                    server, email: "ada@example.com", channel: "apns", token: DeviceTokens.apple, appID: FakePushProviders.bundleID)
-                providers.apns.script(.success(after: .seconds(5)))
-                let browser = TestBrowser(server)
-                let waiting = try await browser.signIn(email: "ada@example.com")
-                // The fake records a request when it answers: none has been answered yet.
-                #expect(providers.apns.requests.isEmpty)
-                #expect(waiting.journeyStepID == JourneyStepID.mobileApproveAuthentication && waiting.data?["push_status"] == "queued")
+        try await FakePushProviders.withPhone(on: "apns") { providers, server, phone in
+            providers.apns.script(.success(after: .seconds(5)))
+            let browser = TestBrowser(server)
+            let waiting = try await browser.signIn(email: "ada@example.com")
+            // The fake records a request when it answers: none has been answered yet.
+            #expect(providers.apns.requests.isEmpty)
+            #expect(waiting.journeyStepID == JourneyStepID.mobileApproveAuthentication && waiting.data?["push_status"] == "queued")
 
-                try await eventually("the slow answer arrives") { providers.apns.requests.count == 1 }
-                #expect(try await phone.approve(fromPush: providers.apnsPayload(0)).journeyStepID == JourneyStepID.success)
-            }
+            try await eventually("the slow answer arrives") { providers.apns.requests.count == 1 }
+            #expect(try await phone.approve(fromPush: providers.apnsPayload(0)).journeyStepID == JourneyStepID.success)
         }
     }
 
     @Test("one device's failing provider does not hold up another device's push")
     func oneDeviceFailingDoesNotAffectAnother() async throws {
-        try await FakePushProviders.run { providers in
-            try await TestServer.run(pushTrustRoots: providers.trustRoots) { server in
-                try await server.configurePush(providers.apnsConfig)
-                _ = try await RegisteredPhone.register(
-                    server, email: "ada@example.com", channel: "apns", token: DeviceTokens.apple, appID: FakePushProviders.bundleID)
-                let grace = try await RegisteredPhone.register(
-                    server, email: "grace@example.com", channel: "apns", token: DeviceTokens.otherApple, appID: FakePushProviders.bundleID)
-                providers.apns.script(
-                    forDeviceToken: DeviceTokens.apple, ScriptedReply(status: 500, reason: "InternalServerError", delay: .seconds(5)))
-                _ = try await TestBrowser(server).signIn(email: "ada@example.com")
-                let graceBrowser = TestBrowser(server)
-                _ = try await graceBrowser.signIn(email: "grace@example.com")
+        try await FakePushProviders.withPhone(on: "apns") { providers, server, _ in
+            let grace = try await RegisteredPhone.register(
+                server, email: "grace@example.com", channel: "apns", token: DeviceTokens.otherApple, appID: FakePushProviders.bundleID)
+            providers.apns.script(
+                forDeviceToken: DeviceTokens.apple, ScriptedReply(status: 500, reason: "InternalServerError", delay: .seconds(5)))
+            _ = try await TestBrowser(server).signIn(email: "ada@example.com")
+            let graceBrowser = TestBrowser(server)
+            _ = try await graceBrowser.signIn(email: "grace@example.com")
 
-                try await eventually("Grace's push is delivered") {
-                    providers.apns.requests.contains { $0.deviceToken == DeviceTokens.otherApple && $0.status == 200 }
-                }
-                #expect(!providers.apns.requests.contains { $0.deviceToken == DeviceTokens.apple }, "Ada's push is still out")
-                let payload = try #require(providers.apns.requests.firstIndex { $0.deviceToken == DeviceTokens.otherApple })
-                #expect(try await grace.approve(fromPush: providers.apnsPayload(payload)).journeyStepID == JourneyStepID.success)
-                #expect(try await graceBrowser.poll().token != nil)
+            try await eventually("Grace's push is delivered") {
+                providers.apns.requests.contains { $0.deviceToken == DeviceTokens.otherApple && $0.status == 200 }
+            }
+            #expect(!providers.apns.requests.contains { $0.deviceToken == DeviceTokens.apple }, "Ada's push is still out")
+            let payload = try #require(providers.apns.requests.firstIndex { $0.deviceToken == DeviceTokens.otherApple })
+            #expect(try await grace.approve(fromPush: providers.apnsPayload(payload)).journeyStepID == JourneyStepID.success)
+            #expect(try await graceBrowser.poll().token != nil)
 
-                try await eventually("Ada's failure is recorded as a retry") {
-                    providers.apns.requests.contains { $0.deviceToken == DeviceTokens.apple && $0.status == 500 }
-                }
+            try await eventually("Ada's failure is recorded as a retry") {
+                providers.apns.requests.contains { $0.deviceToken == DeviceTokens.apple && $0.status == 500 }
             }
         }
     }

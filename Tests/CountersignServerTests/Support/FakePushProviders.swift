@@ -47,6 +47,22 @@ struct FakePushProviders {
         await google.stop()
     }
 
+    /// Runs `body` with a server configured for `channel` (`apns` or `fcm`) and Ada's phone registered on it.
+    static func withPhone(
+        on channel: String, _ body: (FakePushProviders, TestServer, RegisteredPhone) async throws -> Void
+    ) async throws {
+        try await run { providers in
+            try await TestServer.run(pushTrustRoots: providers.trustRoots) { server in
+                let apple = channel == "apns"
+                try await server.configurePush(apple ? providers.apnsConfig : providers.fcmConfig)
+                let phone = try await RegisteredPhone.register(
+                    server, email: "ada@example.com", channel: channel, token: apple ? DeviceTokens.apple : DeviceTokens.firebase,
+                    appID: apple ? bundleID : firebaseProject)
+                try await body(providers, server, phone)
+            }
+        }
+    }
+
     /// `POST /admin/v1/push-configs` for the Apple key.
     var apnsConfig: JSONValue {
         [
