@@ -80,7 +80,9 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            // The browser SDK the server hands to web pages.
+            resources: [.copy("Browser")]
         ),
         .target(
             name: "CountersignClient",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of Countersign on a fresh machine: installs what the tests need (zlib1g-dev,
-# PostgreSQL), builds once, runs the whole suite on SQLite, then the server suites again on a
-# throwaway PostgreSQL cluster that this script starts and stops.
+# PostgreSQL, Node.js), runs the browser SDK's unit tests, builds once, runs the whole Swift suite on
+# SQLite, then the server suites again on a throwaway PostgreSQL cluster that this script starts and stops.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +10,7 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 missing=()
 dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "==> installing ${missing[*]}"
   # Keep the package from creating and starting its own cluster.
@@ -19,10 +20,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+log_dir=$(mktemp -d /tmp/countersign-test-logs.XXXXXX)
+
+echo "==> browser SDK unit tests (node --test)"
+node --test Tests/BrowserSDK 2>&1 | tee "$log_dir/browser-sdk.tap"
+
 echo "==> building"
 swift build --build-tests
-
-log_dir=$(mktemp -d /tmp/countersign-test-logs.XXXXXX)
 
 echo "==> tests on SQLite"
 swift test --skip-build 2>&1 | tee "$log_dir/sqlite.log"
@@ -46,6 +50,7 @@ run_pg "$pg_bin/psql" -q -h "$pg_dir" -p "$pg_port" -U postgres -v ON_ERROR_STOP
 COUNTERSIGN_TEST_DATABASE_URL="postgres://countersign:countersign@127.0.0.1:$pg_port/countersign?sslmode=disable" \
   swift test --skip-build --no-parallel --filter CountersignServerTests 2>&1 | tee "$log_dir/postgres.log"
 
-# Both runs passed (pipefail stops the script otherwise): print one total for both.
-passed=$(cat "$log_dir"/*.log | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in .* passed after.*/\1/p' | awk '{ total += $1 } END { print total + 0 }')
+# Every run passed (pipefail stops the script otherwise): print one total for all of them.
+passed=$( (cat "$log_dir"/*.log | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in .* passed after.*/\1/p'
+           sed -n 's/^# pass \([0-9]*\)$/\1/p' "$log_dir/browser-sdk.tap") | awk '{ total += $1 } END { print total + 0 }')
 echo "Total: ${passed} passed, 0 failed"

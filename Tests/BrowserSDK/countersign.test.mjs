@@ -1,0 +1,198 @@
+// Unit tests of the browser SDK, run with Node's own test runner: node --test Tests/BrowserSDK
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  ClientResponseOptionType, CountersignClient, CountersignError, ErrorCode, JourneyStepId,
+  initialize, restoreFromSerializedState, serializeState, startJourney,
+} from '../../Sources/CountersignServer/Browser/sdk/countersign.js';
+
+/** A server played by `answer(request)`, which returns `{status, body, headers}` or throws. */
+function fakeServer(answer) {
+  const requests = [];
+  const fetch = async (url, init = {}) => {
+    const request = {
+      url, method: init.method ?? 'GET', headers: init.headers ?? {},
+      body: init.body ? JSON.parse(init.body) : undefined, signal: init.signal,
+    };
+    requests.push(request);
+    const { status = 200, body = null, headers = {}, raw } = await answer(request);
+    return new Response(raw ?? JSON.stringify(body), { status, headers });
+  };
+  return { fetch, requests };
+}
+
+/** Time that passes only when the SDK sleeps; each sleep is recorded. */
+function virtualTime() {
+  const clock = { now: 0, sleeps: [] };
+  clock.sleep = async (milliseconds, signal) => {
+    clock.sleeps.push(milliseconds);
+    if (!signal?.aborted) clock.now += milliseconds;
+  };
+  return clock;
+}
+
+let tokens = 0;
+function wire(stepId, data = {}, extra = {}) {
+  tokens += 1;
+  return {
+    interaction_id: 'int_1', interaction_token: `itk_${tokens}`, journey_id: 'web_login', journey_step_id: stepId, data,
+    client_response_options: { client_input: { type: 'client_input', id: 'client_input', label: 'Continue' } }, ...extra,
+  };
+}
+const waiting = (extra = {}) => wire(JourneyStepId.MobileApproveAuthentication, { polling_interval: 2, push_status: 'queued', ...extra });
+const noEvents = (request) => request.url.endsWith('/events') ? { status: 404, body: { error: { code: 'not_found', message: 'no' } } } : null;
+
+test('module functions need initialize first', async () => {
+  await assert.rejects(startJourney('web_login'), (error) => error instanceof CountersignError && error.errorCode === ErrorCode.NotInitialized);
+});
+
+test('startJourney sends the client id and options; responses are camelCase', async () => {
+  const server = fakeServer(() => ({ body: wire('login', { form_id: 'login' }) }));
+  const client = new CountersignClient({ clientId: 'demo-web', serverPath: 'https://cs.example/', fetch: server.fetch });
+  const response = await client.startJourney('web_login', {
+    additionalParams: { locale: 'en' }, correlationId: 'c-1', approvalData: { amount: '10' },
+  });
+  assert.equal(server.requests[0].url, 'https://cs.example/v1/journeys/web_login/start');
+  assert.deepEqual(server.requests[0].body, {
+    client_id: 'demo-web', additional_params: { locale: 'en' }, correlation_id: 'c-1', approval_data: { amount: '10' },
+  });
+  assert.equal(response.journeyStepId, 'login');
+  assert.equal(response.interactionId, 'int_1');
+  assert.deepEqual(response.data, { form_id: 'login' });
+});
+
+test('submitClientResponse sends the option and data with the latest interaction token', async () => {
+  const server = fakeServer(() => ({ body: waiting() }));
+  const client = new CountersignClient({ clientId: 'demo-web', fetch: server.fetch });
+  await client.startJourney('web_login');
+  const token = client.interactionToken;
+  await client.submitClientResponse(ClientResponseOptionType.ClientInput, { email: 'ada@example.com' });
+  await client.submitClientResponse(ClientResponseOptionType.Resend);
+  assert.equal(server.requests[1].url, '/v1/interactions/int_1/submit');
+  assert.equal(server.requests[1].headers.Authorization, `Bearer ${token}`);
+  assert.deepEqual(server.requests[1].body, { option: 'client_input', data: { email: 'ada@example.com' } });
+  assert.equal(server.requests[2].body.option, 'resend');
+  assert.notEqual(server.requests[2].headers.Authorization, server.requests[1].headers.Authorization);
+});
+
+test('the polling fallback never polls faster than polling_interval', async () => {
+  let polls = 0;
+  const pollTimes = [];
+  const time = virtualTime();
+  const server = fakeServer((request) => {
+    const refused = noEvents(request);
+    if (refused) return refused;
+    if (request.url.endsWith('/start')) return { body: waiting() };
+    polls += 1;
+    pollTimes.push(time.now);
+    return { body: polls < 4 ? waiting({ push_status: 'sent' }) : wire(JourneyStepId.Success, {}, { token: 'eyJ.token' }) };
+  });
+  const client = new CountersignClient({ clientId: 'demo-web', fetch: server.fetch, sleep: time.sleep });
+  const first = await client.startJourney('web_login');
+  const updates = [];
+  const done = await client.waitForMobileApproval(first, { onUpdate: (response) => updates.push(response.data.push_status) });
+  assert.equal(done.journeyStepId, JourneyStepId.Success);
+  assert.equal(done.token, 'eyJ.token');
+  assert.deepEqual(updates, ['sent', 'sent', 'sent']);
+  assert.ok(time.sleeps.every((milliseconds) => milliseconds >= 2000), `sleeps ${time.sleeps}`);
+  for (let index = 1; index < pollTimes.length; index += 1) {
+    assert.ok(pollTimes[index] - pollTimes[index - 1] >= 2000, `polls at ${pollTimes}`);
+  }
+});
+
+test('slow_down backs off for at least Retry-After', async () => {
+  let polls = 0;
+  const time = virtualTime();
+  const server = fakeServer((request) => {
+    const refused = noEvents(request);
+    if (refused) return refused;
+    if (request.url.endsWith('/start')) return { body: waiting() };
+    polls += 1;
+    if (polls === 1) {
+      return { status: 429, headers: { 'Retry-After': '7' }, body: { error: { code: 'slow_down', message: 'Poll no more often than the polling interval.' } } };
+    }
+    return { body: wire(JourneyStepId.Success, {}, { token: 't' }) };
+  });
+  const client = new CountersignClient({ clientId: 'demo-web', fetch: server.fetch, sleep: time.sleep });
+  const done = await client.waitForMobileApproval(await client.startJourney('web_login'));
+  assert.equal(done.journeyStepId, JourneyStepId.Success);
+  assert.deepEqual(time.sleeps, [2000, 7000]);
+});
+
+test('an approval event on the stream ends the wait without waiting out the interval', async () => {
+  const sleeps = [];
+  // A wait that only ends when woken: the stream must be what wakes it.
+  const sleep = (milliseconds, signal) => new Promise((resolve) => {
+    sleeps.push(milliseconds);
+    if (signal?.aborted) return resolve();
+    signal?.addEventListener('abort', resolve, { once: true });
+  });
+  const server = fakeServer((request) => {
+    if (request.url.endsWith('/events')) {
+      assert.match(request.headers.Authorization, /^Bearer itk_/);
+      return { raw: ': keep-alive\n\nevent: approval\ndata: {"status":"approved"}\n\n', headers: { 'Content-Type': 'text/event-stream' } };
+    }
+    if (request.url.endsWith('/start')) return { body: waiting() };
+    return { body: wire(JourneyStepId.Success, {}, { token: 't' }) };
+  });
+  const client = new CountersignClient({ clientId: 'demo-web', fetch: server.fetch, sleep });
+  const done = await client.waitForMobileApproval(await client.startJourney('web_login'));
+  assert.equal(done.token, 't');
+  assert.equal(sleeps.length, 1);
+});
+
+test('an aborted wait rejects with aborted', async () => {
+  const time = virtualTime();
+  const server = fakeServer((request) => noEvents(request) ?? { body: waiting() });
+  const client = new CountersignClient({ clientId: 'demo-web', fetch: server.fetch, sleep: time.sleep });
+  const controller = new AbortController();
+  controller.abort();
+  await assert.rejects(
+    client.waitForMobileApproval(await client.startJourney('web_login'), { signal: controller.signal }),
+    (error) => error.errorCode === ErrorCode.Aborted);
+});
+
+test('serializeState and restoreFromSerializedState round-trip; the restored client goes on with the same interaction', async () => {
+  const server = fakeServer(() => ({ body: waiting() }));
+  initialize({ clientId: 'demo-web', serverPath: 'https://cs.example', fetch: server.fetch });
+  const first = new CountersignClient({ clientId: 'demo-web', serverPath: 'https://cs.example', fetch: server.fetch });
+  const response = await first.startJourney('web_login');
+  const saved = first.serializeState();
+
+  const restored = new CountersignClient({ clientId: 'other', fetch: server.fetch });
+  assert.deepEqual(restored.restoreFromSerializedState(saved), response);
+  assert.equal(restored.serializeState(), saved);
+  await restored.submitClientResponse(ClientResponseOptionType.ClientInput, {});
+  assert.equal(server.requests[1].url, 'https://cs.example/v1/interactions/int_1/submit');
+  assert.equal(server.requests[1].headers.Authorization, `Bearer ${JSON.parse(saved).interactionToken}`);
+
+  assert.deepEqual(restoreFromSerializedState(saved), response);
+  assert.equal(JSON.parse(serializeState()).interactionId, 'int_1');
+  for (const bad of ['not json', '{"version": 99}']) {
+    assert.throws(() => restored.restoreFromSerializedState(bad), (error) => error.errorCode === ErrorCode.ClientResponseNotValid);
+  }
+});
+
+test('errors carry their codes', async () => {
+  const cases = [
+    [() => { throw new TypeError('connection refused'); }, ErrorCode.NetworkError, undefined],
+    [() => ({ status: 500, body: { error: { code: 'internal_error', message: 'boom' } } }), ErrorCode.ServerError, 500],
+    [() => ({ status: 502, raw: '<html>bad gateway</html>' }), ErrorCode.ServerError, 502],
+    [() => ({ status: 400, body: { error: { code: 'client_response_not_valid', message: "'email' is required" } } }), ErrorCode.ClientResponseNotValid, 400],
+    [() => ({ status: 401, body: { error: { code: 'invalid_credentials', message: 'wrong' } } }), ErrorCode.InvalidCredentials, 401],
+    [() => ({ status: 401, body: { error: { code: 'invalid_token', message: 'superseded' } } }), ErrorCode.InvalidToken, 401],
+    [() => ({ status: 410, body: { error: { code: 'expired', message: 'ended' } } }), ErrorCode.Expired, 410],
+  ];
+  for (const [answer, code, status] of cases) {
+    const client = new CountersignClient({ clientId: 'demo-web', fetch: fakeServer(answer).fetch });
+    await assert.rejects(client.startJourney('web_login'), (error) => {
+      assert.ok(error instanceof CountersignError);
+      assert.equal(error.errorCode, code);
+      assert.equal(error.status, status);
+      return true;
+    });
+  }
+  const idle = new CountersignClient({ clientId: 'demo-web', fetch: fakeServer(() => ({ body: waiting() })).fetch });
+  await assert.rejects(idle.submitClientResponse(ClientResponseOptionType.Cancel), (error) => error.errorCode === ErrorCode.NoInteraction);
+  assert.throws(() => new CountersignClient({}), (error) => error.errorCode === ErrorCode.NotInitialized);
+});
