@@ -52,9 +52,19 @@ struct PushConfigTests {
                 let id = try #require(created.body["id"]?.stringValue)
                 _ = try await RegisteredPhone.register(
                     server, email: "ada@example.com", channel: "apns", token: DeviceTokens.apple, appID: FakePushProviders.bundleID)
-                _ = try await TestBrowser(server).signIn(email: "ada@example.com")
+                let browser = TestBrowser(server)
+                _ = try await browser.signIn(email: "ada@example.com")
                 try await eventually("Apple refused the provider token") { providers.apns.requests.count == 2 }
                 #expect(providers.apns.requests.map(\.reason) == ["InvalidProviderToken", "InvalidProviderToken"])
+                // A refusal that is not about the device is final: recorded once, not retried.
+                let approvalID = try #require(try providers.apnsPayload(0)["approval_id"])
+                try await eventually("the refusal is recorded") { try await server.deliveries(of: approvalID).count == 1 }
+                let refusal = try #require(try await server.deliveries(of: approvalID).first)
+                #expect(refusal["status"] == "rejected" && refusal["reason"] == "InvalidProviderToken")
+                #expect(try await browser.pollLater(server).data?["push_status"] == "failed")
+                try await Task.sleep(for: .milliseconds(1500))
+                let deliveries = try await server.deliveries(of: approvalID)
+                #expect(providers.apns.requests.count == 2 && deliveries.count == 1)
 
                 #expect(try await server.admin(.PATCH, "push-configs/\(id)", json: ["team_id": .string(FakePushProviders.appleTeamID)]).status == .ok)
                 _ = try await TestBrowser(server).signIn(email: "ada@example.com")

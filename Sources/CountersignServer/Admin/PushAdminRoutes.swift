@@ -37,11 +37,7 @@ struct PushAdminRoutes: RouteCollection {
         config.id = SecureRandom.identifier(prefix: "pcf")
         config.provider = provider.rawValue
         try apply(body, to: config, secret: nil)
-        guard try await PushConfigModel.query(on: request.db)
-            .filter(\.$provider == config.provider).filter(\.$appID == config.appID).first() == nil
-        else {
-            throw APIError(.conflict, "already_exists", "A \(provider.rawValue) configuration for '\(config.appID)' already exists.")
-        }
+        try await ensureOnlyOne(config, on: request.db)
         try await config.create(on: request.db)
         return try await PushConfigView(config).encodeResponse(status: .created, for: request)
     }
@@ -54,11 +50,7 @@ struct PushAdminRoutes: RouteCollection {
             throw Self.invalid("provider cannot change; delete this configuration and create another")
         }
         try apply(body, to: config, secret: try secrets.open(config.sealedSecret, boundTo: config.id!))
-        guard try await PushConfigModel.query(on: request.db)
-            .filter(\.$provider == config.provider).filter(\.$appID == config.appID).filter(\.$id != config.id!).first() == nil
-        else {
-            throw APIError(.conflict, "already_exists", "Another \(config.provider) configuration for '\(config.appID)' exists.")
-        }
+        try await ensureOnlyOne(config, on: request.db)
         try await config.save(on: request.db)
         return PushConfigView(config)
     }
@@ -128,6 +120,15 @@ struct PushAdminRoutes: RouteCollection {
             config.issuer = account.clientEmail
         }
         config.sealedSecret = try secrets.seal(newSecret, boundTo: config.id!)
+    }
+
+    /// One configuration per provider and bundle id / project: devices are matched on it.
+    private func ensureOnlyOne(_ config: PushConfigModel, on database: any Database) async throws {
+        guard try await PushConfigModel.query(on: database)
+            .filter(\.$provider == config.provider).filter(\.$appID == config.appID).filter(\.$id != config.id!).first() == nil
+        else {
+            throw APIError(.conflict, "already_exists", "A \(config.provider) configuration for '\(config.appID)' already exists.")
+        }
     }
 
     private func find(_ request: Request) async throws -> PushConfigModel {

@@ -58,7 +58,7 @@ final class PushDeliveryModel: Model, @unchecked Sendable {
     @Field(key: "approval_id") var approvalID: String
     @Field(key: "device_id") var deviceID: String
     @Field(key: "channel") var channel: String
-    /// `delivered`, `retry_scheduled`, `token_invalid`, `rejected` or `gave_up`.
+    /// A `DeliveryStatus`.
     @Field(key: "status") var status: String
     @OptionalField(key: "reason") var reason: String?
     @Field(key: "attempt") var attempt: Int
@@ -67,6 +67,16 @@ final class PushDeliveryModel: Model, @unchecked Sendable {
     @OptionalField(key: "next_attempt_at") var nextAttemptAt: Date?
 
     init() {}
+}
+
+/// How one delivery attempt ended, as the admin API lists it.
+enum DeliveryStatus: String {
+    case delivered
+    case retryScheduled = "retry_scheduled"
+    /// The retry would come after the approval expires.
+    case gaveUp = "gave_up"
+    case tokenInvalid = "token_invalid"
+    case rejected
 }
 
 /// What the browser is told about its approval's push.

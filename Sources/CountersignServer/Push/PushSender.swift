@@ -156,6 +156,7 @@ final class PushSender: LifecycleHandler, Sendable {
     private func record(_ outcome: DeliveryOutcome, of job: PushJobModel, approval: ApprovalModel, device: DeviceModel) async throws {
         let attempt = job.attempts + 1
         let now = clock.now()
+        let verdict = judge(outcome, attempt: attempt, now: now, expiresAt: approval.expiresAt)
         let delivery = PushDeliveryModel()
         delivery.id = SecureRandom.identifier(prefix: "pdl")
         delivery.jobID = job.id!
@@ -164,45 +165,23 @@ final class PushSender: LifecycleHandler, Sendable {
         delivery.channel = job.channel
         delivery.attempt = attempt
         delivery.attemptedAt = now
-        let metadata: Logger.Metadata = ["job_id": "\(job.id!)", "device_id": "\(job.deviceID)", "channel": "\(job.channel)", "attempt": "\(attempt)"]
-
-        var jobStatus = PushStatus.failed
-        var nextAttempt: Date?
-        switch outcome {
-        case .delivered:
-            delivery.status = "delivered"
-            jobStatus = .sent
-        case .retryable(let reason, let retryAfter):
-            delivery.reason = reason
-            let next = now.addingTimeInterval(retryPolicy.delay(afterAttempt: attempt, retryAfter: retryAfter))
-            if next < approval.expiresAt {
-                logger.info("push retry scheduled", metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
-                delivery.status = "retry_scheduled"
-                delivery.nextAttemptAt = next
-                jobStatus = .queued
-                nextAttempt = next
-            } else {
-                delivery.status = "gave_up"
-                logger.warning("push given up: the approval expires before the provider would take it", metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
-            }
-        case .tokenInvalid(let reason):
-            delivery.status = "token_invalid"
-            delivery.reason = reason
-            logger.warning("the device's push token is no longer valid", metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
-        case .rejected(let reason):
-            delivery.status = "rejected"
-            delivery.reason = reason
-            logger.warning("push refused by the provider", metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
+        delivery.status = verdict.delivery.rawValue
+        delivery.reason = verdict.reason
+        delivery.nextAttemptAt = verdict.nextAttempt
+        if let reason = verdict.reason {
+            logger.log(level: verdict.delivery == .retryScheduled ? .info : .warning, "push \(verdict.delivery.rawValue)", metadata: [
+                "job_id": "\(job.id!)", "device_id": "\(job.deviceID)", "channel": "\(job.channel)", "attempt": "\(attempt)",
+                "reason": "\(reason)",
+            ])
         }
 
-        let (status, next) = (jobStatus, nextAttempt)
         try await database.transaction { database in
             try await delivery.create(on: database)
             try await PushJobModel.query(on: database).filter(\.$id == job.id!)
-                .set(\.$status, to: status.rawValue)
+                .set(\.$status, to: verdict.job.rawValue)
                 .set(\.$attempts, to: attempt)
                 .set(\.$lease, to: nil)
-                .set(\.$nextAttemptAt, to: next ?? now)
+                .set(\.$nextAttemptAt, to: verdict.nextAttempt ?? now)
                 .set(\.$lastReason, to: delivery.reason)
                 .update()
             if case .tokenInvalid(let reason) = outcome {
@@ -216,6 +195,25 @@ final class PushSender: LifecycleHandler, Sendable {
         }
         if case .tokenInvalid = outcome {
             await events.publish(EventTopic.interaction(approval.webInteractionID), approval.id!)
+        }
+    }
+
+    /// What an attempt's outcome means for the delivery record and the job; a retry is scheduled only
+    /// while the approval will still be open.
+    private func judge(
+        _ outcome: DeliveryOutcome, attempt: Int, now: Date, expiresAt: Date
+    ) -> (delivery: DeliveryStatus, job: PushStatus, reason: String?, nextAttempt: Date?) {
+        switch outcome {
+        case .delivered:
+            return (.delivered, .sent, nil, nil)
+        case .retryable(let reason, let retryAfter):
+            let next = now.addingTimeInterval(retryPolicy.delay(afterAttempt: attempt, retryAfter: retryAfter))
+            guard next < expiresAt else { return (.gaveUp, .failed, reason, nil) }
+            return (.retryScheduled, .queued, reason, next)
+        case .tokenInvalid(let reason):
+            return (.tokenInvalid, .failed, reason, nil)
+        case .rejected(let reason):
+            return (.rejected, .failed, reason, nil)
         }
     }
 
