@@ -134,6 +134,33 @@ struct WebToMobileTests {
         }
     }
 
+    @Test("a phone answering a request the browser cancelled, or that expired, while it was open is refused with the reason")
+    func phoneAnswersTooLate() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+
+            _ = try await browser.signIn(email: "ada@example.com")
+            let opened = try await phone.startApproval()
+            _ = try await browser.client.submitClientResponse(.cancel)
+            let answer = try await phone.phone.biometricAnswer(to: opened, as: phone.email)
+            await expectRefusal(410, "approval_closed") {
+                _ = try await phone.phone.client.submitClientResponse(.clientInput, data: answer)
+            }
+
+            _ = try await browser.signIn(email: "ada@example.com")
+            let openedAgain = try await phone.startApproval()
+            server.clock.advance(by: 301)
+            await expectRefusal(410, ErrorCode.expired) {
+                _ = try await phone.phone.client.submitClientResponse(
+                    .clientInput, data: try await phone.phone.biometricAnswer(to: openedAgain, as: phone.email))
+            }
+            let web = try await browser.poll()
+            #expect(web.data?["reason"] == "expired")
+            #expect(web.token == nil)
+        }
+    }
+
     @Test("deny on the phone fails the web sign-in with mobile_rejected")
     func denyFromPhone() async throws {
         try await TestServer.run { server in

@@ -29,11 +29,8 @@ struct MobileApproveService: Sendable {
         guard device.id == approval.deviceID else {
             throw APIError(.forbidden, "device_not_selected", "The approval was sent to another device.")
         }
-        switch approval.status(at: interactions.services.clock.now()) {
-        case .pending: break
-        case .expired: throw APIError(.gone, ErrorCode.expired, "The approval has expired.")
-        case let closed: throw APIError(.gone, "approval_closed", "The approval was already \(closed.rawValue).")
-        }
+        let status = approval.status(at: interactions.services.clock.now())
+        guard status == .pending else { throw APIError.approvalNotPending(status) }
         guard let client = try await ClientModel.find(request.clientID, on: database),
             client.$application.id == approval.applicationID
         else {

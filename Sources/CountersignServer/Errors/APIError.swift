@@ -1,4 +1,5 @@
 import CountersignCore
+import Journeys
 import Vapor
 
 /// A refusal the client is meant to see: an HTTP status and a wire `error` object.
@@ -23,6 +24,13 @@ struct APIError: Error {
 
     static func notFound(_ message: String) -> APIError {
         APIError(.notFound, ErrorCode.notFound, message)
+    }
+
+    /// The phone acts on an approval that is no longer pending: 410 `expired` or `approval_closed`.
+    static func approvalNotPending(_ status: ApprovalStatus) -> APIError {
+        status == .expired
+            ? APIError(.gone, ErrorCode.expired, "The approval has expired.")
+            : APIError(.gone, "approval_closed", "The approval was already \(status.rawValue).")
     }
 }
 

@@ -3,6 +3,7 @@ import Fluent
 import Foundation
 import Journeys
 import Push
+import FluentSQL
 
 extension ApprovalModel {
     /// The status as of `now`: a pending approval past its expiry reads as expired.
@@ -11,20 +12,22 @@ extension ApprovalModel {
         return stored == .pending && now >= expiresAt ? .expired : stored
     }
 
-    /// Ends the approval if it is still pending; an approval no longer pending is left as it is.
+    /// Ends the approval if it is still open: pending and not past its expiry. Returns whether this
+    /// call ended it; an approval already settled, cancelled or expired is left as it is.
+    @discardableResult
     static func close(
         _ approvalID: String, as status: ApprovalStatus, failureCode: String?, amr: [String] = [], authTime: Date? = nil,
         at now: Date, on database: any Database
-    ) async throws {
-        try await ApprovalModel.query(on: database)
-            .filter(\.$id == approvalID)
-            .filter(\.$status == ApprovalStatus.pending.rawValue)
-            .set(\.$status, to: status.rawValue)
-            .set(\.$failureCode, to: failureCode)
-            .set(\.$amr, to: amr.joined(separator: ","))
-            .set(\.$authTime, to: authTime)
-            .set(\.$resolvedAt, to: now)
-            .update()
+    ) async throws -> Bool {
+        guard let sql = database as? any SQLDatabase else { throw InteractionStoreError.notSQL }
+        let closed = try await sql.raw("""
+            UPDATE \(ident: schema)
+            SET status = \(bind: status.rawValue), failure_code = \(bind: failureCode), amr = \(bind: amr.joined(separator: ",")),
+                auth_time = \(bind: authTime), resolved_at = \(bind: now)
+            WHERE id = \(bind: approvalID) AND status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)
+            RETURNING id
+            """).all()
+        return !closed.isEmpty
     }
 
     /// What the phone receives: string values only, no personal data.

@@ -86,14 +86,14 @@ extension FluentJourneyEffects {
         case .approved(let amr, let authTime, let signedApprovalData):
             // Details shown in the browser count as approved only when the phone signed exactly them.
             if let shown = try approval.approvalData.map(ApprovalData.init(jsonText:)), shown != signedApprovalData {
-                close(approval, as: .failed, failureCode: "approval_data_not_signed")
+                close(approval, as: .failed, failureCode: "approval_data_not_signed", phoneIsAnswering: true)
             } else {
-                close(approval, as: .approved, amr: amr, authTime: authTime)
+                close(approval, as: .approved, amr: amr, authTime: authTime, phoneIsAnswering: true)
             }
         case .denied:
-            close(approval, as: .denied, failureCode: "mobile_rejected")
+            close(approval, as: .denied, failureCode: "mobile_rejected", phoneIsAnswering: true)
         case .failed(let code):
-            close(approval, as: .failed, failureCode: code)
+            close(approval, as: .failed, failureCode: code, phoneIsAnswering: true)
         }
     }
 
@@ -116,15 +116,23 @@ extension FluentJourneyEffects {
     /// Wrong web OTPs an approval accepts.
     static let otpAttempts = 3
 
-    /// Ends a pending approval (an approval no longer pending is left as it is) and wakes the browser
-    /// waiting on it once the change is committed.
+    /// Ends a pending approval and wakes the browser waiting on it once the change is committed. An
+    /// approval no longer pending is left as it is; when the phone is answering, that refuses the
+    /// whole call (410), so the phone learns the browser cancelled or the approval expired.
     private func close(
-        _ approval: ApprovalModel, as status: ApprovalStatus, failureCode: String? = nil, amr: [String] = [], authTime: Date? = nil
+        _ approval: ApprovalModel, as status: ApprovalStatus, failureCode: String? = nil, amr: [String] = [], authTime: Date? = nil,
+        phoneIsAnswering: Bool = false
     ) {
         let approvalID = approval.id!
+        guard approvalsClosed.insert(approvalID).inserted else { return }
         let now = services.clock.now()
         hold { database in
-            try await ApprovalModel.close(approvalID, as: status, failureCode: failureCode, amr: amr, authTime: authTime, at: now, on: database)
+            let closed = try await ApprovalModel.close(
+                approvalID, as: status, failureCode: failureCode, amr: amr, authTime: authTime, at: now, on: database)
+            if !closed, phoneIsAnswering {
+                let current = try await ApprovalModel.find(approvalID, on: database)?.status(at: now) ?? .expired
+                throw APIError.approvalNotPending(current)
+            }
         }
         let events = services.events
         let topic = EventTopic.interaction(approval.webInteractionID)

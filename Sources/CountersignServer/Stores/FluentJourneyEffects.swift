@@ -12,6 +12,8 @@ actor FluentJourneyEffects: JourneyEffects {
     private var pendingUsers: [UserModel] = []
     private var pendingWrites: [@Sendable (any Database) async throws -> Void] = []
     private var afterCommitActions: [@Sendable () async -> Void] = []
+    /// Approvals this call has already ended (e.g. the last wrong web OTP, then the rejection).
+    var approvalsClosed: Set<String> = []
 
     init(services: JourneyServices, interactionID: String) {
         self.services = services

@@ -104,17 +104,20 @@ struct DeviceCommand: AsyncParsableCommand {
                             SimulatedPhone.detailLines(details.compactMapValues(\.stringValue)).forEach { print($0) }
                         }
                         let needsCode = opened.journeyStepID == JourneyStepID.otpValidation
-                        if autoApprove || ask("Approve? [y/n] ") {
-                            let code = needsCode && !autoApprove ? prompt("Code shown in the browser: ") : nil
-                            do {
+                        // A request the browser cancelled, or that expired, meanwhile is refused; go on watching.
+                        do {
+                            if autoApprove || ask("Approve? [y/n] ") {
+                                let code = needsCode && !autoApprove ? prompt("Code shown in the browser: ") : nil
                                 _ = try await phone.approve(from: opened, otp: code)
                                 print("  approved")
-                            } catch let error as DeviceCommandError {
-                                print("  not approved: \(error)")
+                            } else {
+                                _ = try await phone.deny()
+                                print("  denied")
                             }
-                        } else {
-                            _ = try await phone.deny()
-                            print("  denied")
+                        } catch let error as DeviceCommandError {
+                            print("  not answered: \(error)")
+                        } catch let error as CountersignClientError {
+                            print("  not answered: \(error)")
                         }
                         answered += 1
                     }
