@@ -173,6 +173,20 @@ test('serializeState and restoreFromSerializedState round-trip; the restored cli
   }
 });
 
+test('a step repeated with a refusal resolves with its error, and the next call uses its new token', async () => {
+  const repeated = waiting({ resend_attempts_left: 0 });
+  repeated.error = { code: 'resend_limit_reached', message: 'No resend attempts are left.' };
+  const answers = [{ body: waiting({ resend_attempts_left: 0 }) }, { status: 400, body: repeated }, { body: waiting() }];
+  const server = fakeServer(() => answers.shift());
+  const client = new CountersignClient({ clientId: 'demo-web', fetch: server.fetch });
+  await client.startJourney('web_login');
+  const refused = await client.submitClientResponse(ClientResponseOptionType.Resend);
+  assert.equal(refused.error.code, 'resend_limit_reached');
+  assert.equal(refused.journeyStepId, JourneyStepId.MobileApproveAuthentication);
+  await client.submitClientResponse(ClientResponseOptionType.ClientInput, {});
+  assert.equal(server.requests[2].headers.Authorization, `Bearer ${repeated.interaction_token}`);
+});
+
 test('errors carry their codes', async () => {
   const cases = [
     [() => { throw new TypeError('connection refused'); }, ErrorCode.NetworkError, undefined],

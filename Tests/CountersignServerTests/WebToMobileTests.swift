@@ -126,6 +126,7 @@ struct WebToMobileTests {
             let payload = try #require(try await phone.inbox().first)
             let cancelled = try await browser.client.submitClientResponse(.cancel)
             #expect(cancelled.journeyStepID == JourneyStepID.rejection)
+            #expect(cancelled.data?["reason"] == "cancelled")
             #expect(try await phone.inbox().isEmpty)
             await expectRefusal(410, "approval_closed") {
                 _ = try await phone.phone.client.startMobileApproveJourney(

@@ -74,7 +74,7 @@ public enum CountersignApp {
         try app.register(collection: ApprovalRoutes(
             mobileApprove: MobileApproveService(interactions: interactions, verifier: verifier),
             interactions: interactions, verifier: verifier, events: events))
-        try app.register(collection: try BrowserSDKRoutes())
+        try app.register(collection: try BrowserRoutes())
         try app.register(collection: WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer))
         try app.register(collection: AdminRoutes(verifier: adminKeys, journeys: journeys, tokenIssuer: tokenIssuer, clock: dependencies.clock))
         try app.register(collection: EvidenceRoutes(verifier: adminKeys))

@@ -40,8 +40,10 @@ public struct JourneyRunner: Sendable {
             outcome = try await behavior(of: step.type).receive(response.data, &state, environment)
         case ClientResponseOptionType.cancel.rawValue:
             try await behavior(of: step.type).cancel(&state, environment)
+            let cancelled = WireError(code: ErrorCode.cancelled, message: "The journey was cancelled.")
+            record(cancelled, of: step, &state)
             if let target = step.cancel { return try await advance(to: target, &state) }
-            return try await finish(.rejection(WireError(code: ErrorCode.cancelled, message: "The journey was cancelled.")), &state)
+            return try await finish(.rejection(cancelled), &state)
         case ClientResponseOptionType.resend.rawValue
         where behavior(of: step.type).extraOptions(secrets: current.secrets).contains { $0.type == .resend }:
             outcome = try await behavior(of: step.type).resend(&state, environment)
@@ -85,9 +87,7 @@ public struct JourneyRunner: Sendable {
         case .branch(let target):
             return try await advance(to: target, &state)
         case .failure(let error):
-            let recorded: JSONValue = ["code": .string(error.code), "message": .string(error.message)]
-            state.variables[step.id + "_error"] = recorded
-            if let name = step.config["error_output_variable"]?.stringValue { state.variables[name] = recorded }
+            record(error, of: step, &state)
             if let target = step.failure { return try await advance(to: target, &state) }
             return try await finish(.rejection(error), &state)
         case .retry(let error):
@@ -173,6 +173,13 @@ public struct JourneyRunner: Sendable {
             options[id] = ClientResponseOption(type: .custom, id: id, label: branch.displayName ?? id)
         }
         return StepPresentation(journeyStepID: journeyStepID, data: data, options: options, token: nil, error: nil, isFinal: false)
+    }
+
+    /// Keeps why a step failed or was cancelled under `<step>_error` and its `error_output_variable`.
+    private func record(_ error: WireError, of step: StepDefinition, _ state: inout InteractionState) {
+        let recorded: JSONValue = ["code": .string(error.code), "message": .string(error.message)]
+        state.variables[step.id + "_error"] = recorded
+        if let name = step.config["error_output_variable"]?.stringValue { state.variables[name] = recorded }
     }
 
     /// Keeps a finished step's output under its id and its `output_variable`.

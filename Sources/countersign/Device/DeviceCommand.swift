@@ -120,6 +120,8 @@ struct DeviceCommand: AsyncParsableCommand {
                             print("  not answered: \(error)")
                         }
                         answered += 1
+                        // Out at once, also into a pipe, so a script can follow the requests.
+                        fflush(nil)
                     }
                 }
             }
@@ -130,6 +132,7 @@ struct DeviceCommand: AsyncParsableCommand {
         }
 
         private func prompt(_ text: String) -> String? {
+            fflush(nil)
             FileHandle.standardOutput.write(Data(text.utf8))
             return readLine()?.trimmingCharacters(in: .whitespaces)
         }

@@ -214,7 +214,8 @@ export class CountersignClient {
     } catch {
       // Not JSON: judged by the status below.
     }
-    if (reply.ok && json) return json;
+    // A step that repeats with a refusal (400 with a whole step and a new token) is an answer too.
+    if (json && (reply.ok || json.journey_step_id)) return json;
     const wireError = json?.error;
     if (reply.status >= 500 || !wireError?.code) {
       throw new CountersignError(ErrorCode.ServerError, wireError?.message ?? `The server answered ${reply.status}.`, { status: reply.status });

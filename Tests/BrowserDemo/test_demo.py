@@ -1,0 +1,372 @@
+"""The demo web app in a real headless Chromium.
+
+Every test starts `countersign serve` on a free port with a fresh SQLite database, registers
+`countersign device` phones against it, and drives the page at /demo with Selenium. Each test saves
+screenshots (COUNTERSIGN_SCREENSHOTS, default .build/browser-screenshots).
+
+Run: python -m unittest discover -s Tests/BrowserDemo -v   (scripts/test.sh does, after building)
+"""
+
+import json
+import os
+import queue
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+import urllib.request
+from pathlib import Path
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+COUNTERSIGN = os.environ.get("COUNTERSIGN_BIN", str(REPOSITORY / ".build" / "debug" / "countersign"))
+SCREENSHOTS = Path(os.environ.get("COUNTERSIGN_SCREENSHOTS", REPOSITORY / ".build" / "browser-screenshots"))
+WAIT_SECONDS = 20
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    """`countersign serve` on a free port, with its database, keys and logs in `directory`."""
+
+    def __init__(self, directory):
+        self.url = f"http://127.0.0.1:{free_port()}"
+        self.log = open(directory / "server.log", "wb")
+        environment = dict(
+            os.environ,
+            COUNTERSIGN_PORT=self.url.rsplit(":", 1)[1],
+            COUNTERSIGN_DATABASE_URL=str(directory / "countersign.sqlite"),
+            COUNTERSIGN_MASTER_KEY_FILE=str(directory / "master-key"),
+            COUNTERSIGN_JOURNEYS_DIR=str(REPOSITORY / "journeys"),
+            COUNTERSIGN_ADMIN_KEY="browser-tests-admin-key",
+        )
+        self.process = subprocess.Popen(
+            [COUNTERSIGN, "serve"], cwd=directory, env=environment, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.url}/.well-known/openid-configuration", timeout=2):
+                    return
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"the server did not start; see {self.log.name}")
+                time.sleep(0.1)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=20)
+        self.log.close()
+
+
+class Phone:
+    """A `countersign device` profile registered for `email`."""
+
+    def __init__(self, server, directory, email, name):
+        self.profile = str(directory)
+        registered = self.run("register", "--server", server.url, "--email", email, "--name", name)
+        # "Registered device dev_… for … on …."
+        self.device_id = registered.stdout.split()[2]
+        self.name = name
+
+    def run(self, *arguments, check=True):
+        """Runs `countersign device …` with this profile and returns the finished process."""
+        result = subprocess.run(
+            [COUNTERSIGN, "device", *arguments, "--profile", self.profile],
+            capture_output=True, text=True, timeout=60)
+        if check and result.returncode != 0:
+            raise AssertionError(f"device {arguments[0]} exited {result.returncode}: {result.stdout}{result.stderr}")
+        return result
+
+    def watch(self, *arguments):
+        """`countersign device watch` in the background; its output lines arrive in `.lines`."""
+        return Watch([COUNTERSIGN, "device", "watch", *arguments, "--profile", self.profile])
+
+
+class Watch:
+    def __init__(self, command):
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+        self.lines = queue.Queue()
+        self.output = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        # The prompt has no newline: read what arrives, split on newlines and on the prompt's end.
+        buffered = ""
+        while chunk := self.process.stdout.read(1):
+            buffered += chunk
+            if chunk == "\n" or buffered.endswith("[y/n] "):
+                self.output.append(buffered)
+                self.lines.put(buffered.strip())
+                buffered = ""
+
+    def wait_for(self, text):
+        deadline = time.monotonic() + WAIT_SECONDS
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            if text in line:
+                return line
+        raise AssertionError(f"device watch never printed {text!r}; it printed {''.join(self.output)!r}")
+
+    def answer(self, text):
+        self.process.stdin.write(text + "\n")
+        self.process.stdin.flush()
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+        self.process.wait(timeout=20)
+
+
+class DemoTestCase(unittest.TestCase):
+    window = (1280, 900)
+
+    def setUp(self):
+        self.directory = Path(tempfile.mkdtemp(prefix="countersign-browser-"))
+        if not os.environ.get("COUNTERSIGN_KEEP_TEST_FILES"):
+            self.addCleanup(shutil.rmtree, self.directory, ignore_errors=True)
+        self.server = Server(self.directory)
+        self.addCleanup(self.server.stop)
+        options = Options()
+        options.binary_location = "/usr/bin/chromium"
+        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                         f"--window-size={self.window[0]},{self.window[1]}"):
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"browser": "SEVERE"})
+        self.browser = webdriver.Chrome(options=options, service=Service(executable_path="/usr/bin/chromedriver"))
+        self.addCleanup(self.browser.quit)
+        self.addCleanup(self.report_page_errors)
+        self.phones = 0
+
+    # Helpers ---------------------------------------------------------------------------------------
+
+    def phone(self, email="ada@example.com", name="Ada's phone"):
+        self.phones += 1
+        return Phone(self.server, self.directory / f"phone-{self.phones}", email, name)
+
+    def open(self, page="login"):
+        self.browser.get(f"{self.server.url}/demo#{page}")
+        return self.visible(f"view-{page}")
+
+    def visible(self, element_id):
+        return WebDriverWait(self.browser, WAIT_SECONDS).until(
+            expected_conditions.visibility_of_element_located((By.ID, element_id)))
+
+    def text(self, element_id):
+        return self.browser.find_element(By.ID, element_id).text
+
+    def wait_for_text(self, element_id, text):
+        WebDriverWait(self.browser, WAIT_SECONDS).until(
+            expected_conditions.text_to_be_present_in_element((By.ID, element_id), text))
+
+    def sign_in(self, email="ada@example.com", with_code=False):
+        """Fills the login form with the keyboard only and sends it with Enter."""
+        self.open("login")
+        if with_code:
+            self.browser.find_element(By.CSS_SELECTOR, "input[value=web_login_otp]").click()
+        field = self.browser.find_element(By.ID, "login-email")
+        field.send_keys(email, Keys.ENTER)
+
+    def claims(self):
+        """The token claims the success page lists, as a dict."""
+        self.visible("view-success")
+        terms = self.browser.find_elements(By.CSS_SELECTOR, "#claims dt")
+        values = self.browser.find_elements(By.CSS_SELECTOR, "#claims dd")
+        return {term.text: value.text for term, value in zip(terms, values)}
+
+    def screenshot(self, name):
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        self.browser.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+
+    def report_page_errors(self):
+        errors = [entry for entry in self.browser.get_log("browser") if entry["level"] == "SEVERE"]
+        self.assertEqual(errors, [], "the page logged errors")
+
+
+class DemoTests(DemoTestCase):
+    def test_biometric_login_reaches_the_success_page(self):
+        phone = self.phone()
+        self.sign_in()
+        self.visible("view-waiting")
+        self.assertIn("Approve on your phone", self.text("waiting-title"))
+        self.assertTrue(self.browser.find_element(By.ID, "otp-block").get_attribute("hidden"))
+        self.wait_for_text("time-left", "Time left: 4:")
+        self.screenshot("login-waiting")
+
+        watch = phone.watch("--auto-approve", "--count", "1")
+        self.addCleanup(watch.stop)
+        claims = self.claims()
+        watch.wait_for("approved")
+        self.assertEqual(self.text("success-title"), "Signed in")
+        self.assertEqual(claims["user"], "ada@example.com")
+        self.assertEqual(claims["device"], phone.device_id)
+        self.assertIn("mobile_biometrics", claims["amr"])
+        self.assertTrue(claims["sub"].startswith("usr_"))
+        self.screenshot("login-success")
+
+    def test_otp_login_the_phone_types_the_code_the_page_shows(self):
+        phone = self.phone()
+        self.sign_in(with_code=True)
+        code = self.visible("otp").text
+        self.assertRegex(code, r"^\d{6}$")
+        self.assertEqual(self.browser.find_element(By.ID, "otp").get_attribute("aria-label"), "Code " + " ".join(code))
+        self.screenshot("login-otp-waiting")
+
+        approved = phone.run("approve", "--otp", code)
+        self.assertIn("approved", approved.stdout)
+        claims = self.claims()
+        self.assertIn("code_otp", claims["amr"])
+        self.assertIn("mobile_biometrics", claims["amr"])
+
+    def test_two_devices_the_person_chooses_which_phone_is_asked(self):
+        work = self.phone(name="Work phone")
+        home = self.phone(name="Home phone")
+        self.sign_in()
+        self.visible("view-devices")
+        choices = self.browser.find_elements(By.CSS_SELECTOR, "#device-list label")
+        self.assertEqual(sorted(choice.text for choice in choices), ["Home phone", "Work phone"])
+        self.screenshot("device-choice")
+
+        next(choice for choice in choices if choice.text == "Home phone").click()
+        self.browser.find_element(By.ID, "devices-submit").click()
+        self.visible("view-waiting")
+        self.assertEqual(work.run("pending", check=False).returncode, 3, "the other phone must not be asked")
+        home.run("approve")
+        self.assertEqual(self.claims()["device"], home.device_id)
+
+    def test_cancel_shows_the_failure_page_and_the_phone_is_told_it_was_cancelled(self):
+        phone = self.phone()
+        watch = phone.watch()
+        self.addCleanup(watch.stop)
+        self.sign_in()
+        self.visible("view-waiting")
+        watch.wait_for("Approve? [y/n]")
+
+        self.browser.find_element(By.ID, "cancel").click()
+        self.visible("view-failure")
+        self.assertEqual(self.text("failure-reason"), "You cancelled the request.")
+        self.assertEqual(self.text("failure-code"), "cancelled")
+        self.screenshot("cancelled")
+
+        watch.answer("y")
+        refusal = watch.wait_for("not answered")
+        self.assertIn("approval_closed", refusal)
+        self.assertIn("cancelled", refusal)
+
+    def test_resend_counts_down_and_is_disabled_at_zero(self):
+        phone = self.phone()
+        self.sign_in()
+        resend = self.visible("resend")
+        for left in (2, 1, 0):
+            resend.click()
+            self.wait_for_text("resend", f"Resend ({left} left)")
+        self.assertFalse(resend.is_enabled())
+        self.screenshot("resend-used-up")
+        # Still waiting, and the phone still gets the one request.
+        self.assertEqual(len([line for line in phone.run("pending").stdout.splitlines() if "asks for approval" in line]), 1)
+        phone.run("approve")
+        self.claims()
+
+    def test_deny_on_the_phone_shows_the_reason(self):
+        phone = self.phone()
+        self.sign_in()
+        self.visible("view-waiting")
+        phone.run("deny")
+        self.visible("view-failure")
+        self.assertEqual(self.text("failure-reason"), "The request was denied on the phone.")
+        self.assertEqual(self.text("failure-title"), "Not signed in")
+        self.screenshot("denied")
+
+    def test_payment_is_signed_on_the_phone_and_the_success_page_shows_it(self):
+        phone = self.phone()
+        self.open("payment")
+        self.browser.find_element(By.ID, "payment-email").send_keys("ada@example.com")
+        self.browser.find_element(By.ID, "payment-amount").send_keys("1000")
+        self.browser.find_element(By.CSS_SELECTOR, "#payment-currency option[value=EUR]").click()
+        self.browser.find_element(By.ID, "payment-payee").send_keys("Merchant A")
+        self.screenshot("payment-form")
+        self.browser.find_element(By.ID, "payment-submit").click()
+
+        self.visible("waiting-details")
+        self.assertIn("Merchant A", self.text("waiting-details"))
+        self.screenshot("payment-waiting")
+        approved = phone.run("approve")
+        self.assertIn("payee: Merchant A", approved.stdout)
+        claims = self.claims()
+        self.assertEqual(self.text("success-title"), "Payment approved")
+        self.assertEqual(claims["approval_data.amount"], "1000")
+        self.assertEqual(claims["approval_data.currency"], "EUR")
+        self.assertEqual(claims["approval_data.payee"], "Merchant A")
+        self.screenshot("payment-success")
+
+    def test_reload_while_waiting_resumes_the_same_request(self):
+        phone = self.phone()
+        self.sign_in()
+        self.visible("view-waiting")
+        before = json.loads(json.loads(self.browser.execute_script("return sessionStorage.getItem('countersign-demo')"))["state"])
+        self.browser.refresh()
+        self.visible("view-waiting")
+        after = json.loads(json.loads(self.browser.execute_script("return sessionStorage.getItem('countersign-demo')"))["state"])
+        self.assertEqual(after["interactionId"], before["interactionId"])
+        self.screenshot("reloaded-waiting")
+        phone.run("approve")
+        self.assertEqual(self.claims()["device"], phone.device_id)
+        self.assertIsNone(self.browser.execute_script("return sessionStorage.getItem('countersign-demo')"))
+
+    def test_invalid_email_is_refused_on_the_page_with_focus_on_the_field(self):
+        self.open("login")
+        field = self.browser.find_element(By.ID, "login-email")
+        field.send_keys("not an email", Keys.ENTER)
+        self.wait_for_text("login-error", "Enter a valid email")
+        self.assertEqual(field.get_attribute("aria-invalid"), "true")
+        self.assertEqual(self.browser.switch_to.active_element, field)
+
+    def test_no_registered_phone_says_so(self):
+        self.sign_in(email="nobody@example.com")
+        self.visible("view-failure")
+        self.assertIn("No phone is registered", self.text("failure-reason"))
+
+    def test_every_field_has_a_label_and_updates_are_announced(self):
+        self.open("login")
+        unlabelled = self.browser.execute_script("""
+            return [...document.querySelectorAll('input, select, button')]
+              .filter((field) => !(field.labels?.length || field.textContent.trim() || field.getAttribute('aria-label')))
+              .map((field) => field.outerHTML);""")
+        self.assertEqual(unlabelled, [])
+        self.assertEqual(self.browser.find_element(By.ID, "waiting-status").get_attribute("role"), "status")
+        self.assertEqual(self.browser.find_element(By.ID, "login-error").get_attribute("role"), "alert")
+
+
+class PhoneSizedWindowTests(DemoTestCase):
+    window = (390, 844)
+
+    def test_the_waiting_screen_fits_a_phone_sized_window(self):
+        phone = self.phone()
+        self.sign_in(with_code=True)
+        self.visible("otp")
+        overflow = self.browser.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        self.assertLessEqual(overflow, 0, "the page scrolls sideways")
+        self.screenshot("phone-sized-otp-waiting")
+        phone.run("approve", "--otp", self.text("otp"))
+        self.claims()
+
+
+if __name__ == "__main__":
+    unittest.main()
