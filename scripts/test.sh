@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of Countersign on a fresh machine: installs what the tests need (zlib1g-dev,
-# PostgreSQL, Node.js), runs the browser SDK's unit tests, builds once, runs the whole Swift suite on
-# SQLite, then the server suites again on a throwaway PostgreSQL cluster that this script starts and stops.
+# PostgreSQL, Node.js, Chromium and its driver, Selenium in a virtualenv), runs the browser SDK's unit
+# tests, builds once, runs the whole Swift suite on SQLite, the demo web app's tests in headless
+# Chromium, then the server suites again on a throwaway PostgreSQL cluster that this script starts and stops.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +12,9 @@ missing=()
 dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3 python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "==> installing ${missing[*]}"
   # Keep the package from creating and starting its own cluster.
@@ -30,6 +34,15 @@ swift build --build-tests
 
 echo "==> tests on SQLite"
 swift test --skip-build 2>&1 | tee "$log_dir/sqlite.log"
+
+echo "==> demo web app in headless Chromium (selenium)"
+venv=.build/browser-tests-venv
+if ! "$venv/bin/python" -c 'import selenium' >/dev/null 2>&1; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q -r Tests/BrowserDemo/requirements.txt
+fi
+COUNTERSIGN_BIN="$(swift build --show-bin-path)/countersign" \
+  "$venv/bin/python" -m unittest discover -s Tests/BrowserDemo -v 2>&1 | tee "$log_dir/browser.log"
 
 echo "==> tests on PostgreSQL"
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
@@ -52,5 +65,6 @@ COUNTERSIGN_TEST_DATABASE_URL="postgres://countersign:countersign@127.0.0.1:$pg_
 
 # Every run passed (pipefail stops the script otherwise): print one total for all of them.
 passed=$( (cat "$log_dir"/*.log | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in .* passed after.*/\1/p'
+           sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$log_dir/browser.log"
            sed -n 's/^# pass \([0-9]*\)$/\1/p' "$log_dir/browser-sdk.tap") | awk '{ total += $1 } END { print total + 0 }')
 echo "Total: ${passed} passed, 0 failed"

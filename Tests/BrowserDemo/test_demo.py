@@ -26,7 +26,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 COUNTERSIGN = os.environ.get("COUNTERSIGN_BIN", str(REPOSITORY / ".build" / "debug" / "countersign"))
@@ -137,6 +137,7 @@ class Watch:
 
 class DemoTestCase(unittest.TestCase):
     window = (1280, 900)
+    phone_screen = None
 
     def setUp(self):
         self.directory = Path(tempfile.mkdtemp(prefix="countersign-browser-"))
@@ -149,6 +150,11 @@ class DemoTestCase(unittest.TestCase):
         for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                          f"--window-size={self.window[0]},{self.window[1]}"):
             options.add_argument(argument)
+        if self.phone_screen:
+            # A headless window is at least 500 px wide; emulate the phone's screen instead.
+            width, height = self.phone_screen
+            options.add_experimental_option(
+                "mobileEmulation", {"deviceMetrics": {"width": width, "height": height, "pixelRatio": 2}})
         options.set_capability("goog:loggingPrefs", {"browser": "SEVERE"})
         self.browser = webdriver.Chrome(options=options, service=Service(executable_path="/usr/bin/chromedriver"))
         self.addCleanup(self.browser.quit)
@@ -299,7 +305,7 @@ class DemoTests(DemoTestCase):
         self.open("payment")
         self.browser.find_element(By.ID, "payment-email").send_keys("ada@example.com")
         self.browser.find_element(By.ID, "payment-amount").send_keys("1000")
-        self.browser.find_element(By.CSS_SELECTOR, "#payment-currency option[value=EUR]").click()
+        Select(self.browser.find_element(By.ID, "payment-currency")).select_by_visible_text("EUR")
         self.browser.find_element(By.ID, "payment-payee").send_keys("Merchant A")
         self.screenshot("payment-form")
         self.browser.find_element(By.ID, "payment-submit").click()
@@ -345,6 +351,7 @@ class DemoTests(DemoTestCase):
 
     def test_every_field_has_a_label_and_updates_are_announced(self):
         self.open("login")
+        self.screenshot("login-form")
         unlabelled = self.browser.execute_script("""
             return [...document.querySelectorAll('input, select, button')]
               .filter((field) => !(field.labels?.length || field.textContent.trim() || field.getAttribute('aria-label')))
@@ -355,12 +362,13 @@ class DemoTests(DemoTestCase):
 
 
 class PhoneSizedWindowTests(DemoTestCase):
-    window = (390, 844)
+    phone_screen = (390, 844)
 
     def test_the_waiting_screen_fits_a_phone_sized_window(self):
         phone = self.phone()
         self.sign_in(with_code=True)
         self.visible("otp")
+        self.assertEqual(self.browser.execute_script("return window.innerWidth"), 390)
         overflow = self.browser.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
         self.assertLessEqual(overflow, 0, "the page scrolls sideways")
         self.screenshot("phone-sized-otp-waiting")

@@ -2,9 +2,9 @@ import Foundation
 import Testing
 import Vapor
 
-@Suite("The browser SDK is served by the server")
+@Suite("The browser SDK and the demo web app are served by the server")
 struct BrowserSDKTests {
-    static let sdkDirectory = TestServer.repositoryRoot.appendingPathComponent("Sources/CountersignServer/Browser/sdk")
+    static let browserDirectory = TestServer.repositoryRoot.appendingPathComponent("Sources/CountersignServer/Browser")
 
     @Test("/sdk/countersign.js and its types are served as they are in the repository; other names are 404")
     func served() async throws {
@@ -13,10 +13,34 @@ struct BrowserSDKTests {
                 let response = try await server.app.testing().sendRequest(.GET, "/sdk/\(name)")
                 #expect(response.status == .ok)
                 #expect(response.headers.contentType?.description.hasPrefix(type) == true)
-                #expect(Data(buffer: response.body) == (try Data(contentsOf: Self.sdkDirectory.appendingPathComponent(name))))
+                #expect(Data(buffer: response.body) == (try Data(contentsOf: Self.browserDirectory.appendingPathComponent("sdk/\(name)"))))
             }
             #expect(try await server.app.testing().sendRequest(.GET, "/sdk/../Package.swift").status == .notFound)
             #expect(try await server.app.testing().sendRequest(.GET, "/sdk/other.js").status == .notFound)
+        }
+    }
+
+    @Test("/demo serves the demo app under a policy that allows only its own scripts; / leads to it")
+    func demo() async throws {
+        try await TestServer.run { server in
+            let page = try await server.app.testing().sendRequest(.GET, "/demo")
+            #expect(page.status == .ok)
+            #expect(page.headers.contentType?.description.hasPrefix("text/html") == true)
+            #expect(Data(buffer: page.body) == (try Data(contentsOf: Self.browserDirectory.appendingPathComponent("demo/index.html"))))
+            let policy = try #require(page.headers.first(name: "Content-Security-Policy"))
+            #expect(policy.contains("script-src 'self'"))
+            #expect(policy.contains("frame-ancestors 'none'"))
+            #expect(page.headers.first(name: "X-Content-Type-Options") == "nosniff")
+
+            for (name, type) in [("demo.js", "text/javascript"), ("demo.css", "text/css")] {
+                let response = try await server.app.testing().sendRequest(.GET, "/demo/\(name)")
+                #expect(response.status == .ok)
+                #expect(response.headers.contentType?.description.hasPrefix(type) == true)
+            }
+            #expect(try await server.app.testing().sendRequest(.GET, "/demo/secret.txt").status == .notFound)
+            let root = try await server.app.testing().sendRequest(.GET, "/")
+            #expect(root.status == .seeOther)
+            #expect(root.headers.first(name: .location) == "/demo")
         }
     }
 }

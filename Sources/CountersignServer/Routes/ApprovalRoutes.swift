@@ -75,17 +75,23 @@ struct ApprovalRoutes: RouteCollection {
         let clock = interactions.services.clock
         let bus = events
         let streamEnd = model.expiresAt
-        let response = Response(status: .ok, body: .init(asyncStream: { writer in
-            var status = try await Self.approvalStatus(approvalID, on: database, clock: clock)
-            while status == .pending, clock.now() < streamEnd {
-                if await mailbox.next(within: Self.keepAliveInterval) == nil {
-                    try await writer.writeBuffer(ByteBuffer(string: ": keep-alive\n\n"))
+        // Managed: Vapor ends the stream when the closure returns, or fails it when the browser has gone
+        // and a write throws.
+        let response = Response(status: .ok, body: .init(managedAsyncStream: { writer in
+            do {
+                var status = try await Self.approvalStatus(approvalID, on: database, clock: clock)
+                while status == .pending, clock.now() < streamEnd {
+                    if await mailbox.next(within: Self.keepAliveInterval) == nil {
+                        try await writer.writeBuffer(ByteBuffer(string: ": keep-alive\n\n"))
+                    }
+                    status = try await Self.approvalStatus(approvalID, on: database, clock: clock)
                 }
-                status = try await Self.approvalStatus(approvalID, on: database, clock: clock)
+                await bus.unsubscribe(mailbox)
+                try await writer.writeBuffer(ByteBuffer(string: "event: approval\ndata: {\"status\":\"\(status.rawValue)\"}\n\n"))
+            } catch {
+                await bus.unsubscribe(mailbox)
+                throw error
             }
-            await bus.unsubscribe(mailbox)
-            try await writer.writeBuffer(ByteBuffer(string: "event: approval\ndata: {\"status\":\"\(status.rawValue)\"}\n\n"))
-            try await writer.write(.end)
         }))
         response.headers.replaceOrAdd(name: .contentType, value: "text/event-stream")
         response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
