@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .executable(name: "countersign", targets: ["countersign"]),
+        .executable(name: "countersign-bench", targets: ["countersign-bench"]),
         .library(name: "CountersignClient", targets: ["CountersignClient"]),
         .library(name: "CountersignServer", targets: ["CountersignServer"]),
         .library(name: "CountersignPushTesting", targets: ["CountersignPushTesting"]),
@@ -91,13 +92,31 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The scripted phone behind `countersign device` and the benchmark.
+        .target(
+            name: "SimulatedPhone",
+            dependencies: ["CountersignClient", "CountersignCore"]
+        ),
         .executableTarget(
             name: "countersign",
             dependencies: [
                 "CountersignServer",
                 "CountersignClient",
+                "SimulatedPhone",
                 "Journeys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Drives a running server over loopback HTTP as browsers and phones do, and measures it.
+        .executableTarget(
+            name: "countersign-bench",
+            dependencies: [
+                "CountersignClient",
+                "CountersignCore",
+                "SimulatedPhone",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
         .testTarget(

@@ -2,6 +2,7 @@ import ArgumentParser
 import CountersignClient
 import CountersignCore
 import Foundation
+import SimulatedPhone
 
 /// `countersign device …`: a simulated phone on the command line (software keys, inbox channel).
 struct DeviceCommand: AsyncParsableCommand {
@@ -47,7 +48,7 @@ struct DeviceCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingExitCode {
                 let payloads = try await profile.phone().pending(wait: wait)
-                guard !payloads.isEmpty else { throw DeviceCommandError.nothingPending }
+                guard !payloads.isEmpty else { throw SimulatedPhoneError.nothingPending }
                 for payload in payloads { print(SimulatedPhone.summary(payload)) }
             }
         }
@@ -61,7 +62,7 @@ struct DeviceCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingExitCode {
                 let phone = try profile.phone()
-                guard let payload = try await phone.pending().first else { throw DeviceCommandError.nothingPending }
+                guard let payload = try await phone.pending().first else { throw SimulatedPhoneError.nothingPending }
                 print(SimulatedPhone.summary(payload))
                 _ = try await phone.approve(from: try await phone.open(payload), otp: otp) { print($0) }
                 print("  approved")
@@ -76,7 +77,7 @@ struct DeviceCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingExitCode {
                 let phone = try profile.phone()
-                guard let payload = try await phone.pending().first else { throw DeviceCommandError.nothingPending }
+                guard let payload = try await phone.pending().first else { throw SimulatedPhoneError.nothingPending }
                 _ = try await phone.open(payload)
                 _ = try await phone.deny()
                 print("Denied: \(SimulatedPhone.summary(payload))")
@@ -114,7 +115,7 @@ struct DeviceCommand: AsyncParsableCommand {
                                 _ = try await phone.deny()
                                 print("  denied")
                             }
-                        } catch let error as DeviceCommandError {
+                        } catch let error as SimulatedPhoneError {
                             print("  not answered: \(error)")
                         } catch let error as CountersignClientError {
                             print("  not answered: \(error)")
@@ -143,11 +144,22 @@ struct DeviceCommand: AsyncParsableCommand {
 func reportingExitCode(_ body: () async throws -> Void) async throws {
     do {
         try await body()
-    } catch let error as DeviceCommandError {
+    } catch let error as SimulatedPhoneError {
         FileHandle.standardError.write(Data("\(error)\n".utf8))
         throw ExitCode(error.exitCode)
     } catch let error as CountersignClientError {
         FileHandle.standardError.write(Data("The server refused: \(error)\n".utf8))
         throw ExitCode(1)
+    }
+}
+
+extension SimulatedPhoneError {
+    /// 1: the server refused or the approval failed; 2: the phone needs setup or input; 3: nothing to do.
+    var exitCode: Int32 {
+        switch self {
+        case .refused: 1
+        case .notRegistered, .otpRequired: 2
+        case .nothingPending: 3
+        }
     }
 }

@@ -2,14 +2,21 @@ import Foundation
 
 /// What the simulated phone remembers between commands: which server, which device, which user.
 /// Kept as JSON next to the key file, both readable by the owner only.
-struct DeviceProfile: Codable {
-    var server: String
-    var clientID: String
-    var deviceID: String
-    var userIdentifier: String
+public struct DeviceProfile: Codable, Sendable {
+    public var server: String
+    public var clientID: String
+    public var deviceID: String
+    public var userIdentifier: String
+
+    public init(server: String, clientID: String, deviceID: String, userIdentifier: String) {
+        self.server = server
+        self.clientID = clientID
+        self.deviceID = deviceID
+        self.userIdentifier = userIdentifier
+    }
 
     /// The profile directory: `--profile`, else `$COUNTERSIGN_DEVICE_PROFILE`, else `~/.countersign/device`.
-    static func directory(_ option: String?) -> URL {
+    public static func directory(_ option: String?) -> URL {
         if let option { return URL(fileURLWithPath: option) }
         if let environment = ProcessInfo.processInfo.environment["COUNTERSIGN_DEVICE_PROFILE"], !environment.isEmpty {
             return URL(fileURLWithPath: environment)
@@ -17,17 +24,17 @@ struct DeviceProfile: Codable {
         return FileManager.default.homeDirectoryForCurrentDirectory.appendingPathComponent(".countersign/device")
     }
 
-    static func keysFile(in directory: URL) -> URL { directory.appendingPathComponent("keys.json") }
-    static func profileFile(in directory: URL) -> URL { directory.appendingPathComponent("profile.json") }
+    public static func keysFile(in directory: URL) -> URL { directory.appendingPathComponent("keys.json") }
+    public static func profileFile(in directory: URL) -> URL { directory.appendingPathComponent("profile.json") }
 
-    static func load(from directory: URL) throws -> DeviceProfile {
+    public static func load(from directory: URL) throws -> DeviceProfile {
         guard let data = try? Data(contentsOf: profileFile(in: directory)) else {
-            throw DeviceCommandError.notRegistered(directory.path)
+            throw SimulatedPhoneError.notRegistered(directory.path)
         }
         return try JSONDecoder().decode(DeviceProfile.self, from: data)
     }
 
-    func save(to directory: URL) throws {
+    public func save(to directory: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = Self.profileFile(in: directory)
         _ = FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
@@ -37,33 +44,24 @@ struct DeviceProfile: Codable {
 }
 
 extension FileManager {
-    var homeDirectoryForCurrentDirectory: URL {
+    fileprivate var homeDirectoryForCurrentDirectory: URL {
         URL(fileURLWithPath: ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory())
     }
 }
 
-/// Why a device command stopped; each maps to an exit code a script can use.
-enum DeviceCommandError: Error, CustomStringConvertible {
+/// Why the simulated phone stopped.
+public enum SimulatedPhoneError: Error, CustomStringConvertible {
     case notRegistered(String)
     case nothingPending
     case otpRequired
     case refused(String)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .notRegistered(let path): "No simulated phone is registered in \(path). Run: countersign device register --server URL --email EMAIL"
         case .nothingPending: "No approval is waiting for this phone."
         case .otpRequired: "This request asks for the code the browser shows: run again with --otp CODE."
         case .refused(let reason): reason
-        }
-    }
-
-    /// 1: the server refused or the approval failed; 2: the phone needs setup or input; 3: nothing to do.
-    var exitCode: Int32 {
-        switch self {
-        case .refused: 1
-        case .notRegistered, .otpRequired: 2
-        case .nothingPending: 3
         }
     }
 }

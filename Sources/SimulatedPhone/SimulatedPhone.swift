@@ -2,35 +2,38 @@ import CountersignClient
 import CountersignCore
 import Foundation
 
-/// A phone on the command line, built on the Swift SDK with software keys.
-struct SimulatedPhone {
-    let profile: DeviceProfile
-    let client: OrchestrationClient
-    let authenticator: Authenticator
+/// A phone built on the Swift SDK with software keys, answering approvals the way the templates ask:
+/// `countersign device` and `countersign-bench` use it.
+public struct SimulatedPhone: Sendable {
+    public let profile: DeviceProfile
+    public let client: OrchestrationClient
+    public let authenticator: Authenticator
 
-    init(profile: DeviceProfile, directory: URL) {
+    public init(profile: DeviceProfile, directory: URL, transport: any HTTPTransport = URLSessionTransport()) {
         self.profile = profile
-        client = OrchestrationClient(baseURL: URL(string: profile.server)!, clientID: profile.clientID)
+        client = OrchestrationClient(baseURL: URL(string: profile.server)!, clientID: profile.clientID, transport: transport)
         authenticator = Authenticator(keyStore: SoftwareKeyStore(url: DeviceProfile.keysFile(in: directory)))
     }
 
-    /// Runs `mobile_registration` for `email` and stores the profile.
-    static func register(server: String, clientID: String, email: String, name: String, directory: URL) async throws -> DeviceProfile {
-        let client = OrchestrationClient(baseURL: URL(string: server)!, clientID: clientID)
+    /// Runs `mobile_registration` for `email` and stores the profile in `directory`.
+    public static func register(
+        server: String, clientID: String, email: String, name: String, directory: URL, transport: any HTTPTransport = URLSessionTransport()
+    ) async throws -> DeviceProfile {
+        let client = OrchestrationClient(baseURL: URL(string: server)!, clientID: clientID, transport: transport)
         let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: DeviceProfile.keysFile(in: directory)))
         var step = try await client.startJourney("mobile_registration")
         step = try await client.submitClientResponse(.clientInput, data: ["email": .string(email)])
         guard step.journeyStepID == JourneyStepID.mobileBiometricsRegistration, let user = step.data?["user_identifier"]?.stringValue else {
-            throw DeviceCommandError.refused(Self.describe(step))
+            throw SimulatedPhoneError.refused(Self.describe(step))
         }
         step = try await client.submitClientResponse(.clientInput, data: try await authenticator.registerNativeBiometrics(userIdentifier: user))
         guard step.journeyStepID == JourneyStepID.deviceRegistration, let challenge = step.data?["challenge"]?.stringValue else {
-            throw DeviceCommandError.refused(Self.describe(step))
+            throw SimulatedPhoneError.refused(Self.describe(step))
         }
         step = try await client.submitClientResponse(.clientInput, data: try await authenticator.registerDevice(
             challenge: challenge, name: name, model: "countersign device", push: await client.pushRegistration))
         guard step.journeyStepID == JourneyStepID.success, let deviceID = step.data?["device_id"]?.stringValue else {
-            throw DeviceCommandError.refused(Self.describe(step))
+            throw SimulatedPhoneError.refused(Self.describe(step))
         }
         let profile = DeviceProfile(server: server, clientID: clientID, deviceID: deviceID, userIdentifier: user)
         try profile.save(to: directory)
@@ -38,34 +41,34 @@ struct SimulatedPhone {
     }
 
     /// The push payloads waiting for this phone.
-    func pending(wait: Int = 0) async throws -> [[String: String]] {
+    public func pending(wait: Int = 0) async throws -> [[String: String]] {
         try await client.pendingApprovals(deviceID: profile.deviceID, authenticator: authenticator, wait: wait)
     }
 
     /// Starts the approval's mobile journey; the caller decides, then calls `approve` or `deny`.
-    func open(_ payload: [String: String]) async throws -> IdoResponse {
+    public func open(_ payload: [String: String]) async throws -> IdoResponse {
         try await client.startMobileApproveJourney(payload: payload, deviceID: profile.deviceID, authenticator: authenticator)
     }
 
     /// Answers the opened journey's steps: the web code when asked, then biometrics. Transaction details
     /// go to `show` before they are signed.
-    func approve(from opened: IdoResponse, otp: String?, show: (String) -> Void = { _ in }) async throws -> IdoResponse {
+    public func approve(from opened: IdoResponse, otp: String?, show: (String) -> Void = { _ in }) async throws -> IdoResponse {
         var step = opened
         while true {
             switch step.journeyStepID {
             case JourneyStepID.otpValidation:
                 // Without the code the request stays pending, so a later `approve --otp` can answer it.
-                guard let otp else { throw DeviceCommandError.otpRequired }
+                guard let otp else { throw SimulatedPhoneError.otpRequired }
                 step = try await client.submitClientResponse(.clientInput, data: ["passcode": .string(otp)])
-                if step.error != nil { throw DeviceCommandError.refused(Self.describe(step)) }
+                if step.error != nil { throw SimulatedPhoneError.refused(Self.describe(step)) }
             case JourneyStepID.mobileBiometricsAuthentication:
-                guard let challenge = step.data?["biometrics_challenge"]?.stringValue else { throw DeviceCommandError.refused(Self.describe(step)) }
+                guard let challenge = step.data?["biometrics_challenge"]?.stringValue else { throw SimulatedPhoneError.refused(Self.describe(step)) }
                 step = try await client.submitClientResponse(
                     .clientInput, data: try await authenticator.authenticateNativeBiometrics(userIdentifier: profile.userIdentifier, challenge: challenge))
             case JourneyStepID.mobileBiometricsTransactionSigning:
                 guard let data = step.data, let details = data["approval_data"]?.objectValue,
                     let nonce = data["nonce"]?.stringValue, let challenge = data["biometrics_challenge"]?.stringValue
-                else { throw DeviceCommandError.refused(Self.describe(step)) }
+                else { throw SimulatedPhoneError.refused(Self.describe(step)) }
                 let approvalData = details.compactMapValues(\.stringValue)
                 Self.detailLines(approvalData).forEach(show)
                 step = try await client.submitClientResponse(.clientInput, data: try await authenticator.approvalNativeBiometrics(
@@ -73,29 +76,29 @@ struct SimulatedPhone {
             case JourneyStepID.success:
                 return step
             default:
-                throw DeviceCommandError.refused(Self.describe(step))
+                throw SimulatedPhoneError.refused(Self.describe(step))
             }
         }
     }
 
     /// Denies the opened journey.
-    func deny() async throws -> IdoResponse {
+    public func deny() async throws -> IdoResponse {
         try await client.submitClientResponse(.cancel)
     }
 
     /// A line a person can read about a response that is not what was expected.
-    static func describe(_ step: IdoResponse) -> String {
+    public static func describe(_ step: IdoResponse) -> String {
         if let error = step.error { return "\(error.code): \(error.message)" }
         return "unexpected step \(step.journeyStepID)"
     }
 
     /// Transaction details as a person reads them, one `key: value` per line.
-    static func detailLines(_ approvalData: [String: String]) -> [String] {
+    public static func detailLines(_ approvalData: [String: String]) -> [String] {
         approvalData.sorted { $0.key < $1.key }.map { "  \($0.key): \($0.value)" }
     }
 
     /// A line about a pending request: application and expiry.
-    static func summary(_ payload: [String: String]) -> String {
+    public static func summary(_ payload: [String: String]) -> String {
         "\(payload["application"] ?? "An application") asks for approval (request \(payload["approval_id"] ?? "?"), expires \(payload["expires_at"] ?? "?"))"
     }
 }

@@ -1,0 +1,190 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import JWTKit
+import NIOCore
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@main
+struct CountersignBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "countersign-bench",
+        abstract: "Measure a running Countersign server with complete web-to-mobile flows.",
+        discussion: """
+            Start the server first (release build), e.g. `swift run -c release countersign serve`, and pass its
+            pid to read its CPU time and memory from /proc. See docs/BENCHMARKS.md.
+            """)
+
+    @Option(help: "The server's base URL.") var server = "http://127.0.0.1:8080"
+    @Option(help: "The server's process id, for its CPU time and memory (Linux /proc).") var serverPID: Int32?
+    @Option(help: "Concurrent browsers, each with its own user and phone.") var browsers = 32
+    @Option(help: "Seconds of flows before measuring.") var warmup = 5
+    @Option(help: "Seconds to measure.") var duration = 20
+    @Option(help: "The web journey: web_login, web_login_otp or web_transaction_signing.") var journey = BenchJourney.login.rawValue
+    @Flag(help: "Browsers poll at polling_interval instead of listening on the events stream.") var polling = false
+    @Option(help: "Also write the report as JSON to this file.") var json: String?
+
+    func run() async throws {
+        guard let journey = BenchJourney(rawValue: journey) else {
+            throw ValidationError("--journey must be one of \(BenchJourney.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        guard let serverURL = URL(string: server) else { throw ValidationError("--server is not a URL.") }
+        var configuration = HTTPClient.Configuration()
+        // A stream, a poll and a phone's long-poll per pair can be open at once.
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: browsers * 3 + 8)
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let transport = PooledTransport(client: http)
+        do {
+            let report = try await measure(journey: journey, server: serverURL, transport: transport)
+            print(report.table)
+            if let json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                try encoder.encode(report).write(to: URL(fileURLWithPath: json))
+            }
+        } catch {
+            try await http.shutdown()
+            throw error
+        }
+        try await http.shutdown()
+    }
+
+    private func measure(journey: BenchJourney, server: URL, transport: PooledTransport) async throws -> FlowReport {
+        let keys = JWTKeyCollection()
+        let (jwks, _) = try await transport.send(URLRequest(url: server.appendingPathComponent(".well-known/jwks.json")))
+        try await keys.add(jwks: JSONDecoder().decode(JWKS.self, from: jwks))
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let registering = ContinuousClock.now
+        let pairs = try await FlowBenchmark.registerPhones(browsers, server: server, transport: transport, directory: directory)
+        print("Registered \(pairs.count) phones in \(registering.duration(to: .now)).")
+
+        let benchmark = FlowBenchmark(server: server, transport: transport, journey: journey, polling: polling, keys: keys)
+        let recorder = Recorder()
+        let start = ContinuousClock.now
+        let measuringFrom = start + .seconds(warmup)
+        let end = measuringFrom + .seconds(duration)
+        let serverPID = serverPID
+
+        let phones = Task {
+            await withDiscardingTaskGroup { group in
+                for pair in pairs { group.addTask { await pair.answerRequests() } }
+            }
+        }
+        async let usageAtStart: ProcessUsage? = {
+            try? await Task.sleep(until: measuringFrom)
+            return try serverPID.map(ProcessUsage.read)
+        }()
+        await withDiscardingTaskGroup { group in
+            for pair in pairs {
+                group.addTask {
+                    var flow = 0
+                    while ContinuousClock.now < end {
+                        flow += 1
+                        let began = ContinuousClock.now
+                        do {
+                            let sample = try await benchmark.run(pair, flow: flow)
+                            if began >= measuringFrom, ContinuousClock.now <= end { await recorder.record(sample) }
+                        } catch {
+                            if began >= measuringFrom { await recorder.fail(error) }
+                        }
+                    }
+                }
+            }
+        }
+        let usageAtEnd = try serverPID.map(ProcessUsage.read)
+        phones.cancel()
+        return await recorder.report(
+            journey: journey, polling: polling, browsers: browsers, seconds: duration,
+            server: try await usageAtStart.flatMap { first in usageAtEnd.map { (first, $0) } })
+    }
+}
+
+extension BenchJourney: ExpressibleByArgument {}
+
+/// Collects samples and errors from every browser.
+actor Recorder {
+    private var samples: [FlowSample] = []
+    private var errors = 0
+    private var firstError: String?
+
+    func record(_ sample: FlowSample) {
+        samples.append(sample)
+    }
+
+    func fail(_ error: any Error) {
+        errors += 1
+        if firstError == nil { firstError = String(describing: error) }
+    }
+
+    func report(journey: BenchJourney, polling: Bool, browsers: Int, seconds: Int, server: (ProcessUsage, ProcessUsage)?) -> FlowReport {
+        let completed = samples.count
+        var cpuPerFlow: Double?
+        if let (before, after) = server, completed > 0 {
+            cpuPerFlow = (after.cpu - before.cpu).inMilliseconds / Double(completed)
+        }
+        return FlowReport(
+            journey: journey.rawValue, waiting: polling ? "polling" : "events stream", browsers: browsers, seconds: seconds,
+            completedFlows: completed, errors: errors, flowsPerSecond: Double(completed) / Double(seconds),
+            flowMilliseconds: Percentiles(samples.map(\.flow)), resumeMilliseconds: Percentiles(samples.map(\.resume)),
+            serverCPUMillisecondsPerFlow: cpuPerFlow, serverPeakRSSMiB: server.map { Double($0.1.peakRSS) / 1_048_576 },
+            firstError: firstError)
+    }
+}
+
+struct FlowReport: Codable {
+    var journey: String
+    var waiting: String
+    var browsers: Int
+    var seconds: Int
+    var completedFlows: Int
+    var errors: Int
+    var flowsPerSecond: Double
+    var flowMilliseconds: Percentiles
+    var resumeMilliseconds: Percentiles
+    var serverCPUMillisecondsPerFlow: Double?
+    var serverPeakRSSMiB: Double?
+    var firstError: String?
+
+    var table: String {
+        func number(_ value: Double?, _ digits: Int = 1) -> String { value.map { String(format: "%.\(digits)f", $0) } ?? "n/a" }
+        return """
+            | measure | value |
+            |---|---|
+            | journey | \(journey) (\(waiting)), \(browsers) browsers, \(seconds) s |
+            | completed flows/s | \(number(flowsPerSecond)) (\(completedFlows) flows, \(errors) errors) |
+            | whole flow p50 / p90 / p99 / max (ms) | \(flowMilliseconds.summary) |
+            | phone answers → browser resumed p50 / p90 / p99 / max (ms) | \(resumeMilliseconds.summary) |
+            | server CPU per flow (ms) | \(number(serverCPUMillisecondsPerFlow, 3)) |
+            | server peak RSS (MiB) | \(number(serverPeakRSSMiB)) |
+            \(firstError.map { "| first error | \($0) |" } ?? "")
+            """
+    }
+}
+
+struct Percentiles: Codable {
+    var p50: Double
+    var p90: Double
+    var p99: Double
+    var max: Double
+
+    init(_ durations: [Duration]) {
+        let sorted = durations.map(\.inMilliseconds).sorted()
+        func at(_ fraction: Double) -> Double {
+            sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.up)) - 1)]
+        }
+        p50 = at(0.5)
+        p90 = at(0.9)
+        p99 = at(0.99)
+        max = sorted.last ?? 0
+    }
+
+    var summary: String { String(format: "%.1f / %.1f / %.1f / %.1f", p50, p90, p99, max) }
+}
+
+extension Duration {
+    var inMilliseconds: Double { Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15 }
+}
