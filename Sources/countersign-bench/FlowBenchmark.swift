@@ -80,7 +80,9 @@ struct FlowBenchmark: Sendable {
         let started = ContinuousClock.now
         _ = try await browser.startJourney(journey.rawValue)
         let waiting = try await browser.submitClientResponse(.clientInput, data: journey.form(email: pair.email, flow: flow))
-        guard waiting.journeyStepID == JourneyStepID.mobileApproveAuthentication, let token = waiting.interactionToken else {
+        guard waiting.journeyStepID == JourneyStepID.mobileApproveAuthentication, waiting.data?["devices"] == nil,
+            let token = waiting.interactionToken
+        else {
             throw BenchError.unexpectedStep(SimulatedPhone.describe(waiting))
         }
         if journey == .otp {
@@ -114,12 +116,14 @@ struct FlowBenchmark: Sendable {
         return FlowSample(flow: resumed - started, resume: resumed - phoneAnswered)
     }
 
-    /// Registers `count` phones, one per user, through `mobile_registration`.
+    /// Registers `count` phones, one per new user, through `mobile_registration`.
     static func registerPhones(_ count: Int, server: URL, transport: PooledTransport, directory: URL) async throws -> [Pair] {
-        try await withThrowingTaskGroup(of: Pair.self) { group in
+        // Users of earlier runs keep their phones; new users keep each browser to one phone, without a choice.
+        let run = UUID().uuidString.prefix(8).lowercased()
+        return try await withThrowingTaskGroup(of: Pair.self) { group in
             for index in 0..<count {
                 group.addTask {
-                    let email = "bench-\(index)@example.com"
+                    let email = "bench-\(run)-\(index)@example.com"
                     let phoneDirectory = directory.appendingPathComponent("phone-\(index)")
                     let profile = try await SimulatedPhone.register(
                         server: server.absoluteString, clientID: "demo-native", email: email, name: "Bench phone \(index)",
