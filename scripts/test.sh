@@ -37,10 +37,9 @@ swift test --skip-build 2>&1 | tee "$log_dir/sqlite.log"
 
 echo "==> demo web app in headless Chromium (selenium)"
 venv=.build/browser-tests-venv
-if ! "$venv/bin/python" -c 'import selenium' >/dev/null 2>&1; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q -r Tests/BrowserDemo/requirements.txt
-fi
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+# Installs only what is missing or pinned differently (a no-op once the pins are met).
+"$venv/bin/pip" install -q --disable-pip-version-check -r Tests/BrowserDemo/requirements.txt
 COUNTERSIGN_BIN="$(swift build --show-bin-path)/countersign" \
   "$venv/bin/python" -m unittest discover -s Tests/BrowserDemo -v 2>&1 | tee "$log_dir/browser.log"
 

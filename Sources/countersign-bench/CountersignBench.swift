@@ -74,10 +74,13 @@ struct CountersignBench: AsyncParsableCommand {
                 for pair in pairs { group.addTask { await pair.answerRequests() } }
             }
         }
-        async let usageAtStart: ProcessUsage? = {
-            try? await Task.sleep(until: measuringFrom)
+        // The server's usage is read at the window's edges, like the flows counted in it.
+        @Sendable func serverUsage(at instant: ContinuousClock.Instant) async throws -> ProcessUsage? {
+            try await Task.sleep(until: instant)
             return try serverPID.map(ProcessUsage.read)
-        }()
+        }
+        async let usageAtStart = serverUsage(at: measuringFrom)
+        async let usageAtEnd = serverUsage(at: end)
         await withDiscardingTaskGroup { group in
             for pair in pairs {
                 group.addTask {
@@ -95,11 +98,11 @@ struct CountersignBench: AsyncParsableCommand {
                 }
             }
         }
-        let usageAtEnd = try serverPID.map(ProcessUsage.read)
         phones.cancel()
+        let (before, after) = try await (usageAtStart, usageAtEnd)
         return await recorder.report(
             journey: journey, polling: polling, browsers: browsers, seconds: duration,
-            server: try await usageAtStart.flatMap { first in usageAtEnd.map { (first, $0) } })
+            server: before.flatMap { before in after.map { (before, $0) } })
     }
 }
 

@@ -1,5 +1,6 @@
 import CountersignClient
 import CountersignCore
+import Crypto
 import Foundation
 import Testing
 import Vapor
@@ -13,17 +14,20 @@ struct MobileApproveStartTests {
         return (phone, try #require(try await phone.inbox().first))
     }
 
-    /// Posts a mobile approve start signed by `signer` over `message` (default: the right message).
+    /// Posts a mobile approve start signed by `signer` over `message` (default: the right message), or
+    /// carrying `signature` as given.
     func start(
         _ server: TestServer, payload: [String: String], deviceID: String, signer: CountersignClient.Authenticator,
-        timestamp: Int? = nil, message: String? = nil
+        timestamp: Int? = nil, message: String? = nil, signature: String? = nil
     ) async throws -> (status: HTTPStatus, code: String?) {
         let time = timestamp ?? Int(server.clock.now().timeIntervalSince1970)
-        let signature = try await signer.signWithDeviceKey(
-            message ?? DeviceProof.approveMessage(approvalID: payload["approval_id"]!, timestamp: time))
+        var signed = signature ?? ""
+        if signature == nil {
+            signed = try await signer.signWithDeviceKey(message ?? DeviceProof.approveMessage(approvalID: payload["approval_id"]!, timestamp: time))
+        }
         let response = try await server.send(.POST, "/v1/mobile-approve/start", json: [
             "client_id": .string(payload["client_id"]!), "payload": .object(payload.mapValues { .string($0) }),
-            "device_id": .string(deviceID), "timestamp": .number(Double(time)), "device_signature": .string(signature),
+            "device_id": .string(deviceID), "timestamp": .number(Double(time)), "device_signature": .string(signed),
         ])
         return (response.status, response.body["error"]?["code"]?.stringValue)
     }
@@ -88,22 +92,47 @@ struct MobileApproveStartTests {
         }
     }
 
-    @Test("the same proof is accepted once")
+    @Test("the same proof is accepted once, however its signature is re-encoded")
     func replayedProof() async throws {
         try await TestServer.run { server in
             let (phone, payload) = try await pendingApproval(server)
             let time = Int(server.clock.now().timeIntervalSince1970)
             let signature = try await phone.phone.authenticator.signWithDeviceKey(
                 DeviceProof.approveMessage(approvalID: payload["approval_id"]!, timestamp: time))
-            let body: JSONValue = [
-                "client_id": "demo-native", "payload": .object(payload.mapValues { .string($0) }),
-                "device_id": .string(phone.deviceID), "timestamp": .number(Double(time)), "device_signature": .string(signature),
-            ]
-            #expect(try await server.send(.POST, "/v1/mobile-approve/start", json: body).status == .ok)
-            let replay = try await server.send(.POST, "/v1/mobile-approve/start", json: body)
-            #expect(replay.status == .unauthorized)
-            #expect(replay.body["error"]?["code"] == "signature_replayed")
+            func send(_ signature: String) async throws -> (status: HTTPStatus, code: String?) {
+                try await start(
+                    server, payload: payload, deviceID: phone.deviceID, signer: phone.phone.authenticator, timestamp: time, signature: signature)
+            }
+            #expect(try await send(signature).status == .ok)
+
+            let der = try #require(Data(base64Encoded: signature))
+            let raw = try P256.Signing.ECDSASignature(derRepresentation: der).rawRepresentation
+            let urlAlphabet = signature.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            let rawForm = raw.base64EncodedString()
+            let negatedS = (raw.prefix(32) + Self.p256Order(minus: raw.suffix(32))).base64EncodedString()
+            for replay in [signature, urlAlphabet, " \(signature)\n", rawForm, negatedS] {
+                let refused = try await send(replay)
+                #expect(refused.status == .unauthorized, "\(replay)")
+                #expect(refused.code == "signature_replayed", "\(replay)")
+            }
         }
+    }
+
+    /// n − s for P-256's group order n: the other `s` that makes the same ECDSA signature verify.
+    static func p256Order(minus s: Data) -> Data {
+        let order: [UInt8] = [
+            0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+            0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17, 0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x51,
+        ]
+        var result = [UInt8](repeating: 0, count: 32)
+        var borrow = 0
+        for (index, (a, b)) in zip(order, Array(s)).enumerated().reversed() {
+            let difference = Int(a) - Int(b) - borrow
+            result[index] = UInt8((difference + 256) % 256)
+            borrow = difference < 0 ? 1 : 0
+        }
+        return Data(result)
     }
 
     @Test("an approval already approved is 410 approval_closed")

@@ -121,9 +121,11 @@ struct PushConfigTests {
         try await FakePushProviders.run { providers in
             let store = LogStore()
             let database = try await TestDatabase.make()
+            let masterKey = TestServer.randomMasterKey()
+            guard case .key(let masterKeyBytes) = masterKey else { Issue.record("the master key is not given as bytes"); return }
             do {
                 try await TestServer.run(
-                    on: database, clock: TestClock(), masterKey: TestServer.randomMasterKey(), pushTrustRoots: providers.trustRoots,
+                    on: database, clock: TestClock(), masterKey: masterKey, pushTrustRoots: providers.trustRoots,
                     prepare: { app in app.logger = Logger(label: "countersign.tests.capture") { _ in CapturingLogHandler(store: store) } }
                 ) { server in
                     var responses: [String] = []
@@ -159,10 +161,12 @@ struct PushConfigTests {
                     }
                     let logs = store.lines.withLock { $0 }.joined(separator: "\n")
                     let signingKey = try #require(try await sql.raw("SELECT private_key_pem FROM signing_keys").first(decoding: [String: String].self))
-                    for fragment in FakePushProviders.fragments(ofPEM: try #require(signingKey["private_key_pem"])) {
+                    #expect(logs.contains("/admin/v1/push-configs"), "the server's log lines were captured")
+                    let tokenSigningKey = try P256.Signing.PrivateKey(pemRepresentation: try #require(signingKey["private_key_pem"]))
+                    for fragment in FakePushProviders.fragments(of: tokenSigningKey) {
                         #expect(!logs.contains(fragment), "a log line shows the token signing key")
                     }
-                    for fragment in providers.secretFragments {
+                    for fragment in providers.secretFragments + FakePushProviders.fragments(ofSecret: masterKeyBytes) {
                         #expect(!responses.joined().contains(fragment), "an admin response shows key material")
                         #expect(!logs.contains(fragment), "a log line shows key material")
                         #expect(!stored.joined().contains(fragment), "key material is stored in the clear")

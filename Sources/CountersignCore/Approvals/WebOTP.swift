@@ -4,7 +4,8 @@ import Foundation
 /// The one-time code the browser shows and the person types on the phone (DESIGN.md §3).
 ///
 /// The approval keeps only a keyed hash bound to its id, so the code is useless for any other
-/// approval and unreadable from the database.
+/// approval. The code itself is part of what the browser's waiting step shows, so it stays in that
+/// interaction's state (shown again on every poll) until the step ends.
 public enum WebOTP {
     public static let defaultLength = 6
 

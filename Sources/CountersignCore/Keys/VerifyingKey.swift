@@ -66,23 +66,34 @@ public enum VerifyingKey: Sendable {
     ///
     /// ECDSA signatures may be DER or raw r‖s; RSA signatures may use PSS or PKCS#1 v1.5 padding.
     public func verifies(signatureBase64: String, of message: String) -> Bool {
-        guard let signature = LenientBase64.decode(signatureBase64) else { return false }
+        verifiedSignatureIdentity(signatureBase64: signatureBase64, of: message) != nil
+    }
+
+    /// For a valid signature, what makes it this signature however it is written, to refuse replays:
+    /// ECDSA's `r` (base64 alphabets, DER or raw r‖s, and the negated `s` all keep it, while a new
+    /// signature has a new random nonce and so a new `r`); an RSA signature's bytes. `nil` when the
+    /// signature does not verify.
+    public func verifiedSignatureIdentity(signatureBase64: String, of message: String) -> Data? {
+        guard let signature = LenientBase64.decode(signatureBase64) else { return nil }
         let bytes = Data(message.utf8)
         switch self {
         case .p256(let key):
             if let der = try? P256.Signing.ECDSASignature(derRepresentation: signature),
                 key.isValidSignature(der, for: bytes)
             {
-                return true
+                return der.rawRepresentation.prefix(32)
             }
             guard signature.count == 64,
-                let raw = try? P256.Signing.ECDSASignature(rawRepresentation: signature)
-            else { return false }
-            return key.isValidSignature(raw, for: bytes)
+                let raw = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
+                key.isValidSignature(raw, for: bytes)
+            else { return nil }
+            return raw.rawRepresentation.prefix(32)
         case .rsa(let key):
             let rsaSignature = _RSA.Signing.RSASignature(rawRepresentation: signature)
-            return key.isValidSignature(rsaSignature, for: bytes, padding: .PSS)
+            guard key.isValidSignature(rsaSignature, for: bytes, padding: .PSS)
                 || key.isValidSignature(rsaSignature, for: bytes, padding: .insecurePKCS1v1_5)
+            else { return nil }
+            return signature
         }
     }
 }

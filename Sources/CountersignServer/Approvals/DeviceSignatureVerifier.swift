@@ -1,5 +1,4 @@
 import CountersignCore
-import Crypto
 import Fluent
 import Foundation
 
@@ -20,18 +19,17 @@ struct DeviceSignatureVerifier: Sendable {
             throw APIError(.unauthorized, "timestamp_out_of_range", "The signed timestamp is more than two minutes from the server's time.")
         }
         guard let key = try? VerifyingKey(base64: device.publicKey, allowRSA: false),
-            key.verifies(signatureBase64: signature, of: message)
+            let identity = key.verifiedSignatureIdentity(signatureBase64: signature, of: message)
         else { throw APIError(.unauthorized, ErrorCode.invalidToken, "Unknown device or bad device signature.") }
 
-        let fingerprint = SHA256.hash(data: Data((message + "\n" + signature).utf8)).map { String(format: "%02x", $0) }.joined()
-        if try await UsedDeviceSignatureModel.find(fingerprint, on: database) != nil {
-            throw APIError(.unauthorized, "signature_replayed", "This device signature was already used.")
-        }
+        // Keyed on what was signed and the signature's identity, not its text: the same signature
+        // re-encoded is the same signature. The primary key refuses the second use.
+        let fingerprint = SecretDigest.hex("\(deviceID)\n\(message)\n\(identity.base64EncodedString())")
         try await UsedDeviceSignatureModel.query(on: database).filter(\.$expiresAt < now).delete()
         do {
             try await UsedDeviceSignatureModel(id: fingerprint, expiresAt: now.addingTimeInterval(2 * DeviceProof.maximumClockSkew))
                 .create(on: database)
-        } catch {
+        } catch let error as any DatabaseError where error.isConstraintFailure {
             throw APIError(.unauthorized, "signature_replayed", "This device signature was already used.")
         }
         return device

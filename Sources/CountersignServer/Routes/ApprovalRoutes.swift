@@ -67,7 +67,7 @@ struct ApprovalRoutes: RouteCollection {
     func events(request: Request) async throws -> Response {
         let model = try await interactions.authorizedInteraction(request.parameters.get("interactionID")!, bearer: request.headers.bearerAuthorization?.token)
         let state = try InteractionService.decodeState(model)
-        guard let approvalID = state.current?.secrets["approval_id"] else {
+        guard let approvalID = WebToMobileAuthenticationStep.approvalWaitedOn(in: state) else {
             throw APIError(.conflict, "not_waiting", "The interaction is not waiting for a phone.")
         }
         let mailbox = await events.subscribe(EventTopic.interaction(model.id!))

@@ -1,5 +1,6 @@
 import CountersignCore
 import Fluent
+import FluentSQL
 import Foundation
 import Journeys
 import Push
@@ -99,12 +100,23 @@ extension FluentJourneyEffects {
 
     func checkApprovalOTP(approvalID: String, code: String) async throws -> OTPCheck {
         guard let approval = try await ApprovalModel.find(approvalID, on: database), let hash = approval.otpHash,
-            approval.status == ApprovalStatus.pending.rawValue, approval.otpAttemptsLeft > 0
+            approval.status(at: services.clock.now()) == .pending, approval.otpAttemptsLeft > 0
         else { return .exhausted }
         if WebOTP.matches(code: code, approvalID: approvalID, storedHash: hash, key: services.otpKey) { return .valid }
-        let left = approval.otpAttemptsLeft - 1
+        let seen = approval.otpAttemptsLeft
+        let left = seen - 1
         hold { database in
-            try await ApprovalModel.query(on: database).filter(\.$id == approvalID).set(\.$otpAttemptsLeft, to: left).update()
+            // Compare and set: a wrong code counted meanwhile by another interaction makes this call retry,
+            // so parallel tries cannot share one attempt.
+            guard let sql = database as? any SQLDatabase else { throw InteractionStoreError.notSQL }
+            let counted = try await sql.raw("""
+                UPDATE \(ident: ApprovalModel.schema) SET otp_attempts_left = \(bind: left)
+                WHERE id = \(bind: approvalID) AND otp_attempts_left = \(bind: seen)
+                RETURNING id
+                """).all()
+            guard !counted.isEmpty else {
+                throw APIError(.conflict, "otp_attempt_conflict", "Another try of this code was counted at the same time; try again.")
+            }
         }
         guard left > 0 else {
             close(approval, as: .failed, failureCode: "otp_attempts_exceeded")

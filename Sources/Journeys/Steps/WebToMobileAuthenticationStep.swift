@@ -8,7 +8,7 @@ import Foundation
 /// `polling_interval` (2–5 s, default 3), `resend_attempts` (3), `expires_in` (300 s),
 /// `device_selection` (`ask` | `most_recent`), `approval_data` (values may be expressions; default:
 /// the start call's `approval_data`), `additional_data`.
-struct WebToMobileAuthenticationStep: StepBehavior {
+public struct WebToMobileAuthenticationStep: StepBehavior {
     static let resendOption = ClientResponseOption(type: .resend, id: "resend", label: "Resend")
 
     /// What the step keeps between calls, in the interaction's server-side secrets.
@@ -16,9 +16,13 @@ struct WebToMobileAuthenticationStep: StepBehavior {
         static let mode = "mode"
         static let deviceCodes = "device_codes"
         static let approvalID = "approval_id"
-        static let otp = "otp"
         static let resendsLeft = "resends_left"
         static let lastPoll = "last_poll"
+    }
+
+    /// The approval a browser's interaction is waiting on, if it is at this step's waiting screen.
+    public static func approvalWaitedOn(in state: InteractionState) -> String? {
+        state.current?.secrets[Key.approvalID]
     }
 
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
@@ -156,11 +160,10 @@ struct WebToMobileAuthenticationStep: StepBehavior {
         ]
         if let otp { data["otp"] = .string(otp) }
         if let approvalData { data["approval_data"] = approvalData.json }
-        var secrets = [
+        let secrets = [
             Key.mode: "waiting", Key.approvalID: approvalID, Key.resendsLeft: String(resends),
             Key.lastPoll: String(environment.now.timeIntervalSince1970),
         ]
-        if let otp { secrets[Key.otp] = otp }
         return .present(journeyStepID: JourneyStepID.mobileApproveAuthentication, data: .object(data), secrets: secrets)
     }
 

@@ -88,13 +88,28 @@ struct FakePushProviders {
 
     /// Pieces of the keys the configurations carry, to look for where they must not be.
     var secretFragments: [String] {
-        Self.fragments(ofPEM: appleKey.pemRepresentation) + Self.fragments(ofPEM: Self.googleKey.pemRepresentation)
+        Self.fragments(of: appleKey) + Self.fragments(ofPEM: Self.googleKey.pemRepresentation)
     }
 
-    /// Two 40-character pieces of a PEM key's random part (its first lines are the same for every key of a type).
+    /// Two 40-character pieces of a PEM key's middle and end (its first lines are the same for every key
+    /// of a type). For an RSA key both lie in the private part.
     static func fragments(ofPEM pem: String) -> [String] {
         let body = pem.split(separator: "\n").dropFirst().dropLast().joined()
         return [String(body.dropFirst(body.count / 2).prefix(40)), String(body.suffix(40))]
+    }
+
+    /// A P-256 key's private scalar as base64, base64url and hex, and its PEM's pieces (which, for this
+    /// key type, are mostly the public key).
+    static func fragments(of key: P256.Signing.PrivateKey) -> [String] {
+        fragments(ofSecret: key.rawRepresentation) + fragments(ofPEM: key.pemRepresentation)
+    }
+
+    /// Secret bytes as base64, base64url and hex.
+    static func fragments(ofSecret secret: Data) -> [String] {
+        let base64 = secret.base64EncodedString()
+        let base64URL = base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        return [base64, base64URL, secret.map { String(format: "%02x", $0) }.joined()].map { String($0.prefix(40)) }
     }
 
     /// The `data` of the `index`th APNs request: what the app hands to the SDK.
