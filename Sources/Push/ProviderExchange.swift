@@ -22,17 +22,19 @@ struct ProviderReply {
 /// How one attempt with a cached provider credential (APNs provider token, FCM access token) ended.
 enum CredentialedAttempt {
     case done(DeliveryOutcome)
-    /// The provider refused the credential itself; the reason it gave.
-    case credentialRefused(String)
+    /// The provider refused the credential itself: the reason it gave, and the credential it refused.
+    case credentialRefused(String, credential: String)
 }
 
-/// Runs `attempt`; when the provider refused the cached credential, `renew` drops it and the attempt
-/// runs once more. A second refusal is final.
-func attemptRenewingOnce(_ attempt: () async -> CredentialedAttempt, renew: () async -> Void) async -> DeliveryOutcome {
-    if case .done(let outcome) = await attempt() { return outcome }
-    await renew()
+/// Runs `attempt`; when the provider refused the cached credential, it is dropped from `cache` and the
+/// attempt runs once more. A second refusal is final.
+func attemptRenewingOnce(_ attempt: () async -> CredentialedAttempt, cache: CachedCredential) async -> DeliveryOutcome {
     switch await attempt() {
     case .done(let outcome): return outcome
-    case .credentialRefused(let reason): return .rejected(reason: reason)
+    case .credentialRefused(_, let refused): await cache.invalidate(refused)
+    }
+    switch await attempt() {
+    case .done(let outcome): return outcome
+    case .credentialRefused(let reason, _): return .rejected(reason: reason)
     }
 }

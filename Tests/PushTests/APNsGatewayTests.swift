@@ -112,6 +112,18 @@ struct APNsGatewayTests {
         }
     }
 
+    @Test("sends arriving together share one provider token")
+    func concurrentSendsShareOneToken() async throws {
+        try await APNsFixture.run { fixture in
+            let outcomes = await withTaskGroup(of: DeliveryOutcome.self) { group in
+                for _ in 0..<20 { group.addTask { await fixture.send() } }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.allSatisfy { $0 == .delivered })
+            #expect(Set(fixture.fake.requests.compactMap(\.providerToken)).count == 1)
+        }
+    }
+
     @Test("the device's bundle id picks the Apple configuration and its key")
     func bundleSelection() async throws {
         let bank = AppleKey(keyID: "BANKKEY123")

@@ -85,6 +85,18 @@ struct FCMGatewayTests {
         }
     }
 
+    @Test("sends arriving together wait for one access token")
+    func concurrentSendsShareOneToken() async throws {
+        try await FCMFixture.run { fixture in
+            let outcomes = await withTaskGroup(of: DeliveryOutcome.self) { group in
+                for _ in 0..<20 { group.addTask { await fixture.send() } }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.allSatisfy { $0 == .delivered })
+            #expect(fixture.google.issuedTokens.count == 1)
+        }
+    }
+
     @Test("Google's answers map to outcomes; a 401 renews the access token once and sends again")
     func outcomes() async throws {
         try await FCMFixture.run { fixture in

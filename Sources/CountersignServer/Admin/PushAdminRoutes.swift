@@ -37,8 +37,7 @@ struct PushAdminRoutes: RouteCollection {
         config.id = SecureRandom.identifier(prefix: "pcf")
         config.provider = provider.rawValue
         try apply(body, to: config, secret: nil)
-        try await ensureOnlyOne(config, on: request.db)
-        try await config.create(on: request.db)
+        try await store(config, on: request.db)
         return try await PushConfigView(config).encodeResponse(status: .created, for: request)
     }
 
@@ -50,8 +49,7 @@ struct PushAdminRoutes: RouteCollection {
             throw Self.invalid("provider cannot change; delete this configuration and create another")
         }
         try apply(body, to: config, secret: try secrets.open(config.sealedSecret, boundTo: config.id!))
-        try await ensureOnlyOne(config, on: request.db)
-        try await config.save(on: request.db)
+        try await store(config, on: request.db)
         return PushConfigView(config)
     }
 
@@ -122,11 +120,12 @@ struct PushAdminRoutes: RouteCollection {
         config.sealedSecret = try secrets.seal(newSecret, boundTo: config.id!)
     }
 
-    /// One configuration per provider and bundle id / project: devices are matched on it.
-    private func ensureOnlyOne(_ config: PushConfigModel, on database: any Database) async throws {
-        guard try await PushConfigModel.query(on: database)
-            .filter(\.$provider == config.provider).filter(\.$appID == config.appID).filter(\.$id != config.id!).first() == nil
-        else {
+    /// Stores `config`. The database keeps one configuration per provider and bundle id / project
+    /// (devices are matched on it); a second one is 409.
+    private func store(_ config: PushConfigModel, on database: any Database) async throws {
+        do {
+            try await config.save(on: database)
+        } catch let error as any DatabaseError where error.isConstraintFailure {
             throw APIError(.conflict, "already_exists", "A \(config.provider) configuration for '\(config.appID)' already exists.")
         }
     }

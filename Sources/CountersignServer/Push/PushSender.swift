@@ -84,8 +84,12 @@ final class PushSender: LifecycleHandler, Sendable {
                         inFlight.withLock { $0 += 1 }
                         group.addTask {
                             await self.process(job)
-                            self.inFlight.withLock { $0 -= 1 }
-                            await self.wake()
+                            // A finished job matters to the loop only when it was waiting for a free slot.
+                            let wasFull = self.inFlight.withLock { count in
+                                defer { count -= 1 }
+                                return count == Self.concurrency
+                            }
+                            if wasFull { await self.wake() }
                         }
                     }
                 } catch {
@@ -97,8 +101,8 @@ final class PushSender: LifecycleHandler, Sendable {
         await events.unsubscribe(doorbell)
     }
 
-    /// Claims up to `limit` due jobs by moving them under a fresh lease; a job another instance claimed
-    /// first is left to it.
+    /// Claims up to `limit` due jobs by moving them under one fresh lease. A job another instance
+    /// claimed in between is already due later, so the update passes it by.
     private func claimDueJobs(limit: Int) async throws -> [PushJobModel] {
         guard limit > 0 else { return [] }
         let now = clock.now()
@@ -107,20 +111,17 @@ final class PushSender: LifecycleHandler, Sendable {
             .filter(\.$nextAttemptAt <= now)
             .sort(\.$nextAttemptAt)
             .limit(limit)
-            .all()
-        var claimed: [PushJobModel] = []
-        for job in due {
-            let lease = UUID().uuidString
-            try await PushJobModel.query(on: database)
-                .filter(\.$id == job.id!)
-                .filter(\.$status == PushStatus.queued.rawValue)
-                .filter(\.$lease == job.lease)
-                .set(\.$lease, to: lease)
-                .set(\.$nextAttemptAt, to: now.addingTimeInterval(Self.lease))
-                .update()
-            if let mine = try await PushJobModel.find(job.id, on: database), mine.lease == lease { claimed.append(mine) }
-        }
-        return claimed
+            .all(\.$id)
+        guard !due.isEmpty else { return [] }
+        let lease = UUID().uuidString
+        try await PushJobModel.query(on: database)
+            .filter(\.$id ~~ due)
+            .filter(\.$status == PushStatus.queued.rawValue)
+            .filter(\.$nextAttemptAt <= now)
+            .set(\.$lease, to: lease)
+            .set(\.$nextAttemptAt, to: now.addingTimeInterval(Self.lease))
+            .update()
+        return try await PushJobModel.query(on: database).filter(\.$lease == lease).all()
     }
 
     /// One attempt of one job, and what follows from its outcome.

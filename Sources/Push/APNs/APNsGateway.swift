@@ -47,19 +47,20 @@ public struct APNsGateway: PushGateway {
             return .rejected(reason: "PayloadTooLarge: \(body.count) bytes, APNs takes at most \(Self.maximumPayloadBytes)")
         }
         // A provider token Apple calls expired (e.g. after a clock jump) is renewed once.
-        return await attemptRenewingOnce(
-            { await attempt(body, notification, deviceToken, sender) }, renew: { await sender.providerToken.invalidate() })
+        return await attemptRenewingOnce({ await attempt(body, notification, deviceToken, sender) }, cache: sender.providerToken.cache)
     }
 
     private func attempt(_ body: Data, _ notification: PushNotification, _ deviceToken: String, _ sender: Sender) async -> CredentialedAttempt {
         let configuration = sender.configuration
         var request = HTTPClientRequest(url: "\(configuration.baseURL)/3/device/\(deviceToken)")
         request.method = .POST
+        let providerToken: String
         do {
-            request.headers.add(name: "authorization", value: "bearer \(try await sender.providerToken.token())")
+            providerToken = try await sender.providerToken.cache.value()
         } catch {
             return .done(.rejected(reason: "the provider token cannot be signed"))
         }
+        request.headers.add(name: "authorization", value: "bearer \(providerToken)")
         request.headers.add(name: "apns-topic", value: configuration.bundleID)
         request.headers.add(name: "apns-push-type", value: "alert")
         request.headers.add(name: "apns-priority", value: "10")
@@ -73,7 +74,7 @@ public struct APNsGateway: PushGateway {
             let reason = (try? JSONDecoder().decode(Reply.self, from: reply.body))?.reason ?? "HTTP \(reply.status)"
             switch (reply.status, reason) {
             case (200, _): return .done(.delivered)
-            case (403, "ExpiredProviderToken"), (403, "InvalidProviderToken"): return .credentialRefused(reason)
+            case (403, "ExpiredProviderToken"), (403, "InvalidProviderToken"): return .credentialRefused(reason, credential: providerToken)
             case (410, _), (400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"): return .done(.tokenInvalid(reason: reason))
             case (429, _), (500...599, _): return .done(.retryable(reason: reason, retryAfter: reply.retryAfter))
             default: return .done(.rejected(reason: reason))

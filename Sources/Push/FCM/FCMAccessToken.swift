@@ -6,38 +6,28 @@ import NIOCore
 /// An OAuth2 access token for FCM, obtained with a signed JWT-bearer assertion (RS256, `iss` the
 /// service account, `scope` firebase.messaging, `aud` the token URI, valid one hour) and reused
 /// until a minute before it expires.
-actor FCMAccessToken {
+struct FCMAccessToken: Sendable {
     static let scope = "https://www.googleapis.com/auth/firebase.messaging"
     static let renewalMargin: TimeInterval = 60
 
-    private let account: FCMServiceAccount
-    private let client: HTTPClient
-    private let now: @Sendable () -> Date
-    private let keys = JWTKeyCollection()
-    private var current: (token: String, expiresAt: Date)?
+    let cache: CachedCredential
 
     init(account: FCMServiceAccount, client: HTTPClient, now: @escaping @Sendable () -> Date) async {
-        self.account = account
-        self.client = client
-        self.now = now
+        let keys = JWTKeyCollection()
         await keys.add(rsa: account.privateKey, digestAlgorithm: .sha256, kid: JWKIdentifier(string: account.privateKeyID))
+        cache = CachedCredential(now: now) {
+            let grant = try await Self.requestGrant(for: account, signedWith: keys, client: client, now: now())
+            return (grant.accessToken, now().addingTimeInterval(TimeInterval(grant.expiresIn) - Self.renewalMargin))
+        }
     }
 
-    /// The cached token, or a new one when it is about to expire.
-    func token() async throws -> String {
-        if let current, now() < current.expiresAt.addingTimeInterval(-Self.renewalMargin) { return current.token }
-        return try await renew()
-    }
-
-    /// Drops the cached token after FCM refused it (401).
-    func invalidate() {
-        current = nil
-    }
-
-    private func renew() async throws -> String {
-        let issuedAt = Int(now().timeIntervalSince1970)
+    /// Exchanges a freshly signed JWT-bearer assertion for an access token.
+    private static func requestGrant(
+        for account: FCMServiceAccount, signedWith keys: JWTKeyCollection, client: HTTPClient, now: Date
+    ) async throws -> Grant {
+        let issuedAt = Int(now.timeIntervalSince1970)
         let assertion = try await keys.sign(
-            Assertion(iss: account.clientEmail, scope: Self.scope, aud: account.tokenURI, iat: issuedAt, exp: issuedAt + 3600),
+            Assertion(iss: account.clientEmail, scope: scope, aud: account.tokenURI, iat: issuedAt, exp: issuedAt + 3600),
             kid: JWKIdentifier(string: account.privateKeyID))
         var request = HTTPClientRequest(url: account.tokenURI)
         request.method = .POST
@@ -48,8 +38,7 @@ actor FCMAccessToken {
         guard reply.status == 200, let grant = try? JSONDecoder().decode(Grant.self, from: reply.body) else {
             throw TokenRefused(status: reply.status, body: String(decoding: reply.body.prefix(200), as: UTF8.self))
         }
-        current = (grant.accessToken, now().addingTimeInterval(TimeInterval(grant.expiresIn)))
-        return grant.accessToken
+        return grant
     }
 
     struct Assertion: JWTPayload {

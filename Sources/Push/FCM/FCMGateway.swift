@@ -30,17 +30,19 @@ public struct FCMGateway: PushGateway {
         ]
         guard let body = try? JSONEncoder.sortedKeys.encode(message) else { return .rejected(reason: "the message cannot be encoded") }
         // An access token revoked or expired early is renewed once.
-        return await attemptRenewingOnce({ await attempt(body) }, renew: { await accessToken.invalidate() })
+        return await attemptRenewingOnce({ await attempt(body) }, cache: accessToken.cache)
     }
 
     private func attempt(_ body: Data) async -> CredentialedAttempt {
         var request = HTTPClientRequest(url: "\(account.sendBaseURL)/v1/projects/\(account.projectID)/messages:send")
         request.method = .POST
+        let token: String
         do {
-            request.headers.add(name: "authorization", value: "Bearer \(try await accessToken.token())")
+            token = try await accessToken.cache.value()
         } catch {
             return .done(.retryable(reason: "access token: \(error)", retryAfter: nil))
         }
+        request.headers.add(name: "authorization", value: "Bearer \(token)")
         request.headers.add(name: "content-type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
@@ -49,7 +51,7 @@ public struct FCMGateway: PushGateway {
             let code = error?.errorCode ?? error?.status ?? "HTTP \(reply.status)"
             switch reply.status {
             case 200: return .done(.delivered)
-            case 401: return .credentialRefused(code)
+            case 401: return .credentialRefused(code, credential: token)
             case 429, 500...599: return .done(.retryable(reason: code, retryAfter: reply.retryAfter))
             case 404 where code == "UNREGISTERED", 400 where code == "UNREGISTERED": return .done(.tokenInvalid(reason: code))
             case 400 where code == "INVALID_ARGUMENT" && error?.concernsToken == true: return .done(.tokenInvalid(reason: code))
