@@ -7,19 +7,37 @@ public struct ScriptedReply: Sendable {
     /// The provider's reason (`Unregistered`, `UNREGISTERED`, …).
     public let reason: String?
     public let retryAfter: Int?
-    /// How long to wait before answering, to play a slow provider.
-    public let delay: Duration
+    /// When given, the provider answers only once the test releases it: a slow provider, without timing.
+    public let hold: ReplyHold?
 
-    public init(status: Int, reason: String? = nil, retryAfter: Int? = nil, delay: Duration = .zero) {
+    public init(status: Int, reason: String? = nil, retryAfter: Int? = nil, hold: ReplyHold? = nil) {
         self.status = status
         self.reason = reason
         self.retryAfter = retryAfter
-        self.delay = delay
+        self.hold = hold
     }
 
-    /// A normal answer after `delay`.
-    public static func success(after delay: Duration) -> ScriptedReply {
-        ScriptedReply(status: 200, delay: delay)
+    /// A normal answer, given once `hold` is released.
+    public static func success(heldBy hold: ReplyHold) -> ScriptedReply {
+        ScriptedReply(status: 200, hold: hold)
+    }
+}
+
+/// Keeps a scripted answer back until the test calls `release()`.
+public final class ReplyHold: Sendable {
+    private let released: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    public init() {
+        (released, continuation) = AsyncStream.makeStream()
+    }
+
+    public func release() {
+        continuation.finish()
+    }
+
+    func wait() async {
+        for await _ in released {}
     }
 }
 
@@ -33,7 +51,7 @@ final class ReplyScript: Sendable {
     }
 
     /// The answer to give: a request that passed the checks (`status` 200) takes the next scripted
-    /// reply for its token, else the next one for any token, after its delay; any other verdict stands.
+    /// reply for its token, else the next one for any token, once its hold is released; any other verdict stands.
     func answer(to status: Int, _ reason: String?, token: String) async throws -> (status: Int, reason: String?, retryAfter: Int?) {
         guard status == 200, let scripted = replies.withLock({ replies in
             for key in [token, nil] where replies[key]?.isEmpty == false { return replies[key]?.removeFirst() }
@@ -41,7 +59,7 @@ final class ReplyScript: Sendable {
         }) else {
             return (status, reason, nil)
         }
-        try await Task.sleep(for: scripted.delay)
+        await scripted.hold?.wait()
         return (scripted.status, scripted.reason, scripted.retryAfter)
     }
 }

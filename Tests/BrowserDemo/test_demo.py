@@ -250,12 +250,17 @@ class DemoTests(DemoTestCase):
         self.assertEqual(sorted(choice.text for choice in choices), ["Home phone", "Work phone"])
         self.screenshot("device-choice")
 
-        next(choice for choice in choices if choice.text == "Home phone").click()
-        self.browser.find_element(By.ID, "devices-submit").click()
+        # With the keyboard: arrows move through the radio group, Enter sends the form.
+        self.browser.execute_script("document.querySelector('#device-list input:checked').focus()")
+        for _ in choices:
+            if self.browser.find_element(By.CSS_SELECTOR, "#device-list label:has(input:checked)").text == "Work phone":
+                break
+            self.browser.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
+        self.browser.switch_to.active_element.send_keys(Keys.ENTER)
         self.visible("view-waiting")
-        self.assertEqual(work.run("pending", check=False).returncode, 3, "the other phone must not be asked")
-        home.run("approve")
-        self.assertEqual(self.claims()["device"], home.device_id)
+        self.assertEqual(home.run("pending", check=False).returncode, 3, "the other phone must not be asked")
+        work.run("approve")
+        self.assertEqual(self.claims()["device"], work.device_id)
 
     def test_cancel_shows_the_failure_page_and_the_phone_is_told_it_was_cancelled(self):
         phone = self.phone()
@@ -265,7 +270,7 @@ class DemoTests(DemoTestCase):
         self.visible("view-waiting")
         watch.wait_for("Approve? [y/n]")
 
-        self.browser.find_element(By.ID, "cancel").click()
+        self.browser.find_element(By.ID, "cancel").send_keys(Keys.SPACE)
         self.visible("view-failure")
         self.assertEqual(self.text("failure-reason"), "You cancelled the request.")
         self.assertEqual(self.text("failure-code"), "cancelled")
@@ -275,13 +280,23 @@ class DemoTests(DemoTestCase):
         refusal = watch.wait_for("not answered")
         self.assertIn("approval_closed", refusal)
         self.assertIn("cancelled", refusal)
+        # The phone keeps watching: the next sign-in, from "Try again", reaches it.
+        self.browser.find_element(By.CSS_SELECTOR, "#view-failure .restart").send_keys(Keys.ENTER)
+        self.visible("view-login")
+        # The form keeps the email typed before.
+        self.assertEqual(self.browser.find_element(By.ID, "login-email").get_attribute("value"), "ada@example.com")
+        self.browser.find_element(By.ID, "login-submit").send_keys(Keys.ENTER)
+        self.visible("view-waiting")
+        watch.wait_for("Approve? [y/n]")
+        watch.answer("y")
+        self.claims()
 
     def test_resend_counts_down_and_is_disabled_at_zero(self):
         phone = self.phone()
         self.sign_in()
         resend = self.visible("resend")
         for left in (2, 1, 0):
-            resend.click()
+            resend.send_keys(Keys.ENTER)
             self.wait_for_text("resend", f"Resend ({left} left)")
         self.assertFalse(resend.is_enabled())
         self.screenshot("resend-used-up")
@@ -332,6 +347,9 @@ class DemoTests(DemoTestCase):
         after = json.loads(json.loads(self.browser.execute_script("return sessionStorage.getItem('countersign-demo')"))["state"])
         self.assertEqual(after["interactionId"], before["interactionId"])
         self.screenshot("reloaded-waiting")
+        # No second sign-in was started: the phone has the one request, and approving it ends this page's wait.
+        pending = phone.run("pending").stdout
+        self.assertEqual(pending.count("asks for approval"), 1, pending)
         phone.run("approve")
         self.assertEqual(self.claims()["device"], phone.device_id)
         self.assertIsNone(self.browser.execute_script("return sessionStorage.getItem('countersign-demo')"))
@@ -343,11 +361,13 @@ class DemoTests(DemoTestCase):
         self.wait_for_text("login-error", "Enter a valid email")
         self.assertEqual(field.get_attribute("aria-invalid"), "true")
         self.assertEqual(self.browser.switch_to.active_element, field)
+        self.screenshot("invalid-email")
 
     def test_no_registered_phone_says_so(self):
         self.sign_in(email="nobody@example.com")
         self.visible("view-failure")
         self.assertIn("No phone is registered", self.text("failure-reason"))
+        self.screenshot("no-phone")
 
     def test_every_field_has_a_label_and_updates_are_announced(self):
         self.open("login")

@@ -1,5 +1,6 @@
 // Unit tests of the browser SDK, run with Node's own test runner: node --test Tests/BrowserSDK
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import {
   ClientResponseOptionType, CountersignClient, CountersignError, ErrorCode, JourneyStepId,
@@ -129,7 +130,6 @@ test('an approval event on the stream ends the wait without waiting out the inte
   });
   const server = fakeServer((request) => {
     if (request.url.endsWith('/events')) {
-      assert.match(request.headers.Authorization, /^Bearer itk_/);
       return { raw: ': keep-alive\n\nevent: approval\ndata: {"status":"approved"}\n\n', headers: { 'Content-Type': 'text/event-stream' } };
     }
     if (request.url.endsWith('/start')) return { body: waiting() };
@@ -139,6 +139,9 @@ test('an approval event on the stream ends the wait without waiting out the inte
   const done = await client.waitForMobileApproval(await client.startJourney('web_login'));
   assert.equal(done.token, 't');
   assert.equal(sleeps.length, 1);
+  // Checked here, not in the fake: a failed check inside the stream reader would only end the stream.
+  const stream = server.requests.find((request) => request.url.endsWith('/events'));
+  assert.match(stream.headers.Authorization, /^Bearer itk_/);
 });
 
 test('an aborted wait rejects with aborted', async () => {
@@ -196,6 +199,7 @@ test('errors carry their codes', async () => {
     [() => ({ status: 401, body: { error: { code: 'invalid_credentials', message: 'wrong' } } }), ErrorCode.InvalidCredentials, 401],
     [() => ({ status: 401, body: { error: { code: 'invalid_token', message: 'superseded' } } }), ErrorCode.InvalidToken, 401],
     [() => ({ status: 410, body: { error: { code: 'expired', message: 'ended' } } }), ErrorCode.Expired, 410],
+    [() => ({ status: 429, body: { error: { code: 'slow_down', message: 'later' } }, headers: { 'Retry-After': '4' } }), ErrorCode.SlowDown, 429],
   ];
   for (const [answer, code, status] of cases) {
     const client = new CountersignClient({ clientId: 'demo-web', fetch: fakeServer(answer).fetch });
@@ -203,10 +207,18 @@ test('errors carry their codes', async () => {
       assert.ok(error instanceof CountersignError);
       assert.equal(error.errorCode, code);
       assert.equal(error.status, status);
+      assert.equal(error.retryAfter, code === ErrorCode.SlowDown ? 4 : undefined);
       return true;
     });
   }
   const idle = new CountersignClient({ clientId: 'demo-web', fetch: fakeServer(() => ({ body: waiting() })).fetch });
   await assert.rejects(idle.submitClientResponse(ClientResponseOptionType.Cancel), (error) => error.errorCode === ErrorCode.NoInteraction);
   assert.throws(() => new CountersignClient({}), (error) => error.errorCode === ErrorCode.NotInitialized);
+});
+
+test('countersign.d.ts declares every export of the module, and nothing else', async () => {
+  const module = await import('../../Sources/CountersignServer/Browser/sdk/countersign.js');
+  const declarations = await readFile(new URL('../../Sources/CountersignServer/Browser/sdk/countersign.d.ts', import.meta.url), 'utf8');
+  const declared = [...declarations.matchAll(/^export declare (?:const|class|function) (\w+)/gm)].map((match) => match[1]);
+  assert.deepEqual(declared.sort(), Object.keys(module).sort());
 });

@@ -64,6 +64,8 @@ struct AdminAPITests {
             let token = try #require(try await phone.register(email: "ada@example.com").token)
             let userID = try await server.verifiedClaims(token).sub
             let response = try await server.send(.GET, "/admin/v1/users/\(userID)", bearer: TestServer.adminKey)
+            #expect(response.status == .ok)
+            #expect(response.body["devices"]?.arrayValue?.count == 1, "the listing shows the device, without its secrets")
             let text = String(decoding: try JSONEncoder().encode(response.body), as: UTF8.self)
             #expect(!text.contains("abcdef0123"))
             #expect(!text.contains("public_key\""))

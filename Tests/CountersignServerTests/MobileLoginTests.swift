@@ -56,7 +56,7 @@ struct MobileLoginTests {
             try await eve.register(email: "eve@example.com")
 
             let step = try await eve.startLogin()
-            guard case .object(var answer) = try await eve.biometricAnswer(to: step, as: "eve@example.com") else { return }
+            var answer = try #require(try await eve.biometricAnswer(to: step, as: "eve@example.com").objectValue)
             answer["userIdentifier"] = "ada@example.com"
             let refused = try await eve.client.submitClientResponse(.clientInput, data: .object(answer))
             #expect(refused.error?.code == ErrorCode.invalidCredentials)
@@ -86,7 +86,7 @@ struct MobileLoginTests {
             let phone = TestPhone(client: server.client())
             try await phone.register(email: "ada@example.com")
             let step = try await phone.startLogin()
-            guard case .object(var answer) = try await phone.biometricAnswer(to: step, as: "ada@example.com") else { return }
+            var answer = try #require(try await phone.biometricAnswer(to: step, as: "ada@example.com").objectValue)
             answer["publicKeyId"] = "no-such-key"
             let refused = try await phone.client.submitClientResponse(.clientInput, data: .object(answer))
             #expect(refused.error?.code == ErrorCode.invalidCredentials)

@@ -61,10 +61,13 @@ struct PushConfigTests {
                 try await eventually("the refusal is recorded") { try await server.deliveries(of: approvalID).count == 1 }
                 let refusal = try #require(try await server.deliveries(of: approvalID).first)
                 #expect(refusal["status"] == "rejected" && refusal["reason"] == "InvalidProviderToken")
+                #expect((refusal["next_attempt_at"] ?? .null) == .null, "no retry is scheduled")
                 #expect(try await browser.pollLater(server).data?["push_status"] == "failed")
-                try await Task.sleep(for: .milliseconds(1500))
-                let deliveries = try await server.deliveries(of: approvalID)
-                #expect(providers.apns.requests.count == 2 && deliveries.count == 1)
+                // The job is closed, so the sender has nothing more to send.
+                let sql = try #require(server.app.db as? any SQLDatabase)
+                let job = try await sql.raw("SELECT status FROM push_jobs").first(decoding: [String: String].self)
+                #expect(job?["status"] == "failed")
+                #expect(providers.apns.requests.count == 2)
 
                 #expect(try await server.admin(.PATCH, "push-configs/\(id)", json: ["team_id": .string(FakePushProviders.appleTeamID)]).status == .ok)
                 _ = try await TestBrowser(server).signIn(email: "ada@example.com")

@@ -3,6 +3,7 @@ import CountersignCore
 import CountersignPushTesting
 import CountersignServer
 import Foundation
+import SQLKit
 import Testing
 import Vapor
 
@@ -122,7 +123,9 @@ struct PushDeliveryTests {
             let next = try await TestBrowser(server).signIn(email: "ada@example.com")
             #expect(next.journeyStepID == JourneyStepID.rejection)
             #expect(next.data?["reason"] == .string(ErrorCode.pushTokenInvalid))
-            try await Task.sleep(for: .milliseconds(300))
+            // The refused token gets no job: the queue holds nothing more for the sender to send.
+            let sql = try #require(server.app.db as? any SQLDatabase)
+            #expect(try await sql.raw("SELECT id FROM push_jobs").all().count == 1, "nothing more is queued for a token Apple refused")
             #expect(providers.apns.requests.count == 1, "nothing more is sent to a token Apple refused")
         }
     }
@@ -169,6 +172,7 @@ struct PushDeliveryTests {
             }
             try await eventually("the third attempt is delivered") { try await server.deliveries(of: approvalID).count == 3 }
             #expect(try await server.deliveries(of: approvalID).map { $0["status"] } == ["retry_scheduled", "retry_scheduled", "delivered"])
+            // Each wait is set by PushRetryPolicy (PushRetryPolicyTests); here: the second is not shorter.
             #expect(delays[1] >= delays[0], "exponential backoff: \(delays)")
         }
     }
@@ -186,17 +190,19 @@ struct PushDeliveryTests {
         }
     }
 
-    @Test("a provider taking 5 s does not hold up the browser: the sign-in answers while the push is still out")
+    @Test("a provider that has not answered does not hold up the browser: the sign-in answers while the push is still out")
     func slowProviderIsOffTheRequestPath() async throws {
         try await FakePushProviders.withPhone(on: "apns") { providers, server, phone in
-            providers.apns.script(.success(after: .seconds(5)))
+            let apple = ReplyHold()
+            providers.apns.script(.success(heldBy: apple))
             let browser = TestBrowser(server)
             let waiting = try await browser.signIn(email: "ada@example.com")
-            // The fake records a request when it answers: none has been answered yet.
+            // The fake records a request when it answers, and Apple is held: none has been answered.
             #expect(providers.apns.requests.isEmpty)
             #expect(waiting.journeyStepID == JourneyStepID.mobileApproveAuthentication && waiting.data?["push_status"] == "queued")
 
-            try await eventually("the slow answer arrives") { providers.apns.requests.count == 1 }
+            apple.release()
+            try await eventually("the held answer arrives") { providers.apns.requests.count == 1 }
             #expect(try await phone.approve(fromPush: providers.apnsPayload(0)).journeyStepID == JourneyStepID.success)
         }
     }
@@ -206,8 +212,9 @@ struct PushDeliveryTests {
         try await FakePushProviders.withPhone(on: "apns") { providers, server, _ in
             let grace = try await RegisteredPhone.register(
                 server, email: "grace@example.com", channel: "apns", token: DeviceTokens.otherApple, appID: FakePushProviders.bundleID)
+            let adasProvider = ReplyHold()
             providers.apns.script(
-                forDeviceToken: DeviceTokens.apple, ScriptedReply(status: 500, reason: "InternalServerError", delay: .seconds(5)))
+                forDeviceToken: DeviceTokens.apple, ScriptedReply(status: 500, reason: "InternalServerError", hold: adasProvider))
             _ = try await TestBrowser(server).signIn(email: "ada@example.com")
             let graceBrowser = TestBrowser(server)
             _ = try await graceBrowser.signIn(email: "grace@example.com")
@@ -220,6 +227,7 @@ struct PushDeliveryTests {
             #expect(try await grace.approve(fromPush: providers.apnsPayload(payload)).journeyStepID == JourneyStepID.success)
             #expect(try await graceBrowser.poll().token != nil)
 
+            adasProvider.release()
             try await eventually("Ada's failure is recorded as a retry") {
                 providers.apns.requests.contains { $0.deviceToken == DeviceTokens.apple && $0.status == 500 }
             }

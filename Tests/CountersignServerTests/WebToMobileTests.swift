@@ -1,6 +1,7 @@
 import CountersignClient
 import CountersignCore
 import Foundation
+import SQLKit
 import Testing
 import Vapor
 
@@ -143,11 +144,16 @@ struct WebToMobileTests {
 
             _ = try await browser.signIn(email: "ada@example.com")
             let opened = try await phone.startApproval()
-            _ = try await browser.client.submitClientResponse(.cancel)
+            let cancelled = try await browser.client.submitClientResponse(.cancel)
             let answer = try await phone.phone.biometricAnswer(to: opened, as: phone.email)
             await expectRefusal(410, "approval_closed") {
                 _ = try await phone.phone.client.submitClientResponse(.clientInput, data: answer)
             }
+            // The browser's outcome stands: cancelled, no token, and the approval was not changed by the phone.
+            #expect(cancelled.data?["reason"] == "cancelled" && cancelled.token == nil)
+            let sql = try #require(server.app.db as? any SQLDatabase)
+            let statuses = try await sql.raw("SELECT status FROM approvals").all(decoding: [String: String].self)
+            #expect(statuses.map { $0["status"] } == ["cancelled"])
 
             _ = try await browser.signIn(email: "ada@example.com")
             let openedAgain = try await phone.startApproval()
