@@ -100,6 +100,14 @@ public enum CountersignApp {
     static let sqlLogLevel = Logger.Level.trace
 
     static func useDatabase(_ location: DatabaseLocation, on app: Application) throws {
+        if case .postgres = location {} else {
+            // SQLite runs every statement on a blocking thread, and a writer waiting for another's lock
+            // retries on its thread without pause (sqlite-nio's busy handler). On the process-wide pool of
+            // one thread per core, waiting writers (of this app or, in tests, of others) can hold every
+            // thread while the writer they wait for needs one to finish: a deadlock. The app's own pool
+            // has a thread for every connection (one per event loop) and as many to spare.
+            app.threadPool = NIOThreadPool(numberOfThreads: 2 * System.coreCount)
+        }
         switch location {
         case .sqliteFile(let path):
             app.databases.use(.sqlite(.file(path), sqlLogLevel: sqlLogLevel), as: .sqlite)

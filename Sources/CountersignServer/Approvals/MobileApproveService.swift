@@ -31,17 +31,16 @@ struct MobileApproveService: Sendable {
         }
         let status = approval.status(at: interactions.services.clock.now())
         guard status == .pending else { throw APIError.approvalNotPending(status) }
-        guard let client = try await ClientModel.find(request.clientID, on: database),
-            client.$application.id == approval.applicationID
-        else {
-            throw APIError(.forbidden, "client_not_in_application", "The client does not belong to the approval's application.")
+        // The approval names the native client its phone uses; any other client is refused.
+        guard request.clientID == approval.nativeClientID else {
+            throw APIError(.forbidden, "client_not_in_application", "The approval is for the application's phone client '\(approval.nativeClientID)'.")
         }
         guard let journey = interactions.journeys[approval.mobileJourneyID],
             let user = try await UserModel.find(approval.userID, on: database)
         else { throw APIError.notFound("The approval's mobile journey is not available.") }
 
         var state = InteractionState(
-            journeyID: journey.id, clientID: client.id!, correlationID: approval.correlationID,
+            journeyID: journey.id, clientID: approval.nativeClientID, correlationID: approval.correlationID,
             mobileApproveParameters: try parameters(of: approval, user: user))
         state.user = user.context
         state.deviceID = device.id

@@ -111,10 +111,9 @@ struct ApprovalRoutes: RouteCollection {
             .filter(\.$expiresAt > now)
             .sort(\.$createdAt)
             .all()
-        var names: [String: String] = [:]
-        for id in Set(approvals.map(\.applicationID)) {
-            names[id] = try await ApplicationModel.find(id, on: database)?.name ?? id
-        }
+        guard !approvals.isEmpty else { return [] }
+        let applications = try await ApplicationModel.query(on: database).filter(\.$id ~~ Set(approvals.map(\.applicationID))).all()
+        let names = Dictionary(uniqueKeysWithValues: applications.map { ($0.id!, $0.name) })
         return approvals.map { $0.pushNotification(applicationName: names[$0.applicationID] ?? "").payload }
     }
 }

@@ -18,23 +18,24 @@ extension FluentJourneyEffects {
     }
 
     func createApproval(_ request: ApprovalRequest) async throws -> String {
-        guard let webClient = try await ClientModel.find(request.clientID, on: database),
-            let application = try await ApplicationModel.find(webClient.$application.id, on: database)
-        else { throw APIError(.conflict, "unknown_client", "The web client no longer exists.") }
+        guard let webClient = try await ClientModel.find(request.clientID, on: database) else {
+            throw APIError(.conflict, "unknown_client", "The web client no longer exists.")
+        }
+        let applicationID = webClient.$application.id
         guard let nativeClient = try await ClientModel.query(on: database)
-            .filter(\.$application.$id == application.id!)
+            .filter(\.$application.$id == applicationID)
             .filter(\.$kind == ClientKind.native.rawValue)
             .sort(\.$id)
             .first()
         else {
-            throw APIError(.conflict, "no_native_client", "Application '\(application.id!)' has no native client for the phone.")
+            throw APIError(.conflict, "no_native_client", "Application '\(applicationID)' has no native client for the phone.")
         }
         guard let device = try await DeviceModel.find(request.deviceID, on: database) else {
             throw APIError(.conflict, "no_registered_devices", "The device no longer exists.")
         }
         let approval = ApprovalModel()
         approval.id = SecureRandom.identifier(prefix: "apr")
-        approval.applicationID = application.id!
+        approval.applicationID = applicationID
         approval.webClientID = webClient.id!
         approval.nativeClientID = nativeClient.id!
         approval.webInteractionID = interactionID
