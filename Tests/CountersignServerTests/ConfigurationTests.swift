@@ -14,6 +14,17 @@ struct ConfigurationTests {
         #expect(configuration.journeysDirectory == "./journeys")
         #expect(configuration.interactionLifetime == 600)
         #expect(configuration.masterKey == .file("./countersign.master-key"))
+        #expect(configuration.recordRetention == 86400)
+        #expect(configuration.sweepInterval == 60)
+    }
+
+    @Test("expired records may be removed at expiry (retention 0), but sweeps need a positive interval")
+    func retention() throws {
+        let configuration = try Configuration.load(environment: ["COUNTERSIGN_RECORD_RETENTION": "0", "COUNTERSIGN_SWEEP_INTERVAL": "5"])
+        #expect(configuration.recordRetention == 0)
+        #expect(configuration.sweepInterval == 5)
+        #expect(throws: ConfigurationError.self) { try Configuration.load(environment: ["COUNTERSIGN_SWEEP_INTERVAL": "0"]) }
+        #expect(throws: ConfigurationError.self) { try Configuration.load(environment: ["COUNTERSIGN_RECORD_RETENTION": "-1"]) }
     }
 
     @Test("the master key comes from COUNTERSIGN_MASTER_KEY (32 bytes in base64) or the named key file")
@@ -40,12 +51,13 @@ struct ConfigurationTests {
             _ = try Configuration.load(environment: [
                 "COUNTERSIGN_PORT": "eighty", "COUNTERSIGN_DATABASE_URL": "mysql://x/y", "COUNTERSIGN_PUBLIC_URL": "ftp://x",
                 "COUNTERSIGN_ADMIN_KEY": "short", "COUNTERSIGN_INTERACTION_TTL": "-5", "COUNTERSIGN_TOKEN_TTL": "soon",
-                "COUNTERSIGN_MASTER_KEY": "not base64!",
+                "COUNTERSIGN_MASTER_KEY": "not base64!", "COUNTERSIGN_RECORD_RETENTION": "a day", "COUNTERSIGN_SWEEP_INTERVAL": "-1",
             ])
             Issue.record("expected a configuration error")
         } catch {
             let names = ["COUNTERSIGN_PORT", "COUNTERSIGN_DATABASE_URL", "COUNTERSIGN_PUBLIC_URL", "COUNTERSIGN_ADMIN_KEY",
-                         "COUNTERSIGN_INTERACTION_TTL", "COUNTERSIGN_TOKEN_TTL", "COUNTERSIGN_MASTER_KEY"]
+                         "COUNTERSIGN_INTERACTION_TTL", "COUNTERSIGN_TOKEN_TTL", "COUNTERSIGN_MASTER_KEY",
+                         "COUNTERSIGN_RECORD_RETENTION", "COUNTERSIGN_SWEEP_INTERVAL"]
             #expect(error.problems.count == names.count)
             for name in names { #expect(error.description.contains(name)) }
         }

@@ -59,6 +59,9 @@ public enum CountersignApp {
         // Shutdown runs in reverse: the sender stops before its client closes.
         app.lifecycle.use(pushClient)
         app.lifecycle.use(pushSender)
+        app.lifecycle.use(ExpirySweeper(
+            database: app.db, clock: clock, retention: configuration.recordRetention, interval: configuration.sweepInterval,
+            logger: app.logger))
         let services = JourneyServices(
             database: app.db, tokenIssuer: tokenIssuer, clock: clock,
             otpKey: try await ServerSecrets.otpKey(on: app.db), events: events, pushSender: pushSender)
@@ -93,6 +96,7 @@ public enum CountersignApp {
         app.migrations.add(CreateApprovals())
         app.migrations.add(CreateTransactionEvidence())
         app.migrations.add(CreatePushDelivery())
+        app.migrations.add(AddQueryIndexes())
         try await app.autoMigrate()
     }
 

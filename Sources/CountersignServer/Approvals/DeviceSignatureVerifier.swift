@@ -23,9 +23,9 @@ struct DeviceSignatureVerifier: Sendable {
         else { throw APIError(.unauthorized, ErrorCode.invalidToken, "Unknown device or bad device signature.") }
 
         // Keyed on what was signed and the signature's identity, not its text: the same signature
-        // re-encoded is the same signature. The primary key refuses the second use.
+        // re-encoded is the same signature. The primary key refuses the second use; the expiry sweeper
+        // removes the record once the timestamp could no longer be fresh.
         let fingerprint = SecretDigest.hex("\(deviceID)\n\(message)\n\(identity.base64EncodedString())")
-        try await UsedDeviceSignatureModel.query(on: database).filter(\.$expiresAt < now).delete()
         do {
             try await UsedDeviceSignatureModel(id: fingerprint, expiresAt: now.addingTimeInterval(2 * DeviceProof.maximumClockSkew))
                 .create(on: database)

@@ -20,6 +20,10 @@ public struct Configuration: Sendable {
     public var tokenLifetime: TimeInterval
     /// The key push provider secrets are encrypted with at rest.
     public var masterKey: MasterKeySource
+    /// How long interactions, approvals and their push records are kept after they expire.
+    public var recordRetention: TimeInterval
+    /// How often expired records are looked for.
+    public var sweepInterval: TimeInterval
 
     /// One documented variable: its name, default and meaning (shown by `countersign serve --help`).
     public struct Variable: Sendable {
@@ -46,13 +50,18 @@ public struct Configuration: Sendable {
         Variable(
             name: "COUNTERSIGN_MASTER_KEY_FILE", defaultValue: "./countersign.master-key",
             meaning: "key file used when COUNTERSIGN_MASTER_KEY is unset (created with mode 0600)"),
+        Variable(
+            name: "COUNTERSIGN_RECORD_RETENTION", defaultValue: "86400",
+            meaning: "seconds expired interactions, approvals and push records are kept (0: removed at expiry)"),
+        Variable(name: "COUNTERSIGN_SWEEP_INTERVAL", defaultValue: "60", meaning: "seconds between sweeps for expired records"),
     ]
 
     public init(
         hostname: String = "127.0.0.1", port: Int = 8080, database: DatabaseLocation = .sqliteFile("./countersign.sqlite"),
         publicURL: String? = nil, adminKey: String? = nil, journeysDirectory: String = "./journeys",
         interactionLifetime: TimeInterval = 600, tokenLifetime: TimeInterval = 3600,
-        masterKey: MasterKeySource = .file(MasterKeySource.defaultFile)
+        masterKey: MasterKeySource = .file(MasterKeySource.defaultFile), recordRetention: TimeInterval = 86400,
+        sweepInterval: TimeInterval = 60
     ) {
         self.hostname = hostname
         self.port = port
@@ -63,6 +72,8 @@ public struct Configuration: Sendable {
         self.interactionLifetime = interactionLifetime
         self.tokenLifetime = tokenLifetime
         self.masterKey = masterKey
+        self.recordRetention = recordRetention
+        self.sweepInterval = sweepInterval
     }
 
     /// Reads the configuration from `environment`; flags given on the command line take precedence.
@@ -74,10 +85,10 @@ public struct Configuration: Sendable {
             guard let raw = environment[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
             return raw
         }
-        func seconds(_ name: String, default fallback: TimeInterval) -> TimeInterval {
+        func seconds(_ name: String, default fallback: TimeInterval, zeroAllowed: Bool = false) -> TimeInterval {
             guard let raw = value(name) else { return fallback }
-            guard let number = TimeInterval(raw), number > 0 else {
-                problems.append("\(name)='\(raw)' must be a positive number of seconds")
+            guard let number = TimeInterval(raw), number.isFinite, number > 0 || (zeroAllowed && number == 0) else {
+                problems.append("\(name)='\(raw)' must be a \(zeroAllowed ? "non-negative" : "positive") number of seconds")
                 return fallback
             }
             return number
@@ -113,6 +124,8 @@ public struct Configuration: Sendable {
         }
         let interactionLifetime = seconds("COUNTERSIGN_INTERACTION_TTL", default: 600)
         let tokenLifetime = seconds("COUNTERSIGN_TOKEN_TTL", default: 3600)
+        let recordRetention = seconds("COUNTERSIGN_RECORD_RETENTION", default: 86400, zeroAllowed: true)
+        let sweepInterval = seconds("COUNTERSIGN_SWEEP_INTERVAL", default: 60)
         var masterKey = MasterKeySource.file(value("COUNTERSIGN_MASTER_KEY_FILE") ?? MasterKeySource.defaultFile)
         if let raw = value("COUNTERSIGN_MASTER_KEY") {
             if let bytes = Data(base64Encoded: raw), bytes.count == MasterKeySource.keyLength {
@@ -125,7 +138,8 @@ public struct Configuration: Sendable {
         return Configuration(
             hostname: host, port: listenPort, database: database, publicURL: publicURL, adminKey: adminKey,
             journeysDirectory: value("COUNTERSIGN_JOURNEYS_DIR") ?? "./journeys",
-            interactionLifetime: interactionLifetime, tokenLifetime: tokenLifetime, masterKey: masterKey)
+            interactionLifetime: interactionLifetime, tokenLifetime: tokenLifetime, masterKey: masterKey,
+            recordRetention: recordRetention, sweepInterval: sweepInterval)
     }
 }
 

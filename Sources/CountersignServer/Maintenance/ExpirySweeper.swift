@@ -1,0 +1,129 @@
+import Fluent
+import FluentSQL
+import Foundation
+import Logging
+import Synchronization
+import Vapor
+
+/// Removes what has outlived its use, in the background: accepted device signatures once they could
+/// no longer be fresh, and interactions, approvals and their push jobs and delivery records once they
+/// have been expired for longer than the retention. Transaction evidence is kept.
+///
+/// Rows go in small batches, each its own short transaction, so requests writing meanwhile wait at most
+/// one batch (on SQLite a delete holds the only write lock while it runs).
+final class ExpirySweeper: LifecycleHandler, Sendable {
+    private let database: any Database
+    private let clock: any WallClock
+    private let retention: TimeInterval
+    private let interval: Duration
+    private let logger: Logger
+    private let loop = Mutex<Task<Void, Never>?>(nil)
+
+    /// Rows removed per statement.
+    static let batchSize = 500
+
+    /// What one sweep removed.
+    struct Removed: Equatable {
+        var deviceSignatures = 0
+        var interactions = 0
+        var approvals = 0
+        var pushJobs = 0
+        var pushDeliveries = 0
+
+        var total: Int { deviceSignatures + interactions + approvals + pushJobs + pushDeliveries }
+    }
+
+    init(database: any Database, clock: any WallClock, retention: TimeInterval, interval: TimeInterval, logger: Logger) {
+        self.database = database
+        self.clock = clock
+        self.retention = retention
+        self.interval = .milliseconds(Int64(interval * 1000))
+        self.logger = logger
+    }
+
+    func didBoot(_ application: Application) throws {
+        loop.withLock { task in
+            guard task == nil else { return }
+            task = Task { await self.run() }
+        }
+    }
+
+    func shutdownAsync(_ application: Application) async {
+        guard let task = loop.withLock({ $0 }) else { return }
+        task.cancel()
+        await task.value
+    }
+
+    private func run() async {
+        while !Task.isCancelled {
+            do {
+                let started = ContinuousClock.now
+                let removed = try await sweep()
+                if removed.total > 0 {
+                    logger.info("expired records removed", metadata: [
+                        "device_signatures": "\(removed.deviceSignatures)", "interactions": "\(removed.interactions)",
+                        "approvals": "\(removed.approvals)", "push_jobs": "\(removed.pushJobs)",
+                        "push_deliveries": "\(removed.pushDeliveries)", "duration": "\(started.duration(to: .now))",
+                    ])
+                }
+            } catch {
+                logger.error("expired records could not be removed", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    /// Removes everything due now, batch by batch.
+    func sweep() async throws -> Removed {
+        guard let sql = database as? any SQLDatabase else { throw InteractionStoreError.notSQL }
+        let now = clock.now()
+        let cutoff = now.addingTimeInterval(-retention)
+        var removed = Removed()
+        removed.deviceSignatures = try await deleteExpired(from: UsedDeviceSignatureModel.schema, before: now, on: sql)
+        while let batch = try await removeApprovalBatch(expiredBefore: cutoff, on: sql) {
+            removed.approvals += batch.approvals
+            removed.pushJobs += batch.pushJobs
+            removed.pushDeliveries += batch.pushDeliveries
+        }
+        removed.interactions = try await deleteExpired(from: InteractionModel.schema, before: cutoff, on: sql)
+        return removed
+    }
+
+    /// Deletes the rows of `table` whose `expires_at` is before `date`, a batch per statement.
+    private func deleteExpired(from table: String, before date: Date, on sql: any SQLDatabase) async throws -> Int {
+        var count = 0
+        while true {
+            let deleted = try await sql.raw("""
+                DELETE FROM \(ident: table) WHERE id IN (
+                    SELECT id FROM \(ident: table) WHERE expires_at < \(bind: date) LIMIT \(literal: Self.batchSize))
+                RETURNING id
+                """).all().count
+            count += deleted
+            guard deleted == Self.batchSize else { return count }
+            await Task.yield()
+        }
+    }
+
+    /// Deletes up to one batch of approvals expired before `cutoff`, with their push jobs and delivery
+    /// records, in one transaction; nil when none is left.
+    private func removeApprovalBatch(expiredBefore cutoff: Date, on sql: any SQLDatabase) async throws -> Removed? {
+        try await database.transaction { database in
+            guard let sql = database as? any SQLDatabase else { throw InteractionStoreError.notSQL }
+            let ids = try await sql.raw("""
+                SELECT id FROM \(ident: ApprovalModel.schema) WHERE expires_at < \(bind: cutoff) LIMIT \(literal: Self.batchSize)
+                """).all().map { try $0.decode(column: "id", as: String.self) }
+            guard !ids.isEmpty else { return nil }
+            var removed = Removed()
+            removed.pushDeliveries = try await sql.raw("""
+                DELETE FROM \(ident: PushDeliveryModel.schema) WHERE approval_id IN (\(binds: ids)) RETURNING id
+                """).all().count
+            removed.pushJobs = try await sql.raw("""
+                DELETE FROM \(ident: PushJobModel.schema) WHERE approval_id IN (\(binds: ids)) RETURNING id
+                """).all().count
+            removed.approvals = try await sql.raw("""
+                DELETE FROM \(ident: ApprovalModel.schema) WHERE id IN (\(binds: ids)) RETURNING id
+                """).all().count
+            return removed
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Fluent
+import FluentSQL
+
+/// Indexes for the queries run on every request and by the background workers, so none of them scans
+/// a table that grows with traffic.
+struct AddQueryIndexes: AsyncMigration {
+    /// Name, table and columns of each index.
+    static let indexes: [(name: String, table: String, columns: [String])] = [
+        ("approvals_device_status", ApprovalModel.schema, ["device_id", "status"]),
+        ("approvals_expires_at", ApprovalModel.schema, ["expires_at"]),
+        ("interactions_expires_at", InteractionModel.schema, ["expires_at"]),
+        ("used_device_signatures_expires_at", UsedDeviceSignatureModel.schema, ["expires_at"]),
+        ("push_jobs_due", PushJobModel.schema, ["status", "next_attempt_at"]),
+        ("push_jobs_approval", PushJobModel.schema, ["approval_id"]),
+        ("push_deliveries_approval", PushDeliveryModel.schema, ["approval_id"]),
+        ("push_deliveries_device", PushDeliveryModel.schema, ["device_id"]),
+        ("devices_user", DeviceModel.schema, ["user_id"]),
+        ("biometric_keys_user_key", BiometricKeyModel.schema, ["user_id", "public_key_id"]),
+        ("clients_application", ClientModel.schema, ["application_id"]),
+    ]
+
+    func prepare(on database: any Database) async throws {
+        guard let sql = database as? any SQLDatabase else { throw InteractionStoreError.notSQL }
+        for index in Self.indexes {
+            var builder = sql.create(index: index.name).on(index.table)
+            for column in index.columns { builder = builder.column(column) }
+            try await builder.run()
+        }
+    }
+
+    func revert(on database: any Database) async throws {
+        guard let sql = database as? any SQLDatabase else { throw InteractionStoreError.notSQL }
+        for index in Self.indexes {
+            try await sql.drop(index: index.name).run()
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import CountersignClient
+import CountersignCore
+import CountersignServer
+import Foundation
+import SQLKit
+import Testing
+
+@Suite("Removing expired records")
+struct ExpirySweepTests {
+    /// A server that keeps expired records for a minute and sweeps often.
+    static func run(_ body: (TestServer) async throws -> Void) async throws {
+        try await TestServer.run(adjust: { configuration in
+            configuration.interactionLifetime = 300
+            configuration.recordRetention = 60
+            configuration.sweepInterval = 0.02
+        }, body)
+    }
+
+    @Test("expired approvals, their interactions and push records go after the retention; open ones and evidence stay")
+    func removesAfterRetention() async throws {
+        try await Self.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let signer = TestPhone(client: server.client())
+            try await signer.register(email: "bob@example.com")
+            let signing = try await signer.startSigning(as: "bob@example.com")
+            let signed = try await signer.client.submitClientResponse(.clientInput, data: try await signer.signShown(signing, as: "bob@example.com"))
+            #expect(signed.journeyStepID == JourneyStepID.success)
+            let expiring = try await server.waitingWebLogin(email: "ada@example.com")
+            try await eventually("the push was delivered") { try await server.count("push_deliveries") == 1 }
+            #expect(try await phone.inbox().count == 1)
+            #expect(try await server.count("approvals") == 1)
+            #expect(try await server.count("used_device_signatures") > 0)
+
+            // Expired, but within the retention: only the used device signatures (no longer fresh) go.
+            server.clock.advance(by: 301)
+            try await eventually("used device signatures were removed") { try await server.count("used_device_signatures") == 0 }
+            #expect(try await server.count("approvals") == 1)
+            #expect(try await server.count("interactions") > 1)
+
+            // A new sign-in now, still open when the first passes its retention.
+            let open = TestBrowser(server)
+            _ = try await open.signIn(email: "ada@example.com")
+            try await eventually("the second push was delivered") { try await server.count("push_deliveries") == 2 }
+            server.clock.advance(by: 61)
+            try await eventually("the expired approval was removed") { try await server.count("approvals") == 1 }
+            try await eventually("the expired interactions were removed") { try await server.count("interactions") == 1 }
+            #expect(try await server.count("push_jobs") == 1)
+            #expect(try await server.count("push_deliveries") == 1)
+            let gone = try await server.send(
+                .POST, "/v1/interactions/\(expiring.id)/submit", json: ["option": "client_input", "data": [:]], bearer: expiring.token)
+            #expect(gone.status == .notFound)
+            #expect(try await server.admin(.GET, "evidence").body["evidence"]?.arrayValue?.count == 1)
+
+            // The open sign-in is untouched: still waiting for the phone.
+            let stillWaiting = try await open.poll()
+            #expect(stillWaiting.journeyStepID == JourneyStepID.mobileApproveAuthentication)
+            #expect(stillWaiting.error == nil)
+        }
+    }
+
+    @Test("more expired approvals than one batch are all removed")
+    func removesManyBatches() async throws {
+        try await Self.run { server in
+            _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let sql = try #require(server.app.db as? any SQLDatabase)
+            let browser = TestBrowser(server)
+            _ = try await browser.signIn(email: "ada@example.com")
+            // Copies of the real approval, enough for several batches.
+            let copies = 1_200
+            for batch in stride(from: 0, to: copies, by: 200) {
+                let values = (batch..<batch + 200).map { "('apr_copy_\($0)')" }.joined(separator: ", ")
+                try await sql.raw("""
+                    WITH copy(id) AS (VALUES \(unsafeRaw: values))
+                    INSERT INTO approvals (id, application_id, web_client_id, native_client_id, web_interaction_id, web_journey_id,
+                        mobile_journey_id, user_id, device_id, status, amr, otp_attempts_left, expires_at, created_at)
+                    SELECT copy.id, application_id, web_client_id, native_client_id, web_interaction_id, web_journey_id,
+                        mobile_journey_id, user_id, device_id, status, amr, otp_attempts_left, expires_at, created_at
+                    FROM approvals, copy
+                    WHERE approvals.id NOT LIKE 'apr_copy_%'
+                    """).run()
+            }
+            #expect(try await server.count("approvals") == copies + 1)
+            server.clock.advance(by: 301 + 61)
+            try await eventually("every expired approval was removed") { try await server.count("approvals") == 0 }
+        }
+    }
+}
+
+extension TestServer {
+    /// The number of rows in `table`.
+    func count(_ table: String) async throws -> Int {
+        let sql = try #require(app.db as? any SQLDatabase)
+        let row = try #require(try await sql.raw("SELECT COUNT(*) AS n FROM \(ident: table)").first())
+        return try row.decode(column: "n", as: Int.self)
+    }
+}
