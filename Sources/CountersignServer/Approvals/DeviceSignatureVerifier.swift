@@ -27,8 +27,8 @@ struct DeviceSignatureVerifier: Sendable {
         // removes the record once the timestamp could no longer be fresh.
         let fingerprint = SecretDigest.hex("\(deviceID)\n\(message)\n\(identity.base64EncodedString())")
         do {
-            try await UsedDeviceSignatureModel(id: fingerprint, expiresAt: now.addingTimeInterval(2 * DeviceProof.maximumClockSkew))
-                .create(on: database)
+            try await UsedDeviceSignatures.record(
+                fingerprint, until: now.addingTimeInterval(2 * DeviceProof.maximumClockSkew), on: try database.sql)
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw APIError(.unauthorized, "signature_replayed", "This device signature was already used.")
         }

@@ -14,7 +14,7 @@ struct MobileApproveService: Sendable {
 
     func start(_ request: MobileApproveStartRequest) async throws -> InteractionService.Reply {
         guard let approvalID = request.payload["approval_id"] else { throw APIError.notValid("payload.approval_id is missing.") }
-        guard let approval = try await ApprovalModel.find(approvalID, on: database) else {
+        guard let approval = try await ApprovalRecord.find(approvalID, on: try database.sql) else {
             throw APIError.notFound("No approval '\(approvalID)'.")
         }
         let device = try await verifier.verify(
@@ -50,7 +50,7 @@ struct MobileApproveService: Sendable {
     }
 
     /// What `@policy.getMobileApproveParameters()` reads.
-    private func parameters(of approval: ApprovalModel, user: UserModel) throws -> [String: JSONValue] {
+    private func parameters(of approval: ApprovalRecord, user: UserModel) throws -> [String: JSONValue] {
         func json(_ text: String?) throws -> JSONValue {
             guard let text else { return .null }
             return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))

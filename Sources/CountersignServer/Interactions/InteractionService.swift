@@ -50,11 +50,11 @@ struct InteractionService: Sendable {
         let presentation = try await run { try await JourneyRunner(journey: journey, effects: effects, now: now).start(&state) }
 
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
-        let model = InteractionModel(
-            id: interactionID, journeyID: journey.id, clientID: state.clientID, tokenHash: token.map(SecretDigest.hex),
+        let record = InteractionRecord(
+            id: interactionID, journeyID: journey.id, clientID: state.clientID, tokenHash: token.map(SecretDigest.hex), version: 1,
             finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime), state: try Self.encode(state))
         try await database.transaction { database in
-            try await model.create(on: database)
+            try await record.insert(on: try database.sql, at: now)
             try await effects.commit(on: database)
         }
         await effects.runAfterCommit()
@@ -62,14 +62,14 @@ struct InteractionService: Sendable {
     }
 
     func submit(interactionID: String, bearer: String?, body: ByteBuffer?) async throws -> Reply {
-        let model = try await authorizedInteraction(interactionID, bearer: bearer)
+        let interaction = try await authorizedInteraction(interactionID, bearer: bearer)
         let now = services.clock.now()
         let response = try Self.decodeClientResponse(body)
-        guard let journey = journeys[model.journeyID] else {
-            throw APIError(.gone, ErrorCode.expired, "The journey '\(model.journeyID)' is no longer available.")
+        guard let journey = journeys[interaction.journeyID] else {
+            throw APIError(.gone, ErrorCode.expired, "The journey '\(interaction.journeyID)' is no longer available.")
         }
 
-        var state = try Self.decodeState(model)
+        var state = try Self.decodeState(interaction)
         let effects = FluentJourneyEffects(services: services, interactionID: interactionID)
         let presentation = try await run {
             try await JourneyRunner(journey: journey, effects: effects, now: now).submit(response, to: &state)
@@ -79,15 +79,9 @@ struct InteractionService: Sendable {
         let encodedState = try Self.encode(state)
         let finished = state.isFinished
         try await database.transaction { database in
-            guard let sql = database as? any SQLDatabase else { throw InteractionStoreError.notSQL }
-            let updated = try await sql.raw("""
-                UPDATE \(ident: InteractionModel.schema)
-                SET token_hash = \(bind: token.map(SecretDigest.hex)), version = version + 1,
-                    finished = \(bind: finished), state = \(bind: encodedState)
-                WHERE id = \(bind: interactionID) AND version = \(bind: model.version)
-                RETURNING id
-                """).all()
-            guard !updated.isEmpty else { throw APIError.invalidToken("The interaction token was already used.") }
+            let saved = try await interaction.saveNext(
+                state: encodedState, tokenHash: token.map(SecretDigest.hex), finished: finished, on: try database.sql)
+            guard saved else { throw APIError.invalidToken("The interaction token was already used.") }
             try await effects.commit(on: database)
         }
         await effects.runAfterCommit()
@@ -96,16 +90,16 @@ struct InteractionService: Sendable {
     }
 
     /// The interaction `interactionID`, when `bearer` is its current token and it is still running.
-    func authorizedInteraction(_ interactionID: String, bearer: String?) async throws -> InteractionModel {
-        guard let model = try await InteractionModel.find(interactionID, on: database) else {
+    func authorizedInteraction(_ interactionID: String, bearer: String?) async throws -> InteractionRecord {
+        guard let interaction = try await InteractionRecord.find(interactionID, on: try database.sql) else {
             throw APIError.notFound("No interaction '\(interactionID)'.")
         }
-        guard let bearer, let expected = model.tokenHash, SecretDigest.matches(bearer, storedHex: expected) else {
-            if model.finished { throw APIError(.gone, ErrorCode.expired, "The interaction has ended.") }
+        guard let bearer, let expected = interaction.tokenHash, SecretDigest.matches(bearer, storedHex: expected) else {
+            if interaction.finished { throw APIError(.gone, ErrorCode.expired, "The interaction has ended.") }
             throw APIError.invalidToken()
         }
-        guard services.clock.now() < model.expiresAt else { throw APIError(.gone, ErrorCode.expired, "The interaction has expired.") }
-        return model
+        guard services.clock.now() < interaction.expiresAt else { throw APIError(.gone, ErrorCode.expired, "The interaction has expired.") }
+        return interaction
     }
 
     /// Runs the journey, turning its refusals into API errors (nothing is stored for them).
@@ -121,8 +115,8 @@ struct InteractionService: Sendable {
         }
     }
 
-    static func decodeState(_ model: InteractionModel) throws -> InteractionState {
-        try JSONDecoder.wire.decode(InteractionState.self, from: Data(model.state.utf8))
+    static func decodeState(_ interaction: InteractionRecord) throws -> InteractionState {
+        try JSONDecoder.wire.decode(InteractionState.self, from: Data(interaction.state.utf8))
     }
 
     private static func decodeClientResponse(_ body: ByteBuffer?) throws -> CountersignCore.ClientResponse {
@@ -145,9 +139,4 @@ struct InteractionService: Sendable {
             clientResponseOptions: presentation.options.isEmpty ? nil : presentation.options,
             token: presentation.token, error: presentation.error)
     }
-}
-
-/// The store needs an SQL database (both supported drivers are).
-enum InteractionStoreError: Error {
-    case notSQL
 }

@@ -75,17 +75,17 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
 
     /// Removes everything due now, batch by batch.
     func sweep() async throws -> Removed {
-        guard let sql = database as? any SQLDatabase else { throw InteractionStoreError.notSQL }
+        let sql = try database.sql
         let now = clock.now()
         let cutoff = now.addingTimeInterval(-retention)
         var removed = Removed()
-        removed.deviceSignatures = try await deleteExpired(from: UsedDeviceSignatureModel.schema, before: now, on: sql)
+        removed.deviceSignatures = try await deleteExpired(from: UsedDeviceSignatures.schema, before: now, on: sql)
         while let batch = try await removeApprovalBatch(expiredBefore: cutoff, on: sql) {
             removed.approvals += batch.approvals
             removed.pushJobs += batch.pushJobs
             removed.pushDeliveries += batch.pushDeliveries
         }
-        removed.interactions = try await deleteExpired(from: InteractionModel.schema, before: cutoff, on: sql)
+        removed.interactions = try await deleteExpired(from: InteractionRecord.schema, before: cutoff, on: sql)
         return removed
     }
 
@@ -108,9 +108,9 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
     /// records, in one transaction; nil when none is left.
     private func removeApprovalBatch(expiredBefore cutoff: Date, on sql: any SQLDatabase) async throws -> Removed? {
         try await database.transaction { database in
-            guard let sql = database as? any SQLDatabase else { throw InteractionStoreError.notSQL }
+            let sql = try database.sql
             let ids = try await sql.raw("""
-                SELECT id FROM \(ident: ApprovalModel.schema) WHERE expires_at < \(bind: cutoff) LIMIT \(literal: Self.batchSize)
+                SELECT id FROM \(ident: ApprovalRecord.schema) WHERE expires_at < \(bind: cutoff) LIMIT \(literal: Self.batchSize)
                 """).all().map { try $0.decode(column: "id", as: String.self) }
             guard !ids.isEmpty else { return nil }
             var removed = Removed()
@@ -121,7 +121,7 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
                 DELETE FROM \(ident: PushJobModel.schema) WHERE approval_id IN (\(binds: ids)) RETURNING id
                 """).all().count
             removed.approvals = try await sql.raw("""
-                DELETE FROM \(ident: ApprovalModel.schema) WHERE id IN (\(binds: ids)) RETURNING id
+                DELETE FROM \(ident: ApprovalRecord.schema) WHERE id IN (\(binds: ids)) RETURNING id
                 """).all().count
             return removed
         }

@@ -6,10 +6,10 @@ import FluentSQL
 struct AddQueryIndexes: AsyncMigration {
     /// Name, table and columns of each index.
     static let indexes: [(name: String, table: String, columns: [String])] = [
-        ("approvals_device_status", ApprovalModel.schema, ["device_id", "status"]),
-        ("approvals_expires_at", ApprovalModel.schema, ["expires_at"]),
-        ("interactions_expires_at", InteractionModel.schema, ["expires_at"]),
-        ("used_device_signatures_expires_at", UsedDeviceSignatureModel.schema, ["expires_at"]),
+        ("approvals_device_status", ApprovalRecord.schema, ["device_id", "status"]),
+        ("approvals_expires_at", ApprovalRecord.schema, ["expires_at"]),
+        ("interactions_expires_at", InteractionRecord.schema, ["expires_at"]),
+        ("used_device_signatures_expires_at", UsedDeviceSignatures.schema, ["expires_at"]),
         ("push_jobs_due", PushJobModel.schema, ["status", "next_attempt_at"]),
         ("push_jobs_approval", PushJobModel.schema, ["approval_id"]),
         ("push_deliveries_approval", PushDeliveryModel.schema, ["approval_id"]),
@@ -20,7 +20,7 @@ struct AddQueryIndexes: AsyncMigration {
     ]
 
     func prepare(on database: any Database) async throws {
-        guard let sql = database as? any SQLDatabase else { throw InteractionStoreError.notSQL }
+        let sql = try database.sql
         for index in Self.indexes {
             var builder = sql.create(index: index.name).on(index.table)
             for column in index.columns { builder = builder.column(column) }
@@ -29,7 +29,7 @@ struct AddQueryIndexes: AsyncMigration {
     }
 
     func revert(on database: any Database) async throws {
-        guard let sql = database as? any SQLDatabase else { throw InteractionStoreError.notSQL }
+        let sql = try database.sql
         for index in Self.indexes {
             try await sql.drop(index: index.name).run()
         }

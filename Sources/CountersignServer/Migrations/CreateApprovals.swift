@@ -3,7 +3,7 @@ import Fluent
 /// Approvals, accepted device signatures and server secrets (web-to-mobile approval).
 struct CreateApprovals: AsyncMigration {
     func prepare(on database: any Database) async throws {
-        try await database.schema(ApprovalModel.schema)
+        try await database.schema(ApprovalRecord.schema)
             .field("id", .string, .identifier(auto: false))
             .field("application_id", .string, .required)
             .field("web_client_id", .string, .required)
@@ -27,7 +27,7 @@ struct CreateApprovals: AsyncMigration {
             .field("resolved_at", .datetime)
             .field("created_at", .datetime)
             .create()
-        try await database.schema(UsedDeviceSignatureModel.schema)
+        try await database.schema(UsedDeviceSignatures.schema)
             .field("id", .string, .identifier(auto: false))
             .field("expires_at", .datetime, .required)
             .create()
@@ -39,7 +39,7 @@ struct CreateApprovals: AsyncMigration {
 
     func revert(on database: any Database) async throws {
         try await database.schema(ServerSecretModel.schema).delete()
-        try await database.schema(UsedDeviceSignatureModel.schema).delete()
-        try await database.schema(ApprovalModel.schema).delete()
+        try await database.schema(UsedDeviceSignatures.schema).delete()
+        try await database.schema(ApprovalRecord.schema).delete()
     }
 }

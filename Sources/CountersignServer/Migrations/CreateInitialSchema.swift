@@ -48,7 +48,7 @@ struct CreateInitialSchema: AsyncMigration {
             .field("created_at", .datetime)
             .field("revoked_at", .datetime)
             .create()
-        try await database.schema(InteractionModel.schema)
+        try await database.schema(InteractionRecord.schema)
             .field("id", .string, .identifier(auto: false))
             .field("journey_id", .string, .required)
             .field("client_id", .string, .required)
@@ -74,7 +74,7 @@ struct CreateInitialSchema: AsyncMigration {
 
     func revert(on database: any Database) async throws {
         for schema in [
-            AdminCredentialModel.schema, SigningKeyModel.schema, InteractionModel.schema, BiometricKeyModel.schema,
+            AdminCredentialModel.schema, SigningKeyModel.schema, InteractionRecord.schema, BiometricKeyModel.schema,
             DeviceModel.schema, UserModel.schema, ClientModel.schema, ApplicationModel.schema,
         ] {
             try await database.schema(schema).delete()

@@ -18,7 +18,7 @@ struct CreatePushDelivery: AsyncMigration {
             .create()
         try await database.schema(PushJobModel.schema)
             .field("id", .string, .identifier(auto: false))
-            .field("approval_id", .string, .required, .references(ApprovalModel.schema, "id"))
+            .field("approval_id", .string, .required, .references(ApprovalRecord.schema, "id"))
             .field("device_id", .string, .required)
             .field("channel", .string, .required)
             .field("status", .string, .required)

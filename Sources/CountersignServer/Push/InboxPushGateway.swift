@@ -7,7 +7,12 @@ struct InboxPushGateway: PushGateway {
     let events: any EventBus
 
     func send(_ notification: PushNotification, to target: PushTarget) async -> DeliveryOutcome {
-        await events.publish(EventTopic.device(target.deviceID), notification.payload["approval_id"] ?? "")
+        await ring(deviceID: target.deviceID, approvalID: notification.payload["approval_id"] ?? "")
         return .delivered
+    }
+
+    /// Wakes the device's waiting long-poll.
+    func ring(deviceID: String, approvalID: String) async {
+        await events.publish(EventTopic.device(deviceID), approvalID)
     }
 }

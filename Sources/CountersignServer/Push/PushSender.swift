@@ -38,17 +38,42 @@ final class PushSender: LifecycleHandler, Sendable {
         self.logger = logger
     }
 
-    /// A job for the approval's push to `device`, due at once; the caller saves it with the approval.
-    func job(approvalID: String, device: DeviceModel) -> PushJobModel {
+    /// The approval's push to `device`, for the caller to save in its commit and `ring` after it.
+    ///
+    /// A push through a provider is queued, due at once, for the sender. An inbox device needs no
+    /// provider: the job is saved as sent with its delivery record, and the ring wakes the device's
+    /// long-poll directly, sparing the queue's round trip.
+    func push(approvalID: String, device: DeviceModel) -> QueuedPush {
+        let now = clock.now()
+        let isInbox = device.pushTarget.channel == .inbox
         let job = PushJobModel()
         job.id = SecureRandom.identifier(prefix: "psh")
         job.approvalID = approvalID
         job.deviceID = device.id!
         job.channel = device.pushChannel
-        job.status = PushStatus.queued.rawValue
-        job.attempts = 0
-        job.nextAttemptAt = clock.now()
-        return job
+        job.status = (isInbox ? PushStatus.sent : PushStatus.queued).rawValue
+        job.attempts = isInbox ? 1 : 0
+        job.nextAttemptAt = now
+        guard isInbox else { return QueuedPush(job: job, delivery: nil) }
+        let delivery = PushDeliveryModel()
+        delivery.id = SecureRandom.identifier(prefix: "pdl")
+        delivery.jobID = job.id!
+        delivery.approvalID = approvalID
+        delivery.deviceID = job.deviceID
+        delivery.channel = job.channel
+        delivery.attempt = 1
+        delivery.attemptedAt = now
+        delivery.status = DeliveryStatus.delivered.rawValue
+        return QueuedPush(job: job, delivery: delivery)
+    }
+
+    /// After the push is committed: wakes the inbox device, or the sender.
+    func ring(_ push: QueuedPush) async {
+        if push.delivery != nil {
+            await InboxPushGateway(events: events).ring(deviceID: push.job.deviceID, approvalID: push.job.approvalID)
+        } else {
+            await wake()
+        }
     }
 
     /// Tells the sender a job was queued.
@@ -128,7 +153,7 @@ final class PushSender: LifecycleHandler, Sendable {
     private func process(_ job: PushJobModel) async {
         do {
             let now = clock.now()
-            guard let approval = try await ApprovalModel.find(job.approvalID, on: database), approval.status(at: now) == .pending,
+            guard let approval = try await ApprovalRecord.find(job.approvalID, on: try database.sql), approval.status(at: now) == .pending,
                 let device = try await DeviceModel.find(job.deviceID, on: database),
                 let application = try await ApplicationModel.find(approval.applicationID, on: database)
             else {
@@ -154,7 +179,7 @@ final class PushSender: LifecycleHandler, Sendable {
         }
     }
 
-    private func record(_ outcome: DeliveryOutcome, of job: PushJobModel, approval: ApprovalModel, device: DeviceModel) async throws {
+    private func record(_ outcome: DeliveryOutcome, of job: PushJobModel, approval: ApprovalRecord, device: DeviceModel) async throws {
         let attempt = job.attempts + 1
         let now = clock.now()
         let verdict = judge(outcome, attempt: attempt, now: now, expiresAt: approval.expiresAt)
@@ -190,12 +215,12 @@ final class PushSender: LifecycleHandler, Sendable {
                     try await DeviceModel.query(on: database).filter(\.$id == device.id!)
                         .set(\.$pushTokenInvalidAt, to: now).set(\.$pushTokenInvalidReason, to: reason).update()
                 }
-                try await ApprovalModel.close(
-                    approval.id!, as: .failed, failureCode: ErrorCode.pushTokenInvalid, at: now, on: database)
+                try await ApprovalRecord.close(
+                    approval.id, as: .failed, failureCode: ErrorCode.pushTokenInvalid, at: now, on: try database.sql)
             }
         }
         if case .tokenInvalid = outcome {
-            await events.publish(EventTopic.interaction(approval.webInteractionID), approval.id!)
+            await events.publish(EventTopic.interaction(approval.webInteractionID), approval.id)
         }
     }
 
@@ -222,5 +247,16 @@ final class PushSender: LifecycleHandler, Sendable {
     private func abandon(_ job: PushJobModel, reason: String) async throws {
         try await PushJobModel.query(on: database).filter(\.$id == job.id!)
             .set(\.$status, to: PushStatus.failed.rawValue).set(\.$lease, to: nil).set(\.$lastReason, to: reason).update()
+    }
+}
+
+/// A push saved with the approval it belongs to: its job, and for the inbox its delivery already made.
+struct QueuedPush: Sendable {
+    let job: PushJobModel
+    let delivery: PushDeliveryModel?
+
+    func save(on database: any Database) async throws {
+        try await job.create(on: database)
+        try await delivery?.create(on: database)
     }
 }

@@ -65,16 +65,16 @@ struct ApprovalRoutes: RouteCollection {
     /// `GET /v1/interactions/{id}/events`: one server-sent event when the interaction's approval is
     /// settled (approved, denied, failed, cancelled, expired); keep-alive comments meanwhile.
     func events(request: Request) async throws -> Response {
-        let model = try await interactions.authorizedInteraction(request.parameters.get("interactionID")!, bearer: request.headers.bearerAuthorization?.token)
-        let state = try InteractionService.decodeState(model)
+        let interaction = try await interactions.authorizedInteraction(request.parameters.get("interactionID")!, bearer: request.headers.bearerAuthorization?.token)
+        let state = try InteractionService.decodeState(interaction)
         guard let approvalID = WebToMobileAuthenticationStep.approvalWaitedOn(in: state) else {
             throw APIError(.conflict, "not_waiting", "The interaction is not waiting for a phone.")
         }
-        let mailbox = await events.subscribe(EventTopic.interaction(model.id!))
+        let mailbox = await events.subscribe(EventTopic.interaction(interaction.id))
         let database = request.db
         let clock = interactions.services.clock
         let bus = events
-        let streamEnd = model.expiresAt
+        let streamEnd = interaction.expiresAt
         // Managed: Vapor ends the stream when the closure returns, or fails it when the browser has gone
         // and a write throws.
         let response = Response(status: .ok, body: .init(managedAsyncStream: { writer in
@@ -100,17 +100,12 @@ struct ApprovalRoutes: RouteCollection {
 
     /// The approval's status now; a vanished approval reads as expired.
     static func approvalStatus(_ approvalID: String, on database: any Database, clock: any WallClock) async throws -> ApprovalStatus {
-        try await ApprovalModel.find(approvalID, on: database)?.status(at: clock.now()) ?? .expired
+        try await ApprovalRecord.status(of: approvalID, at: clock.now(), on: try database.sql)
     }
 
     private func pendingPayloads(for deviceID: String, on database: any Database) async throws -> [[String: String]] {
         let now = interactions.services.clock.now()
-        let approvals = try await ApprovalModel.query(on: database)
-            .filter(\.$deviceID == deviceID)
-            .filter(\.$status == ApprovalStatus.pending.rawValue)
-            .filter(\.$expiresAt > now)
-            .sort(\.$createdAt)
-            .all()
+        let approvals = try await ApprovalRecord.pending(forDevice: deviceID, at: now, on: try database.sql)
         guard !approvals.isEmpty else { return [] }
         let applications = try await ApplicationModel.query(on: database).filter(\.$id ~~ Set(approvals.map(\.applicationID))).all()
         let names = Dictionary(uniqueKeysWithValues: applications.map { ($0.id!, $0.name) })

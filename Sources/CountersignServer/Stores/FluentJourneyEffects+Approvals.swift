@@ -18,72 +18,57 @@ extension FluentJourneyEffects {
     }
 
     func createApproval(_ request: ApprovalRequest) async throws -> String {
-        guard let webClient = try await ClientModel.find(request.clientID, on: database) else {
+        let sql = try database.sql
+        guard let clients = try await sql.raw("""
+            SELECT web.application_id, (
+                SELECT native.id FROM clients native
+                WHERE native.application_id = web.application_id AND native.kind = \(bind: ClientKind.native.rawValue)
+                ORDER BY native.id LIMIT 1) AS native_client_id
+            FROM clients web WHERE web.id = \(bind: request.clientID)
+            """).first()
+        else {
             throw APIError(.conflict, "unknown_client", "The web client no longer exists.")
         }
-        let applicationID = webClient.$application.id
-        guard let nativeClient = try await ClientModel.query(on: database)
-            .filter(\.$application.$id == applicationID)
-            .filter(\.$kind == ClientKind.native.rawValue)
-            .sort(\.$id)
-            .first()
-        else {
+        let applicationID = try clients.decode(column: "application_id", as: String.self)
+        guard let nativeClientID = try clients.decode(column: "native_client_id", as: String?.self) else {
             throw APIError(.conflict, "no_native_client", "Application '\(applicationID)' has no native client for the phone.")
         }
         guard let device = try await DeviceModel.find(request.deviceID, on: database) else {
             throw APIError(.conflict, "no_registered_devices", "The device no longer exists.")
         }
-        let approval = ApprovalModel()
-        approval.id = SecureRandom.identifier(prefix: "apr")
-        approval.applicationID = applicationID
-        approval.webClientID = webClient.id!
-        approval.nativeClientID = nativeClient.id!
-        approval.webInteractionID = interactionID
-        approval.webJourneyID = request.journeyID
-        approval.mobileJourneyID = request.mobileJourneyID
-        approval.userID = request.user.userID
-        approval.deviceID = request.deviceID
-        approval.status = ApprovalStatus.pending.rawValue
-        approval.amr = ""
-        approval.approvalData = request.approvalData?.canonicalJSON
-        approval.additionalData = request.additionalData.map(Self.jsonText)
-        approval.correlationID = request.correlationID
-        approval.otpHash = request.otp.map { WebOTP.keyedHash(code: $0, approvalID: approval.id!, key: services.otpKey) }
-        approval.otpLength = request.otp?.count
-        approval.otpAttemptsLeft = request.otp == nil ? 0 : Self.otpAttempts
-        approval.expiresAt = request.expiresAt
-        hold { database in try await approval.create(on: database) }
-        queuePush(of: approval.id!, to: device)
-        return approval.id!
+        let approvalID = SecureRandom.identifier(prefix: "apr")
+        let approval = ApprovalRecord(
+            id: approvalID, applicationID: applicationID, webClientID: request.clientID, nativeClientID: nativeClientID,
+            webInteractionID: interactionID, webJourneyID: request.journeyID, mobileJourneyID: request.mobileJourneyID,
+            userID: request.user.userID, deviceID: request.deviceID, status: ApprovalStatus.pending.rawValue, failureCode: nil,
+            amr: "", authTime: nil, approvalData: request.approvalData?.canonicalJSON, additionalData: request.additionalData.map(Self.jsonText),
+            correlationID: request.correlationID,
+            otpHash: request.otp.map { WebOTP.keyedHash(code: $0, approvalID: approvalID, key: services.otpKey) },
+            otpLength: request.otp?.count, otpAttemptsLeft: request.otp == nil ? 0 : Self.otpAttempts, expiresAt: request.expiresAt)
+        let now = services.clock.now()
+        hold { database in try await approval.insert(on: try database.sql, at: now) }
+        queuePush(of: approvalID, to: device)
+        return approvalID
     }
 
     func approval(_ approvalID: String) async throws -> ApprovalSnapshot? {
-        guard let model = try await ApprovalModel.find(approvalID, on: database),
-            let user = try await UserModel.find(model.userID, on: database)
-        else { return nil }
-        let latestPush = try await PushJobModel.query(on: database)
-            .filter(\.$approvalID == approvalID).sort(\.$createdAt, .descending).first()
-        return ApprovalSnapshot(
-            id: approvalID, status: model.status(at: services.clock.now()), user: user.context, deviceID: model.deviceID,
-            amr: model.amr.split(separator: ",").map(String.init), authTime: model.authTime, failureCode: model.failureCode,
-            expiresAt: model.expiresAt, approvalData: try model.approvalData.map(ApprovalData.init(jsonText:)),
-            otpLength: model.otpLength, otpAttemptsLeft: model.otpAttemptsLeft, pushStatus: latestPush?.status)
+        try await ApprovalRecord.snapshot(approvalID, at: services.clock.now(), on: try database.sql)
     }
 
     func resendApproval(_ approvalID: String) async throws {
-        guard let approval = try await ApprovalModel.find(approvalID, on: database),
+        guard let approval = try await ApprovalRecord.find(approvalID, on: try database.sql),
             let device = try await DeviceModel.find(approval.deviceID, on: database)
         else { return }
-        queuePush(of: approval.id!, to: device)
+        queuePush(of: approval.id, to: device)
     }
 
     func cancelApproval(_ approvalID: String) async throws {
-        guard let approval = try await ApprovalModel.find(approvalID, on: database) else { return }
+        guard let approval = try await ApprovalRecord.find(approvalID, on: try database.sql) else { return }
         close(approval, as: .cancelled, failureCode: ErrorCode.cancelled)
     }
 
     func settleApproval(approvalID: String, outcome: ApprovalOutcome) async throws {
-        guard let approval = try await ApprovalModel.find(approvalID, on: database) else { return }
+        guard let approval = try await ApprovalRecord.find(approvalID, on: try database.sql) else { return }
         switch outcome {
         case .approved(let amr, let authTime, let signedApprovalData):
             // Details shown in the browser count as approved only when the phone signed exactly them.
@@ -100,7 +85,7 @@ extension FluentJourneyEffects {
     }
 
     func checkApprovalOTP(approvalID: String, code: String) async throws -> OTPCheck {
-        guard let approval = try await ApprovalModel.find(approvalID, on: database), let hash = approval.otpHash,
+        guard let approval = try await ApprovalRecord.find(approvalID, on: try database.sql), let hash = approval.otpHash,
             approval.status(at: services.clock.now()) == .pending, approval.otpAttemptsLeft > 0
         else { return .exhausted }
         if WebOTP.matches(code: code, approvalID: approvalID, storedHash: hash, key: services.otpKey) { return .valid }
@@ -109,9 +94,9 @@ extension FluentJourneyEffects {
         hold { database in
             // Compare and set: a wrong code counted meanwhile by another interaction makes this call retry,
             // so parallel tries cannot share one attempt.
-            guard let sql = database as? any SQLDatabase else { throw InteractionStoreError.notSQL }
+            let sql = try database.sql
             let counted = try await sql.raw("""
-                UPDATE \(ident: ApprovalModel.schema) SET otp_attempts_left = \(bind: left)
+                UPDATE \(ident: ApprovalRecord.schema) SET otp_attempts_left = \(bind: left)
                 WHERE id = \(bind: approvalID) AND otp_attempts_left = \(bind: seen)
                 RETURNING id
                 """).all()
@@ -133,18 +118,18 @@ extension FluentJourneyEffects {
     /// approval no longer pending is left as it is; when the phone is answering, that refuses the
     /// whole call (410), so the phone learns the browser cancelled or the approval expired.
     private func close(
-        _ approval: ApprovalModel, as status: ApprovalStatus, failureCode: String? = nil, amr: [String] = [], authTime: Date? = nil,
+        _ approval: ApprovalRecord, as status: ApprovalStatus, failureCode: String? = nil, amr: [String] = [], authTime: Date? = nil,
         phoneIsAnswering: Bool = false
     ) {
-        let approvalID = approval.id!
+        let approvalID = approval.id
         guard approvalsClosed.insert(approvalID).inserted else { return }
         let now = services.clock.now()
         hold { database in
-            let closed = try await ApprovalModel.close(
-                approvalID, as: status, failureCode: failureCode, amr: amr, authTime: authTime, at: now, on: database)
+            let sql = try database.sql
+            let closed = try await ApprovalRecord.close(
+                approvalID, as: status, failureCode: failureCode, amr: amr, authTime: authTime, at: now, on: sql)
             if !closed, phoneIsAnswering {
-                let current = try await ApprovalModel.find(approvalID, on: database)?.status(at: now) ?? .expired
-                throw APIError.approvalNotPending(current)
+                throw APIError.approvalNotPending(try await ApprovalRecord.status(of: approvalID, at: now, on: sql))
             }
         }
         let events = services.events
@@ -152,12 +137,12 @@ extension FluentJourneyEffects {
         afterCommit { await events.publish(topic, approvalID) }
     }
 
-    /// Queues the approval's push in the call's commit and wakes the sender once it is committed.
+    /// Saves the approval's push in the call's commit and rings once it is committed.
     private func queuePush(of approvalID: String, to device: DeviceModel) {
         let sender = services.pushSender
-        let job = sender.job(approvalID: approvalID, device: device)
-        hold { database in try await job.create(on: database) }
-        afterCommit { await sender.wake() }
+        let push = sender.push(approvalID: approvalID, device: device)
+        hold { database in try await push.save(on: database) }
+        afterCommit { await sender.ring(push) }
     }
 
     static func jsonText(_ value: JSONValue) -> String {
