@@ -35,7 +35,14 @@ public enum ConstantTime {
 /// SHA-256 of a secret, hex encoded: how bearer secrets are stored at rest.
 public enum SecretDigest {
     public static func hex(_ secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(2 * SHA256.byteCount)
+        for byte in SHA256.hash(data: Data(secret.utf8)) {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Whether `secret` hashes to `storedHex`, compared in constant time.

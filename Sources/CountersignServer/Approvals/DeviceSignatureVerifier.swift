@@ -11,7 +11,7 @@ struct DeviceSignatureVerifier: Sendable {
     /// The device, once its signature over `message` is accepted. Does not look at revocation: callers
     /// say `device_revoked` themselves after the signature proves who is asking.
     func verify(deviceID: String, message: String, timestamp: Int, signature: String) async throws -> DeviceModel {
-        guard let device = try await DeviceModel.find(deviceID, on: database) else {
+        guard let device = try await DeviceModel.load(deviceID, on: try database.sql) else {
             throw APIError(.unauthorized, ErrorCode.invalidToken, "Unknown device or bad device signature.")
         }
         let now = clock.now()

@@ -36,7 +36,7 @@ struct MobileApproveService: Sendable {
             throw APIError(.forbidden, "client_not_in_application", "The approval is for the application's phone client '\(approval.nativeClientID)'.")
         }
         guard let journey = interactions.journeys[approval.mobileJourneyID],
-            let user = try await UserModel.find(approval.userID, on: database)
+            let user = try await UserModel.load(approval.userID, on: try database.sql)
         else { throw APIError.notFound("The approval's mobile journey is not available.") }
 
         var state = InteractionState(

@@ -24,7 +24,7 @@ struct InteractionService: Sendable {
 
     func start(journeyID: String, request: StartJourneyRequest) async throws -> Reply {
         guard let journey = journeys[journeyID] else { throw APIError.notFound("No journey '\(journeyID)'.") }
-        guard try await ClientModel.find(request.clientID, on: database) != nil else {
+        guard try await database.sql.raw("SELECT id FROM clients WHERE id = \(bind: request.clientID)").first() != nil else {
             throw APIError(.unauthorized, "invalid_client", "Unknown client_id '\(request.clientID)'.")
         }
         var approvalData: ApprovalData?

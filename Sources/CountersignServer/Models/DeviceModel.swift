@@ -1,4 +1,5 @@
 import Fluent
+import FluentSQL
 import Foundation
 
 /// A phone bound to a user by its device key, and how to reach it.
@@ -38,5 +39,49 @@ final class DeviceModel: Model, @unchecked Sendable {
         self.pushToken = pushToken
         self.pushAppID = pushAppID
         self.status = CredentialStatus.active.rawValue
+    }
+}
+
+extension DeviceModel {
+    /// The device `id`, read with plain SQL: signed requests and new approvals read one on every call.
+    static func load(_ id: String, on sql: any SQLDatabase) async throws -> DeviceModel? {
+        try await sql.raw("SELECT * FROM \(ident: schema) WHERE id = \(bind: id)").first(decoding: Row.self).map(DeviceModel.init(row:))
+    }
+
+    /// The user's active devices, newest first.
+    static func active(ofUser userID: String, on sql: any SQLDatabase) async throws -> [DeviceModel] {
+        try await sql.raw("""
+            SELECT * FROM \(ident: schema) WHERE user_id = \(bind: userID) AND status = \(bind: CredentialStatus.active.rawValue)
+            ORDER BY created_at DESC
+            """).all(decoding: Row.self).map(DeviceModel.init(row:))
+    }
+
+    private convenience init(row: Row) {
+        self.init(
+            id: row.id, userID: row.user_id, publicKey: row.public_key, name: row.name, model: row.model, os: row.os,
+            pushChannel: row.push_channel, pushToken: row.push_token, pushAppID: row.push_app_id)
+        pushTokenInvalidAt = row.push_token_invalid_at
+        pushTokenInvalidReason = row.push_token_invalid_reason
+        status = row.status
+        createdAt = row.created_at
+        revokedAt = row.revoked_at
+    }
+
+    /// The table's columns as stored.
+    private struct Row: Decodable {
+        let id: String
+        let user_id: String
+        let public_key: String
+        let name: String
+        let model: String
+        let os: String
+        let push_channel: String
+        let push_token: String?
+        let push_app_id: String?
+        let push_token_invalid_at: Date?
+        let push_token_invalid_reason: String?
+        let status: String
+        let created_at: Date?
+        let revoked_at: Date?
     }
 }

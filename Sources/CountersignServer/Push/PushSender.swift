@@ -154,7 +154,7 @@ final class PushSender: LifecycleHandler, Sendable {
         do {
             let now = clock.now()
             guard let approval = try await ApprovalRecord.find(job.approvalID, on: try database.sql), approval.status(at: now) == .pending,
-                let device = try await DeviceModel.find(job.deviceID, on: database),
+                let device = try await DeviceModel.load(job.deviceID, on: try database.sql),
                 let application = try await ApplicationModel.find(approval.applicationID, on: database)
             else {
                 return try await abandon(job, reason: "the approval is no longer pending")
@@ -255,8 +255,19 @@ struct QueuedPush: Sendable {
     let job: PushJobModel
     let delivery: PushDeliveryModel?
 
-    func save(on database: any Database) async throws {
-        try await job.create(on: database)
-        try await delivery?.create(on: database)
+    /// Inserts with plain SQL: every approval saves one.
+    func save(on database: any Database, at now: Date) async throws {
+        let sql = try database.sql
+        try await sql.raw("""
+            INSERT INTO \(ident: PushJobModel.schema) (id, approval_id, device_id, channel, status, attempts, next_attempt_at, created_at)
+            VALUES (\(bind: job.id), \(bind: job.approvalID), \(bind: job.deviceID), \(bind: job.channel), \(bind: job.status),
+                \(bind: job.attempts), \(bind: job.nextAttemptAt), \(bind: now))
+            """).run()
+        guard let delivery else { return }
+        try await sql.raw("""
+            INSERT INTO \(ident: PushDeliveryModel.schema) (id, job_id, approval_id, device_id, channel, status, attempt, attempted_at)
+            VALUES (\(bind: delivery.id), \(bind: delivery.jobID), \(bind: delivery.approvalID), \(bind: delivery.deviceID),
+                \(bind: delivery.channel), \(bind: delivery.status), \(bind: delivery.attempt), \(bind: delivery.attemptedAt))
+            """).run()
     }
 }

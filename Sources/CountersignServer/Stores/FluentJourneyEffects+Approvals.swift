@@ -9,11 +9,7 @@ import Push
 /// and pushes and wake-ups wait until the writes are committed.
 extension FluentJourneyEffects {
     func activeDevices(userID: String) async throws -> [DeviceSummary] {
-        try await DeviceModel.query(on: database)
-            .filter(\.$user.$id == userID)
-            .filter(\.$status == CredentialStatus.active.rawValue)
-            .sort(\.$createdAt, .descending)
-            .all()
+        try await DeviceModel.active(ofUser: userID, on: try database.sql)
             .map { DeviceSummary(id: $0.id!, name: $0.name, canReceivePush: $0.pushTokenInvalidAt == nil) }
     }
 
@@ -33,7 +29,7 @@ extension FluentJourneyEffects {
         guard let nativeClientID = try clients.decode(column: "native_client_id", as: String?.self) else {
             throw APIError(.conflict, "no_native_client", "Application '\(applicationID)' has no native client for the phone.")
         }
-        guard let device = try await DeviceModel.find(request.deviceID, on: database) else {
+        guard let device = try await DeviceModel.load(request.deviceID, on: try database.sql) else {
             throw APIError(.conflict, "no_registered_devices", "The device no longer exists.")
         }
         let approvalID = SecureRandom.identifier(prefix: "apr")
@@ -57,7 +53,7 @@ extension FluentJourneyEffects {
 
     func resendApproval(_ approvalID: String) async throws {
         guard let approval = try await ApprovalRecord.find(approvalID, on: try database.sql),
-            let device = try await DeviceModel.find(approval.deviceID, on: database)
+            let device = try await DeviceModel.load(approval.deviceID, on: try database.sql)
         else { return }
         queuePush(of: approval.id, to: device)
     }
@@ -141,7 +137,8 @@ extension FluentJourneyEffects {
     private func queuePush(of approvalID: String, to device: DeviceModel) {
         let sender = services.pushSender
         let push = sender.push(approvalID: approvalID, device: device)
-        hold { database in try await push.save(on: database) }
+        let now = services.clock.now()
+        hold { database in try await push.save(on: database, at: now) }
         afterCommit { await sender.ring(push) }
     }
 

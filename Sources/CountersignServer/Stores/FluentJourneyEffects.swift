@@ -1,5 +1,6 @@
 import CountersignCore
 import Fluent
+import FluentSQL
 import Foundation
 import Journeys
 
@@ -36,7 +37,7 @@ actor FluentJourneyEffects: JourneyEffects {
         if let pending = pendingUsers.first(where: { $0.externalUserID == externalUserID }) {
             return pending.context
         }
-        return try await UserModel.query(on: database).filter(\.$externalUserID == externalUserID).first()?.context
+        return try await UserModel.load(externalUserID: externalUserID, on: try database.sql)?.context
     }
 
     func createUser(externalUserID: String, email: String?) async throws -> UserContext {
@@ -65,18 +66,22 @@ actor FluentJourneyEffects: JourneyEffects {
     }
 
     func activeBiometricKey(userID: String, publicKeyID: String) async throws -> BiometricCredential? {
-        guard let model = try await BiometricKeyModel.query(on: database)
-            .filter(\.$user.$id == userID)
-            .filter(\.$publicKeyID == publicKeyID)
-            .filter(\.$status == CredentialStatus.active.rawValue)
-            .first()
-        else { return nil }
-        if let deviceID = model.deviceID {
-            let device = try await DeviceModel.find(deviceID, on: database)
-            guard device?.status == CredentialStatus.active.rawValue else { return nil }
+        // The key with the status of the device it is bound to, if any, in one query.
+        struct Row: Decodable {
+            let public_key: String
+            let device_id: String?
+            let device_status: String?
         }
-        guard let key = try? VerifyingKey(base64: model.publicKey, allowRSA: true) else { return nil }
-        return BiometricCredential(key: key, deviceID: model.deviceID)
+        guard let row = try await database.sql.raw("""
+            SELECT bio.public_key, bio.device_id, dev.status AS device_status
+            FROM \(ident: BiometricKeyModel.schema) bio LEFT JOIN \(ident: DeviceModel.schema) dev ON dev.id = bio.device_id
+            WHERE bio.user_id = \(bind: userID) AND bio.public_key_id = \(bind: publicKeyID)
+                AND bio.status = \(bind: CredentialStatus.active.rawValue)
+            """).first(decoding: Row.self)
+        else { return nil }
+        if row.device_id != nil, row.device_status != CredentialStatus.active.rawValue { return nil }
+        guard let key = try? VerifyingKey(base64: row.public_key, allowRSA: true) else { return nil }
+        return BiometricCredential(key: key, deviceID: row.device_id)
     }
 
     func registerDevice(_ registration: DeviceRegistration) async throws -> String {
