@@ -43,6 +43,10 @@ struct ExpirySweepTests {
             try await eventually("the second push was delivered") { try await server.count("push_deliveries") == 2 }
             server.clock.advance(by: 61)
             try await eventually("the expired approval was removed") { try await server.count("approvals") == 1 }
+            let stats = try await server.admin(.GET, "stats")
+            #expect(stats.status == .ok)
+            #expect(stats.body["approvals_pending"] == 1)
+            #expect(stats.body["approvals_stored"] == 1)
             try await eventually("the expired interactions were removed") { try await server.count("interactions") == 1 }
             #expect(try await server.count("push_jobs") == 1)
             #expect(try await server.count("push_deliveries") == 1)

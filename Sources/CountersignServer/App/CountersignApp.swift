@@ -81,6 +81,7 @@ public enum CountersignApp {
         try app.register(collection: WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer))
         try app.register(collection: AdminRoutes(verifier: adminKeys, journeys: journeys, tokenIssuer: tokenIssuer, clock: dependencies.clock))
         try app.register(collection: EvidenceRoutes(verifier: adminKeys))
+        try app.register(collection: StatsRoutes(verifier: adminKeys, clock: clock))
         try app.register(collection: PushAdminRoutes(verifier: adminKeys, secrets: secretBox))
     }
 
