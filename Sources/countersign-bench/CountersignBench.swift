@@ -11,34 +11,35 @@ import FoundationNetworking
 struct CountersignBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "countersign-bench",
-        abstract: "Measure a running Countersign server with complete web-to-mobile flows.",
+        abstract: "Measure a running Countersign server.",
         discussion: """
             Start the server first (release build), e.g. `swift run -c release countersign serve`, and pass its
             pid to read its CPU time and memory from /proc. See docs/BENCHMARKS.md.
-            """)
+            """,
+        subcommands: [Flows.self, PendingSoak.self], defaultSubcommand: Flows.self)
+}
 
+/// The server measured, and where the report goes.
+struct TargetOptions: ParsableArguments {
     @Option(help: "The server's base URL.") var server = "http://127.0.0.1:8080"
     @Option(help: "The server's process id, for its CPU time and memory (Linux /proc).") var serverPID: Int32?
-    @Option(help: "Concurrent browsers, each with its own user and phone.") var browsers = 32
-    @Option(help: "Seconds of flows before measuring.") var warmup = 5
-    @Option(help: "Seconds to measure.") var duration = 20
-    @Option(help: "The web journey: web_login, web_login_otp or web_transaction_signing.") var journey = BenchJourney.login.rawValue
-    @Flag(help: "Browsers poll at polling_interval instead of listening on the events stream.") var polling = false
     @Option(help: "Also write the report as JSON to this file.") var json: String?
 
-    func run() async throws {
-        guard let journey = BenchJourney(rawValue: journey) else {
-            throw ValidationError("--journey must be one of \(BenchJourney.allCases.map(\.rawValue).joined(separator: ", ")).")
-        }
-        guard let serverURL = URL(string: server) else { throw ValidationError("--server is not a URL.") }
+    func serverURL() throws -> URL {
+        guard let url = URL(string: server) else { throw ValidationError("--server is not a URL.") }
+        return url
+    }
+
+    /// Runs `body` with a pooled HTTP client of `connections` connections, and writes its report.
+    func measure<Report: Encodable & Sendable>(
+        connections: Int, _ body: (PooledTransport) async throws -> Report, table: (Report) -> String
+    ) async throws {
         var configuration = HTTPClient.Configuration()
-        // A stream, a poll and a phone's long-poll per pair can be open at once.
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: browsers * 3 + 8)
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let transport = PooledTransport(client: http)
         do {
-            let report = try await measure(journey: journey, server: serverURL, transport: transport)
-            print(report.table)
+            let report = try await body(PooledTransport(client: http))
+            print(table(report))
             if let json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -49,6 +50,29 @@ struct CountersignBench: AsyncParsableCommand {
             throw error
         }
         try await http.shutdown()
+    }
+}
+
+/// Complete web-to-mobile flows: flows/s, latencies, server CPU per flow.
+struct Flows: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run complete web-to-mobile flows and measure them (the default).")
+
+    @OptionGroup var target: TargetOptions
+    @Option(help: "Concurrent browsers, each with its own user and phone.") var browsers = 32
+    @Option(help: "Seconds of flows before measuring.") var warmup = 5
+    @Option(help: "Seconds to measure.") var duration = 20
+    @Option(help: "The web journey: web_login, web_login_otp or web_transaction_signing.") var journey = BenchJourney.login.rawValue
+    @Flag(help: "Browsers poll at polling_interval instead of listening on the events stream.") var polling = false
+
+    func run() async throws {
+        guard let journey = BenchJourney(rawValue: journey) else {
+            throw ValidationError("--journey must be one of \(BenchJourney.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        let server = try target.serverURL()
+        // A stream, a poll and a phone's long-poll per pair can be open at once.
+        try await target.measure(connections: browsers * 3 + 8, { transport in
+            try await measure(journey: journey, server: server, transport: transport)
+        }, table: \.table)
     }
 
     private func measure(journey: BenchJourney, server: URL, transport: PooledTransport) async throws -> FlowReport {
@@ -67,7 +91,7 @@ struct CountersignBench: AsyncParsableCommand {
         let start = ContinuousClock.now
         let measuringFrom = start + .seconds(warmup)
         let end = measuringFrom + .seconds(duration)
-        let serverPID = serverPID
+        let serverPID = target.serverPID
 
         let phones = Task {
             await withDiscardingTaskGroup { group in

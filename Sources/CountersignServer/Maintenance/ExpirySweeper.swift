@@ -105,25 +105,25 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
     }
 
     /// Deletes up to one batch of approvals expired before `cutoff`, with their push jobs and delivery
-    /// records, in one transaction; nil when none is left.
+    /// records, in one transaction; nil when none is left. Every statement writes, so the transaction
+    /// takes SQLite's write lock at its first statement instead of failing to upgrade a read.
     private func removeApprovalBatch(expiredBefore cutoff: Date, on sql: any SQLDatabase) async throws -> Removed? {
         try await database.transaction { database in
             let sql = try database.sql
-            let ids = try await sql.raw("""
-                SELECT id FROM \(ident: ApprovalRecord.schema) WHERE expires_at < \(bind: cutoff) LIMIT \(literal: Self.batchSize)
-                """).all().map { try $0.decode(column: "id", as: String.self) }
-            guard !ids.isEmpty else { return nil }
+            let batch: SQLQueryString = """
+                SELECT id FROM \(ident: ApprovalRecord.schema) WHERE expires_at < \(bind: cutoff) ORDER BY id LIMIT \(literal: Self.batchSize)
+                """
             var removed = Removed()
             removed.pushDeliveries = try await sql.raw("""
-                DELETE FROM \(ident: PushDeliveryModel.schema) WHERE approval_id IN (\(binds: ids)) RETURNING id
+                DELETE FROM \(ident: PushDeliveryModel.schema) WHERE approval_id IN (\(batch)) RETURNING id
                 """).all().count
             removed.pushJobs = try await sql.raw("""
-                DELETE FROM \(ident: PushJobModel.schema) WHERE approval_id IN (\(binds: ids)) RETURNING id
+                DELETE FROM \(ident: PushJobModel.schema) WHERE approval_id IN (\(batch)) RETURNING id
                 """).all().count
             removed.approvals = try await sql.raw("""
-                DELETE FROM \(ident: ApprovalRecord.schema) WHERE id IN (\(binds: ids)) RETURNING id
+                DELETE FROM \(ident: ApprovalRecord.schema) WHERE id IN (\(batch)) RETURNING id
                 """).all().count
-            return removed
+            return removed.approvals == 0 ? nil : removed
         }
     }
 }
