@@ -9,8 +9,8 @@ import Vapor
 /// no longer be fresh, and interactions, approvals and their push jobs and delivery records once they
 /// have been expired for longer than the retention. Transaction evidence is kept.
 ///
-/// Rows go in small batches, each its own short transaction, so requests writing meanwhile wait at most
-/// one batch (on SQLite a delete holds the only write lock while it runs).
+/// Rows go in small batches, each its own short transaction, with a pause between batches, so requests
+/// writing meanwhile wait at most one batch (on SQLite a delete holds the only write lock while it runs).
 final class ExpirySweeper: LifecycleHandler, Sendable {
     private let database: any Database
     private let clock: any WallClock
@@ -20,7 +20,9 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
     private let loop = Mutex<Task<Void, Never>?>(nil)
 
     /// Rows removed per statement.
-    static let batchSize = 500
+    static let batchSize = 100
+    /// The pause between batches, in which waiting requests take the write lock.
+    static let pauseBetweenBatches = Duration.milliseconds(5)
 
     /// What one sweep removed.
     struct Removed: Equatable {
@@ -66,6 +68,8 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
                         "push_deliveries": "\(removed.pushDeliveries)", "duration": "\(started.duration(to: .now))",
                     ])
                 }
+            } catch is CancellationError {
+                return
             } catch {
                 logger.error("expired records could not be removed", metadata: ["error": "\(error)"])
             }
@@ -84,6 +88,7 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
             removed.approvals += batch.approvals
             removed.pushJobs += batch.pushJobs
             removed.pushDeliveries += batch.pushDeliveries
+            try await Task.sleep(for: Self.pauseBetweenBatches)
         }
         removed.interactions = try await deleteExpired(from: InteractionRecord.schema, before: cutoff, on: sql)
         return removed
@@ -100,7 +105,7 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
                 """).all().count
             count += deleted
             guard deleted == Self.batchSize else { return count }
-            await Task.yield()
+            try await Task.sleep(for: Self.pauseBetweenBatches)
         }
     }
 
