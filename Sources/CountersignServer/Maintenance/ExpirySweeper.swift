@@ -78,13 +78,13 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
     }
 
     /// Removes everything due now, batch by batch.
-    func sweep() async throws -> Removed {
+    private func sweep() async throws -> Removed {
         let sql = try database.sql
         let now = clock.now()
         let cutoff = now.addingTimeInterval(-retention)
         var removed = Removed()
         removed.deviceSignatures = try await deleteExpired(from: UsedDeviceSignatures.schema, before: now, on: sql)
-        while let batch = try await removeApprovalBatch(expiredBefore: cutoff, on: sql) {
+        while let batch = try await removeApprovalBatch(expiredBefore: cutoff) {
             removed.approvals += batch.approvals
             removed.pushJobs += batch.pushJobs
             removed.pushDeliveries += batch.pushDeliveries
@@ -112,7 +112,7 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
     /// Deletes up to one batch of approvals expired before `cutoff`, with their push jobs and delivery
     /// records, in one transaction; nil when none is left. Every statement writes, so the transaction
     /// takes SQLite's write lock at its first statement instead of failing to upgrade a read.
-    private func removeApprovalBatch(expiredBefore cutoff: Date, on sql: any SQLDatabase) async throws -> Removed? {
+    private func removeApprovalBatch(expiredBefore cutoff: Date) async throws -> Removed? {
         try await database.transaction { database in
             let sql = try database.sql
             let batch: SQLQueryString = """
