@@ -31,15 +31,13 @@ struct TargetOptions: ParsableArguments {
     }
 
     /// Runs `body` with a pooled HTTP client of `connections` connections, and writes its report.
-    func measure<Report: Encodable & Sendable>(
-        connections: Int, _ body: (PooledTransport) async throws -> Report, table: (Report) -> String
-    ) async throws {
+    func measure(connections: Int, _ body: (PooledTransport) async throws -> some BenchReport) async throws {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             let report = try await body(PooledTransport(client: http))
-            print(table(report))
+            print(report.table)
             if let json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -70,9 +68,9 @@ struct Flows: AsyncParsableCommand {
         }
         let server = try target.serverURL()
         // A stream, a poll and a phone's long-poll per pair can be open at once.
-        try await target.measure(connections: browsers * 3 + 8, { transport in
+        try await target.measure(connections: browsers * 3 + 8) { transport in
             try await measure(journey: journey, server: server, transport: transport)
-        }, table: \.table)
+        }
     }
 
     private func measure(journey: BenchJourney, server: URL, transport: PooledTransport) async throws -> FlowReport {
@@ -162,7 +160,12 @@ actor Recorder {
     }
 }
 
-struct FlowReport: Codable {
+/// What a benchmark prints (a Markdown table) and writes with `--json`.
+protocol BenchReport: Encodable, Sendable {
+    var table: String { get }
+}
+
+struct FlowReport: BenchReport, Codable {
     var journey: String
     var waiting: String
     var browsers: Int

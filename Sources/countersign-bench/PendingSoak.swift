@@ -29,9 +29,9 @@ struct PendingSoak: AsyncParsableCommand {
 
     func run() async throws {
         let server = try target.serverURL()
-        try await target.measure(connections: concurrency + 8, { transport in
+        try await target.measure(connections: concurrency + 8) { transport in
             try await soak(server: server, transport: transport)
-        }, table: \.table)
+        }
     }
 
     private func soak(server: URL, transport: PooledTransport) async throws -> SoakReport {
@@ -41,18 +41,18 @@ struct PendingSoak: AsyncParsableCommand {
         let stats = StatsReader(server: server, adminKey: adminKey, transport: transport)
         let storedBefore = try await stats.read().approvalsStored
 
-        // 1. Create the approvals; keep some waiting browsers to poll later.
+        // 1. Create the approvals; keep every `keepEvery`-th waiting browser to poll later.
         print("Creating \(approvals) pending approvals with \(concurrency) browsers…")
         let creating = ContinuousClock.now
         let keepEvery = max(1, approvals / samples)
-        let created = Collector<SignIn>()
+        let kept = Collector<SignIn>()
         let next = Counter()
         try await withThrowingDiscardingTaskGroup { group in
             for _ in 0..<concurrency {
                 group.addTask {
                     while let index = await next.take(below: approvals) {
                         let signIn = try await SignIn.start(email: emails[index % emails.count], server: server, transport: transport)
-                        await created.add(signIn, keep: index % keepEvery == 0)
+                        if index % keepEvery == 0 { await kept.add(signIn) }
                         if index % 10_000 == 0, index > 0 { print("  \(index) created") }
                     }
                 }
@@ -65,11 +65,11 @@ struct PendingSoak: AsyncParsableCommand {
 
         // 2. While they wait: fresh sign-ins, and one poll of each kept browser.
         let probes = Collector<SignIn>()
-        try await forEach(0..<samples) { _ in
-            await probes.add(try await SignIn.start(email: emails.randomElement()!, server: server, transport: transport), keep: false)
+        try await forEach(Array(0..<samples)) { _ in
+            await probes.add(try await SignIn.start(email: emails.randomElement()!, server: server, transport: transport))
         }
         let polls = Collector<Duration>()
-        try await forEach(await created.kept) { signIn in await polls.add(try await signIn.poll(), keep: false) }
+        try await forEach(await kept.all) { signIn in await polls.add(try await signIn.poll()) }
         let whilePending = try await stats.read()
 
         // 3. Expiry: sign-ins keep coming at a steady rate while the sweep removes the expired approvals.
@@ -103,7 +103,7 @@ struct PendingSoak: AsyncParsableCommand {
                     group.addTask {
                         let at = ContinuousClock.now
                         if let signIn = try? await SignIn.start(email: emails.randomElement()!, server: server, transport: transport) {
-                            await probes.add(TimedSample(at: at, latency: signIn.startLatency + signIn.submitLatency), keep: false)
+                            await probes.add(TimedSample(at: at, latency: signIn.startLatency + signIn.submitLatency))
                         }
                     }
                     tick += .milliseconds(1000 / max(1, probeRate))
@@ -129,27 +129,23 @@ struct PendingSoak: AsyncParsableCommand {
         prober.cancel()
         await prober.value
         let samples = await probes.all
-        func latencies(from start: ContinuousClock.Instant?, to end: ContinuousClock.Instant?) -> Percentiles {
-            Percentiles(samples.filter { ($0.at >= (start ?? $0.at)) && ($0.at < (end ?? $0.at.advanced(by: .seconds(1)))) }.map(\.latency))
-        }
+        let removalStart = sweepStarted ?? .now
+        let removalEnd = sweepEnded ?? .now
         return ExpiryReport(
             removedAll: sweepEnded != nil,
             secondsFromFirstRemovalToLast: sweepStarted.flatMap { start in sweepEnded.map { start.duration(to: $0).inSeconds } },
-            signInsBeforeRemoval: latencies(from: nil, to: sweepStarted ?? .now),
-            signInsDuringRemoval: latencies(from: sweepStarted, to: sweepEnded),
+            signInsBeforeRemoval: Percentiles(samples.filter { $0.at < removalStart }.map(\.latency)),
+            signInsDuringRemoval: Percentiles(samples.filter { $0.at >= removalStart && $0.at < removalEnd }.map(\.latency)),
             signInsMeasured: samples.count)
     }
 
     /// Runs `body` over `items`, `concurrency` at a time.
-    private func forEach<Item: Sendable>(_ items: some Sequence<Item>, _ body: @escaping @Sendable (Item) async throws -> Void) async throws {
-        let queue = Collector<Item>()
-        for item in items { await queue.add(item, keep: false) }
-        let all = await queue.all
+    private func forEach<Item: Sendable>(_ items: [Item], _ body: @escaping @Sendable (Item) async throws -> Void) async throws {
         let next = Counter()
         try await withThrowingDiscardingTaskGroup { group in
             for _ in 0..<concurrency {
                 group.addTask {
-                    while let index = await next.take(below: all.count) { try await body(all[index]) }
+                    while let index = await next.take(below: items.count) { try await body(items[index]) }
                 }
             }
         }
@@ -199,14 +195,12 @@ struct TimedSample: Sendable {
     let latency: Duration
 }
 
-/// Results gathered by many tasks, some of them kept aside.
+/// Results gathered by many tasks.
 actor Collector<Item: Sendable> {
     private(set) var all: [Item] = []
-    private(set) var kept: [Item] = []
 
-    func add(_ item: Item, keep: Bool) {
+    func add(_ item: Item) {
         all.append(item)
-        if keep { kept.append(item) }
     }
 }
 
@@ -246,7 +240,7 @@ struct StatsReader: Sendable {
     }
 }
 
-struct SoakReport: Codable, Sendable {
+struct SoakReport: BenchReport, Codable {
     var approvalsCreated: Int
     var creationSeconds: Double
     var pendingAfterCreation: Int

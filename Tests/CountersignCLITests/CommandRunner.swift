@@ -1,16 +1,16 @@
 import Foundation
 
-/// Runs the built `countersign` executable and captures what it prints.
+/// Runs a built executable (`countersign` unless told) and captures what it prints.
 struct CommandRunner {
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The executable next to the test bundle (both live in the build products directory).
-    static var executable: URL {
+    /// The executable `product` next to the test bundle (both live in the build products directory).
+    static func executable(_ product: String = "countersign") -> URL {
         let productsDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let beside = productsDirectory.appendingPathComponent("countersign")
+        let beside = productsDirectory.appendingPathComponent(product)
         if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
-        return repositoryRoot.appendingPathComponent(".build/debug/countersign")
+        return repositoryRoot.appendingPathComponent(".build/debug/\(product)")
     }
 
     struct Result {
@@ -19,12 +19,14 @@ struct CommandRunner {
         let errors: String
     }
 
-    /// Runs `countersign ARGUMENTS` to completion. The waiting happens on a dispatch thread, never on
+    /// Runs `PRODUCT ARGUMENTS` to completion. The waiting happens on a dispatch thread, never on
     /// the tests' cooperative threads: a command such as `device watch` waits for requests that other
     /// test tasks must still be able to make.
-    static func run(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) async throws -> Result {
+    static func run(
+        _ arguments: [String], product: String = "countersign", environment: [String: String] = [:], directory: URL? = nil
+    ) async throws -> Result {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = executable(product)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("COUNTERSIGN_") }
             .merging(environment) { _, new in new }

@@ -14,7 +14,7 @@ final class RunningServer {
     init(directory: URL, environment: [String: String]) throws {
         port = try Self.freePort()
         let output = Pipe()
-        process.executableURL = CommandRunner.executable
+        process.executableURL = CommandRunner.executable()
         process.arguments = ["serve", "--port", String(port)]
         process.currentDirectoryURL = directory
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("COUNTERSIGN_") }

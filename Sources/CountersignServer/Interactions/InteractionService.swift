@@ -52,9 +52,10 @@ struct InteractionService: Sendable {
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
         let record = InteractionRecord(
             id: interactionID, journeyID: journey.id, clientID: state.clientID, tokenHash: token.map(SecretDigest.hex), version: 1,
-            finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime), state: try Self.encode(state))
+            finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime), state: try Self.encode(state),
+            createdAt: now)
         try await database.transaction { database in
-            try await record.insert(on: try database.sql, at: now)
+            try await record.insert(on: try database.sql)
             try await effects.commit(on: database)
         }
         await effects.runAfterCommit()

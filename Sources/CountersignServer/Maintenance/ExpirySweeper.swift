@@ -2,7 +2,6 @@ import Fluent
 import FluentSQL
 import Foundation
 import Logging
-import Synchronization
 import Vapor
 
 /// Removes what has outlived its use, in the background: accepted device signatures once they could
@@ -17,7 +16,7 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
     private let retention: TimeInterval
     private let interval: Duration
     private let logger: Logger
-    private let loop = Mutex<Task<Void, Never>?>(nil)
+    private let loop = ServerLifetimeTask()
 
     /// Rows removed per statement.
     static let batchSize = 100
@@ -44,16 +43,11 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
     }
 
     func didBoot(_ application: Application) throws {
-        loop.withLock { task in
-            guard task == nil else { return }
-            task = Task { await self.run() }
-        }
+        loop.start { await self.run() }
     }
 
     func shutdownAsync(_ application: Application) async {
-        guard let task = loop.withLock({ $0 }) else { return }
-        task.cancel()
-        await task.value
+        await loop.stop()
     }
 
     private func run() async {

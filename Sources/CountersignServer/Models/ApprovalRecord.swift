@@ -36,6 +36,7 @@ struct ApprovalRecord: Codable, Sendable {
     let otpLength: Int?
     let otpAttemptsLeft: Int
     let expiresAt: Date
+    let createdAt: Date
 
     enum CodingKeys: String, CodingKey {
         case id, status, amr
@@ -56,23 +57,17 @@ struct ApprovalRecord: Codable, Sendable {
         case otpLength = "otp_length"
         case otpAttemptsLeft = "otp_attempts_left"
         case expiresAt = "expires_at"
+        case createdAt = "created_at"
     }
 
-    /// The columns, in `CodingKeys` order, for SELECT and INSERT.
-    private static let columns = """
-        id, application_id, web_client_id, native_client_id, web_interaction_id, web_journey_id, mobile_journey_id, user_id,
-        device_id, status, failure_code, amr, auth_time, approval_data, additional_data, correlation_id, otp_hash, otp_length,
-        otp_attempts_left, expires_at
-        """
-
     static func find(_ id: String, on sql: any SQLDatabase) async throws -> ApprovalRecord? {
-        try await sql.raw("SELECT \(unsafeRaw: columns) FROM \(ident: schema) WHERE id = \(bind: id)").first(decoding: ApprovalRecord.self)
+        try await sql.raw("SELECT * FROM \(ident: schema) WHERE id = \(bind: id)").first(decoding: ApprovalRecord.self)
     }
 
     /// The approvals waiting for `deviceID` at `now`, oldest first.
     static func pending(forDevice deviceID: String, at now: Date, on sql: any SQLDatabase) async throws -> [ApprovalRecord] {
         try await sql.raw("""
-            SELECT \(unsafeRaw: columns) FROM \(ident: schema)
+            SELECT * FROM \(ident: schema)
             WHERE device_id = \(bind: deviceID) AND status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)
             ORDER BY created_at
             """).all(decoding: ApprovalRecord.self)
@@ -100,14 +95,8 @@ struct ApprovalRecord: Codable, Sendable {
             pushStatus: try row.decode(column: "push_status", as: String?.self))
     }
 
-    func insert(on sql: any SQLDatabase, at now: Date) async throws {
-        try await sql.raw("""
-            INSERT INTO \(ident: Self.schema) (\(unsafeRaw: Self.columns), created_at)
-            VALUES (\(bind: id), \(bind: applicationID), \(bind: webClientID), \(bind: nativeClientID), \(bind: webInteractionID),
-                \(bind: webJourneyID), \(bind: mobileJourneyID), \(bind: userID), \(bind: deviceID), \(bind: status),
-                \(bind: failureCode), \(bind: amr), \(bind: authTime), \(bind: approvalData), \(bind: additionalData),
-                \(bind: correlationID), \(bind: otpHash), \(bind: otpLength), \(bind: otpAttemptsLeft), \(bind: expiresAt), \(bind: now))
-            """).run()
+    func insert(on sql: any SQLDatabase) async throws {
+        try await sql.insert(into: Self.schema).model(self).run()
     }
 
     /// The status as of `now`: a pending approval past its expiry reads as expired.

@@ -18,6 +18,7 @@ struct InteractionRecord: Codable, Sendable {
     let finished: Bool
     let expiresAt: Date
     let state: String
+    let createdAt: Date
 
     enum CodingKeys: String, CodingKey {
         case id, version, finished, state
@@ -25,21 +26,15 @@ struct InteractionRecord: Codable, Sendable {
         case clientID = "client_id"
         case tokenHash = "token_hash"
         case expiresAt = "expires_at"
+        case createdAt = "created_at"
     }
 
     static func find(_ id: String, on sql: any SQLDatabase) async throws -> InteractionRecord? {
-        try await sql.raw("""
-            SELECT id, journey_id, client_id, token_hash, version, finished, expires_at, state
-            FROM \(ident: schema) WHERE id = \(bind: id)
-            """).first(decoding: InteractionRecord.self)
+        try await sql.raw("SELECT * FROM \(ident: schema) WHERE id = \(bind: id)").first(decoding: InteractionRecord.self)
     }
 
-    func insert(on sql: any SQLDatabase, at now: Date) async throws {
-        try await sql.raw("""
-            INSERT INTO \(ident: Self.schema) (id, journey_id, client_id, token_hash, version, finished, expires_at, state, created_at)
-            VALUES (\(bind: id), \(bind: journeyID), \(bind: clientID), \(bind: tokenHash), \(bind: version), \(bind: finished),
-                \(bind: expiresAt), \(bind: state), \(bind: now))
-            """).run()
+    func insert(on sql: any SQLDatabase) async throws {
+        try await sql.insert(into: Self.schema).model(self).run()
     }
 
     /// Saves the run's next state if nobody saved one since this record was read; returns whether it did.

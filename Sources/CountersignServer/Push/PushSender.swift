@@ -19,7 +19,7 @@ final class PushSender: LifecycleHandler, Sendable {
     private let events: any EventBus
     private let retryPolicy: PushRetryPolicy
     private let logger: Logger
-    private let loop = Mutex<Task<Void, Never>?>(nil)
+    private let loop = ServerLifetimeTask()
     private let inFlight = Mutex(0)
 
     /// How long a claimed job is kept from other instances while it is being sent.
@@ -84,17 +84,11 @@ final class PushSender: LifecycleHandler, Sendable {
     // MARK: Lifecycle
 
     func didBoot(_ application: Application) throws {
-        loop.withLock { task in
-            guard task == nil else { return }
-            task = Task { await self.run() }
-        }
+        loop.start { await self.run() }
     }
 
     func shutdownAsync(_ application: Application) async {
-        guard let task = loop.withLock({ $0 }) else { return }
-        task.cancel()
-        await wake()
-        await task.value
+        await loop.stop(wake: wake)
     }
 
     // MARK: Sending

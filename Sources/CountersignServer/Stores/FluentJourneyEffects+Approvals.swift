@@ -9,8 +9,9 @@ import Push
 /// and pushes and wake-ups wait until the writes are committed.
 extension FluentJourneyEffects {
     func activeDevices(userID: String) async throws -> [DeviceSummary] {
-        try await DeviceModel.active(ofUser: userID, on: try database.sql)
-            .map { DeviceSummary(id: $0.id!, name: $0.name, canReceivePush: $0.pushTokenInvalidAt == nil) }
+        let devices = try await DeviceModel.active(ofUser: userID, on: try database.sql)
+        for device in devices { devicesRead[device.id!] = device }
+        return devices.map { DeviceSummary(id: $0.id!, name: $0.name, canReceivePush: $0.pushTokenInvalidAt == nil) }
     }
 
     func createApproval(_ request: ApprovalRequest) async throws -> String {
@@ -29,10 +30,13 @@ extension FluentJourneyEffects {
         guard let nativeClientID = try clients.decode(column: "native_client_id", as: String?.self) else {
             throw APIError(.conflict, "no_native_client", "Application '\(applicationID)' has no native client for the phone.")
         }
-        guard let device = try await DeviceModel.load(request.deviceID, on: try database.sql) else {
+        var device = devicesRead[request.deviceID]
+        if device == nil { device = try await DeviceModel.load(request.deviceID, on: sql) }
+        guard let device else {
             throw APIError(.conflict, "no_registered_devices", "The device no longer exists.")
         }
         let approvalID = SecureRandom.identifier(prefix: "apr")
+        let now = services.clock.now()
         let approval = ApprovalRecord(
             id: approvalID, applicationID: applicationID, webClientID: request.clientID, nativeClientID: nativeClientID,
             webInteractionID: interactionID, webJourneyID: request.journeyID, mobileJourneyID: request.mobileJourneyID,
@@ -40,9 +44,9 @@ extension FluentJourneyEffects {
             amr: "", authTime: nil, approvalData: request.approvalData?.canonicalJSON, additionalData: request.additionalData.map(Self.jsonText),
             correlationID: request.correlationID,
             otpHash: request.otp.map { WebOTP.keyedHash(code: $0, approvalID: approvalID, key: services.otpKey) },
-            otpLength: request.otp?.count, otpAttemptsLeft: request.otp == nil ? 0 : Self.otpAttempts, expiresAt: request.expiresAt)
-        let now = services.clock.now()
-        hold { database in try await approval.insert(on: try database.sql, at: now) }
+            otpLength: request.otp?.count, otpAttemptsLeft: request.otp == nil ? 0 : Self.otpAttempts, expiresAt: request.expiresAt,
+            createdAt: now)
+        hold { database in try await approval.insert(on: try database.sql) }
         queuePush(of: approvalID, to: device)
         return approvalID
     }

@@ -15,6 +15,8 @@ actor FluentJourneyEffects: JourneyEffects {
     private var afterCommitActions: [@Sendable () async -> Void] = []
     /// Approvals this call has already ended (e.g. the last wrong web OTP, then the rejection).
     var approvalsClosed: Set<String> = []
+    /// Devices this call has read, so the approval it creates for one does not read it again.
+    var devicesRead: [String: DeviceModel] = [:]
 
     init(services: JourneyServices, interactionID: String) {
         self.services = services

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+/// The benchmark against a real server. Speed is never asserted: only that every flow completes as the
+/// protocol promises and that the report says what it measured.
+@Suite("countersign-bench")
+struct BenchCommandTests {
+    static let adminKey = "admin-key-0123456789"
+
+    /// A server on a fresh database whose web sign-ins expire after 30 s and are removed at once.
+    static func server() throws -> RunningServer {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString)")
+        let journeys = directory.appendingPathComponent("journeys")
+        try FileManager.default.createDirectory(at: journeys, withIntermediateDirectories: true)
+        let shipped = CommandRunner.repositoryRoot.appendingPathComponent("journeys")
+        for file in try FileManager.default.contentsOfDirectory(at: shipped, includingPropertiesForKeys: nil) {
+            var text = try String(contentsOf: file, encoding: .utf8)
+            if file.lastPathComponent == "web_login.yaml" { text = text.replacingOccurrences(of: "expires_in: 300", with: "expires_in: 30") }
+            try text.write(to: journeys.appendingPathComponent(file.lastPathComponent), atomically: true, encoding: .utf8)
+        }
+        return try RunningServer(directory: directory, environment: [
+            "COUNTERSIGN_JOURNEYS_DIR": journeys.path, "COUNTERSIGN_ADMIN_KEY": adminKey,
+            "COUNTERSIGN_RECORD_RETENTION": "0", "COUNTERSIGN_SWEEP_INTERVAL": "1",
+        ])
+    }
+
+    /// Runs the benchmark with `arguments` and returns its JSON report.
+    static func bench(_ arguments: [String], against server: RunningServer) async throws -> [String: Any] {
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString).json")
+        let result = try await CommandRunner.run(
+            arguments + ["--server", "http://127.0.0.1:\(server.port)", "--server-pid", String(server.process.processIdentifier),
+                         "--json", report.path],
+            product: "countersign-bench")
+        #expect(result.status == 0, "\(result.errors)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
+    }
+
+    @Test("complete flows of each web journey end with a verified token naming the phone, and the server's usage is read", arguments: [
+        ["--journey", "web_login"], ["--journey", "web_login_otp"], ["--journey", "web_transaction_signing"],
+    ])
+    func flows(journey: [String]) async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let report = try await Self.bench(journey + ["--browsers", "2", "--warmup", "0", "--duration", "2"], against: server)
+        #expect(report["errors"] as? Int == 0, "\(report["firstError"] ?? "")")
+        #expect((report["completedFlows"] as? Int ?? 0) > 0)
+        #expect(report["serverCPUMillisecondsPerFlow"] is Double)
+        #expect((report["serverPeakRSSMiB"] as? Double ?? 0) > 0)
+    }
+
+    @Test("the pending soak keeps every approval pending while measuring, then sees the sweep remove them once expired")
+    func pendingSoak() async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let report = try await Self.bench([
+            "pending", "--admin-key", Self.adminKey, "--approvals", "40", "--phones", "2", "--concurrency", "4", "--samples", "4",
+            "--probe-rate", "4", "--expiry-timeout", "90",
+        ], against: server)
+        #expect(report["pendingAfterCreation"] as? Int == 40)
+        #expect(report["pendingWhileMeasuring"] as? Int == 44)
+        let polls = try #require(report["pollMilliseconds"] as? [String: Double])
+        #expect((polls["max"] ?? 0) > 0)
+        let expiry = try #require(report["expiry"] as? [String: Any])
+        #expect(expiry["removedAll"] as? Bool == true)
+        #expect((expiry["signInsMeasured"] as? Int ?? 0) > 0)
+    }
+}
