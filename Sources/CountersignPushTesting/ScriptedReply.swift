@@ -23,20 +23,31 @@ public struct ScriptedReply: Sendable {
     }
 }
 
-/// Keeps a scripted answer back until the test calls `release()`.
+/// Keeps a scripted answer back until the test calls `release()`; `reached()` tells the test a request
+/// is being held.
 public final class ReplyHold: Sendable {
     private let released: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
+    private let arrivals: AsyncStream<Void>
+    private let arrived: AsyncStream<Void>.Continuation
 
     public init() {
         (released, continuation) = AsyncStream.makeStream()
+        (arrivals, arrived) = AsyncStream.makeStream()
     }
 
     public func release() {
         continuation.finish()
     }
 
+    /// Returns once a request has reached the provider and waits for `release()`.
+    public func reached() async {
+        var iterator = arrivals.makeAsyncIterator()
+        _ = await iterator.next()
+    }
+
     func wait() async {
+        arrived.yield()
         for await _ in released {}
     }
 }

@@ -9,6 +9,8 @@ import X509
 public struct TestCertificateAuthority: Sendable {
     /// What the client trusts: hand it to `tlsConfiguration.trustRoots = .certificates([…])`.
     public let rootCertificate: NIOSSLCertificate
+    /// The same certificate in PEM, as a push configuration's `ca_certificate_pem` takes it.
+    public let rootCertificatePEM: String
     let serverCertificate: NIOSSLCertificate
     let serverKey: NIOSSLPrivateKey
 
@@ -38,6 +40,7 @@ public struct TestCertificateAuthority: Sendable {
             },
             issuerPrivateKey: .init(caKey))
         rootCertificate = try NIOSSLCertificate(bytes: try Self.der(root), format: .der)
+        rootCertificatePEM = try root.serializeAsPEM().pemString
         serverCertificate = try NIOSSLCertificate(bytes: try Self.der(server), format: .der)
         self.serverKey = try NIOSSLPrivateKey(bytes: Array(serverKey.pemRepresentation.utf8), format: .pem)
     }

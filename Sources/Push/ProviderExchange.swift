@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOSSL
 
 /// A provider's answer to one request, read the same way for APNs and FCM.
 struct ProviderReply {
@@ -9,8 +10,11 @@ struct ProviderReply {
     /// The provider's `Retry-After`, in seconds.
     let retryAfter: TimeInterval?
 
-    /// Sends `request` and reads the answer (bodies are small: at most 64 KiB are read).
-    static func exchange(_ request: HTTPClientRequest, with client: HTTPClient) async throws -> ProviderReply {
+    /// Sends `request`, trusting `trust` instead of the system's roots when given, and reads the answer
+    /// (bodies are small: at most 64 KiB are read).
+    static func exchange(_ request: HTTPClientRequest, with client: HTTPClient, trust: TLSConfiguration?) async throws -> ProviderReply {
+        var request = request
+        if let trust { request.tlsConfiguration = trust }
         let response = try await client.execute(request, timeout: .seconds(15))
         let body = try await response.body.collect(upTo: 64 * 1024)
         return ProviderReply(

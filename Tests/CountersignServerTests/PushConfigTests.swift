@@ -12,14 +12,14 @@ struct PushConfigTests {
     @Test("create, list, show, update and delete; key material is never shown")
     func crud() async throws {
         try await FakePushProviders.run { providers in
-            try await TestServer.run(pushTrustRoots: providers.trustRoots) { server in
+            try await TestServer.run { server in
                 let created = try await server.admin(.POST, "push-configs", json: providers.apnsConfig)
                 #expect(created.status == .created)
                 let id = try #require(created.body["id"]?.stringValue)
                 #expect(created.body["bundle_id"] == .string(FakePushProviders.bundleID))
                 #expect(created.body["key_id"] == .string(FakePushProviders.appleKeyID))
                 #expect(created.body["team_id"] == .string(FakePushProviders.appleTeamID))
-                #expect(created.body["environment"] == "sandbox" && created.body["private_key"] == nil)
+                #expect(created.body["environment"] == "sandbox" && created.body["private_key_pem"] == nil)
 
                 let fcm = try await server.admin(.POST, "push-configs", json: providers.fcmConfig)
                 #expect(fcm.status == .created)
@@ -45,7 +45,7 @@ struct PushConfigTests {
     @Test("an update takes effect on the next push: the gateway is rebuilt from the stored configuration")
     func updateReachesTheGateway() async throws {
         try await FakePushProviders.run { providers in
-            try await TestServer.run(pushTrustRoots: providers.trustRoots) { server in
+            try await TestServer.run { server in
                 var wrong = providers.apnsConfig.objectValue ?? [:]
                 wrong["team_id"] = "WRONGTEAM1"
                 let created = try await server.admin(.POST, "push-configs", json: .object(wrong))
@@ -77,17 +77,18 @@ struct PushConfigTests {
     }
 
     @Test("bad input is refused with a message naming the problem, and nothing is stored", arguments: [
-        (["provider": "webpush"], "provider must be apns or fcm"),
-        (["provider": "apns", "bundle_id": "com.example.bank"], "missing key_id, team_id, environment, private_key"),
-        (["provider": "apns", "bundle_id": "com.example.bank", "key_id": "KEY1234567", "team_id": "team-1", "environment": "sandbox", "private_key": "x"], "team_id must be 10 letters or digits"),
-        (["provider": "apns", "bundle_id": "com.example.bank", "key_id": "KEY12", "team_id": "TEAM123456", "environment": "sandbox", "private_key": "x"], "key_id must be 10 letters or digits"),
-        (["provider": "apns", "bundle_id": "com.example.bank", "key_id": "KEY1234567", "team_id": "TEAM123456", "environment": "sandbox", "private_key": "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----"], "private_key is not a P-256 private key"),
-        (["provider": "apns", "bundle_id": "com.example.bank", "key_id": "KEY1234567", "team_id": "TEAM123456", "environment": "staging", "private_key": "x"], "environment must be production or sandbox"),
-        (["provider": "fcm", "service_account": ["type": "service_account", "project_id": "p"]], "service_account: the service account is missing client_email, private_key, private_key_id, token_uri"),
-        (["provider": "fcm", "service_account": "not json"], "service_account: the service account must be the JSON key file"),
-        (["provider": "fcm"], "missing service_account"),
-        (["provider": "fcm", "service_account": ["client_email": "a@b", "private_key": "x", "private_key_id": "k", "token_uri": "https://t", "project_id": "p"]], "private_key is not an RSA private key"),
-        (["provider": "fcm", "endpoint": "http://fcm.example.com"], "endpoint must be an https URL"),
+        (["type": "webpush"], "type must be apns or fcm"),
+        (["type": "apns", "bundle_id": "com.example.bank"], "missing key_id, team_id, environment, private_key_pem"),
+        (["type": "apns", "bundle_id": "com.example.bank", "key_id": "KEY1234567", "team_id": "team-1", "environment": "sandbox", "private_key_pem": "x"], "team_id must be 10 letters or digits"),
+        (["type": "apns", "bundle_id": "com.example.bank", "key_id": "KEY12", "team_id": "TEAM123456", "environment": "sandbox", "private_key_pem": "x"], "key_id must be 10 letters or digits"),
+        (["type": "apns", "bundle_id": "com.example.bank", "key_id": "KEY1234567", "team_id": "TEAM123456", "environment": "sandbox", "private_key_pem": "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----"], "private_key_pem is not a P-256 private key"),
+        (["type": "apns", "bundle_id": "com.example.bank", "key_id": "KEY1234567", "team_id": "TEAM123456", "environment": "staging", "private_key_pem": "x"], "environment must be production or sandbox"),
+        (["type": "fcm", "service_account": ["type": "service_account", "project_id": "p"]], "service_account: the service account is missing client_email, private_key, private_key_id, token_uri"),
+        (["type": "fcm", "service_account": "not json"], "service_account: the service account must be the JSON key file"),
+        (["type": "fcm"], "missing service_account"),
+        (["type": "fcm", "service_account": ["client_email": "a@b", "private_key": "x", "private_key_id": "k", "token_uri": "https://t", "project_id": "p"]], "private_key is not an RSA private key"),
+        (["type": "fcm", "endpoint": "http://fcm.example.com"], "endpoint must be an https URL"),
+        (["type": "fcm", "token_endpoint": "http://oauth2.example.com/token"], "token_endpoint must be an https URL"),
     ] as [(JSONValue, String)])
     func refusals(body: JSONValue, message: String) async throws {
         try await TestServer.run { server in
@@ -97,6 +98,61 @@ struct PushConfigTests {
             let text = refused.body["error"]?["message"]?.stringValue ?? ""
             #expect(text.contains(message), "\(text)")
             #expect(try await server.admin(.GET, "push-configs").body.arrayValue?.isEmpty == true)
+        }
+    }
+
+    @Test("each configuration has a name (its app id unless given), its own FCM token endpoint and its own certificate authority")
+    func contractFields() async throws {
+        try await FakePushProviders.run { providers in
+            try await TestServer.run { server in
+                // The key file's token_uri leads nowhere: only the configured token endpoint can grant tokens.
+                var account = providers.serviceAccount.objectValue ?? [:]
+                account["token_uri"] = "https://oauth2.invalid/token"
+                var fcm = providers.fcmConfig.objectValue ?? [:]
+                fcm["service_account"] = .object(account)
+                fcm["token_endpoint"] = .string(providers.google.tokenURI)
+                let fcmCreated = try await server.admin(.POST, "push-configs", json: .object(fcm))
+                #expect(fcmCreated.status == .created)
+                #expect(fcmCreated.body["type"] == "fcm" && fcmCreated.body["name"] == "Bank app (Android)")
+                #expect(fcmCreated.body["token_endpoint"] == .string(providers.google.tokenURI))
+
+                // Without the fake's authority, Apple's stand-in is not trusted: nothing reaches it.
+                var untrusted = providers.apnsConfig.objectValue ?? [:]
+                untrusted["ca_certificate_pem"] = nil
+                untrusted["name"] = nil
+                let apnsCreated = try await server.admin(.POST, "push-configs", json: .object(untrusted))
+                #expect(apnsCreated.body["name"] == .string(FakePushProviders.bundleID))
+                let apnsID = try #require(apnsCreated.body["id"]?.stringValue)
+
+                let ada = try await RegisteredPhone.register(
+                    server, email: "ada@example.com", channel: "apns", token: DeviceTokens.apple, appID: FakePushProviders.bundleID)
+                _ = try await RegisteredPhone.register(
+                    server, email: "grace@example.com", channel: "fcm", token: DeviceTokens.firebase, appID: nil)
+                _ = try await TestBrowser(server).signIn(email: "grace@example.com")
+                try await eventually("the FCM push is sent with a token from the configured endpoint") {
+                    providers.google.received.count == 1
+                }
+                #expect(providers.google.issuedTokens.count == 1)
+
+                _ = try await TestBrowser(server).signIn(email: "ada@example.com")
+                func adaDeliveries() async throws -> [JSONValue] {
+                    try await server.admin(.GET, "push-deliveries?device_id=\(ada.deviceID)").body.arrayValue ?? []
+                }
+                try await eventually("the untrusted attempt is recorded") { try await adaDeliveries().count == 1 }
+                let failed = try #require(try await adaDeliveries().first)
+                #expect(failed["status"] == "retry_scheduled")
+                #expect(failed["reason"]?.stringValue?.hasPrefix("network") == true)
+                #expect(providers.apns.requests.isEmpty)
+
+                let badAuthority = try await server.admin(.PATCH, "push-configs/\(apnsID)", json: ["ca_certificate_pem": "not a certificate"])
+                #expect(badAuthority.status == .badRequest)
+                #expect(badAuthority.body["error"]?["message"]?.stringValue?.contains("ca_certificate_pem is not a certificate") == true)
+                let trusted = try await server.admin(
+                    .PATCH, "push-configs/\(apnsID)", json: ["ca_certificate_pem": .string(providers.apns.certificateAuthority.rootCertificatePEM)])
+                #expect(trusted.status == .ok)
+                _ = try await TestBrowser(server).signIn(email: "ada@example.com")
+                try await eventually("with its authority the configuration reaches Apple's stand-in") { providers.apns.requests.last?.status == 200 }
+            }
         }
     }
 
@@ -110,7 +166,7 @@ struct PushConfigTests {
 
                 let badTeam = try await server.admin(.PATCH, "push-configs/\(id)", json: ["team_id": "nope"])
                 #expect(badTeam.status == .badRequest)
-                let switched = try await server.admin(.PATCH, "push-configs/\(id)", json: ["provider": "fcm"])
+                let switched = try await server.admin(.PATCH, "push-configs/\(id)", json: ["type": "fcm"])
                 #expect(switched.status == .badRequest)
                 let stored = try await server.admin(.GET, "push-configs/\(id)").body
                 #expect(stored["team_id"] == .string(FakePushProviders.appleTeamID))
@@ -128,7 +184,7 @@ struct PushConfigTests {
             guard case .key(let masterKeyBytes) = masterKey else { Issue.record("the master key is not given as bytes"); return }
             do {
                 try await TestServer.run(
-                    on: database, clock: TestClock(), masterKey: masterKey, pushTrustRoots: providers.trustRoots,
+                    on: database, clock: TestClock(), masterKey: masterKey,
                     prepare: { app in app.logger = Logger(label: "countersign.tests.capture") { _ in CapturingLogHandler(store: store) } }
                 ) { server in
                     var responses: [String] = []
@@ -140,10 +196,10 @@ struct PushConfigTests {
                     let fcmID = try #require(record(try await server.admin(.POST, "push-configs", json: providers.fcmConfig))["id"]?.stringValue)
                     _ = record(try await server.admin(.GET, "push-configs"))
                     _ = record(try await server.admin(.GET, "push-configs/\(apnsID)"))
-                    _ = record(try await server.admin(.PATCH, "push-configs/\(apnsID)", json: ["private_key": .string(providers.appleKey.pemRepresentation)]))
+                    _ = record(try await server.admin(.PATCH, "push-configs/\(apnsID)", json: ["private_key_pem": .string(providers.appleKey.pemRepresentation)]))
                     _ = record(try await server.admin(.PATCH, "push-configs/\(fcmID)", json: ["service_account": providers.serviceAccount]))
                     // A refused update carrying the key must not echo it either.
-                    _ = record(try await server.admin(.PATCH, "push-configs/\(apnsID)", json: ["private_key": .string(providers.appleKey.pemRepresentation), "team_id": "bad"]))
+                    _ = record(try await server.admin(.PATCH, "push-configs/\(apnsID)", json: ["private_key_pem": .string(providers.appleKey.pemRepresentation), "team_id": "bad"]))
 
                     // Both providers are used, so the key material is opened and signed with.
                     _ = try await RegisteredPhone.register(

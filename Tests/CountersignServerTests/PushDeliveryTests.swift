@@ -190,6 +190,28 @@ struct PushDeliveryTests {
         }
     }
 
+    @Test("a push waiting for its retry is dropped, unsent, once the browser has cancelled its approval")
+    func cancelledApprovalIsNotPushedAgain() async throws {
+        try await FakePushProviders.withPhone(on: "apns") { providers, server, _ in
+            providers.apns.script(ScriptedReply(status: 429, reason: "TooManyRequests", retryAfter: 30))
+            let browser = TestBrowser(server)
+            _ = try await browser.signIn(email: "ada@example.com")
+            try await eventually("Apple answered") { providers.apns.requests.count == 1 }
+            let approvalID = try #require(try providers.apnsPayload(0)["approval_id"])
+            try await eventually("the retry is scheduled") { try await server.deliveries(of: approvalID).count == 1 }
+            #expect(try await browser.client.submitClientResponse(.cancel).data?["reason"] == "cancelled")
+
+            server.clock.advance(by: 31)
+            let sql = try #require(server.app.db as? any SQLDatabase)
+            try await eventually("the job is closed") {
+                try await sql.raw("SELECT status FROM push_jobs").first(decoding: [String: String].self)?["status"] == "failed"
+            }
+            // The job was closed without an attempt: Apple saw only the first request, and no attempt was added.
+            #expect(providers.apns.requests.count == 1)
+            #expect(try await server.deliveries(of: approvalID).count == 1)
+        }
+    }
+
     @Test("a provider that has not answered does not hold up the browser: the sign-in answers while the push is still out")
     func slowProviderIsOffTheRequestPath() async throws {
         try await FakePushProviders.withPhone(on: "apns") { providers, server, phone in
@@ -197,12 +219,18 @@ struct PushDeliveryTests {
             providers.apns.script(.success(heldBy: apple))
             let browser = TestBrowser(server)
             let waiting = try await browser.signIn(email: "ada@example.com")
-            // The fake records a request when it answers, and Apple is held: none has been answered.
+            // The browser has its answer while the push is still held at Apple.
+            await apple.reached()
             #expect(providers.apns.requests.isEmpty)
             #expect(waiting.journeyStepID == JourneyStepID.mobileApproveAuthentication && waiting.data?["push_status"] == "queued")
 
             apple.release()
             try await eventually("the held answer arrives") { providers.apns.requests.count == 1 }
+            // Sent once and delivered at the first attempt: a send made inline would have timed out first.
+            let approvalID = try #require(try providers.apnsPayload(0)["approval_id"])
+            try await eventually("the delivery is recorded") { try await server.deliveries(of: approvalID).count == 1 }
+            let delivery = try #require(try await server.deliveries(of: approvalID).first)
+            #expect(delivery["status"] == "delivered" && delivery["attempt"] == 1)
             #expect(try await phone.approve(fromPush: providers.apnsPayload(0)).journeyStepID == JourneyStepID.success)
         }
     }
@@ -216,6 +244,8 @@ struct PushDeliveryTests {
             providers.apns.script(
                 forDeviceToken: DeviceTokens.apple, ScriptedReply(status: 500, reason: "InternalServerError", hold: adasProvider))
             _ = try await TestBrowser(server).signIn(email: "ada@example.com")
+            // Ada's push is out and held before Grace signs in.
+            await adasProvider.reached()
             let graceBrowser = TestBrowser(server)
             _ = try await graceBrowser.signIn(email: "grace@example.com")
 
@@ -254,7 +284,7 @@ struct PushDeliveryTests {
             var phoneKeys: URL?
             var deviceID = ""
             var interaction: (id: String, token: String) = ("", "")
-            try await TestServer.run(on: database, clock: clock, masterKey: masterKey, pushTrustRoots: providers.trustRoots) { server in
+            try await TestServer.run(on: database, clock: clock, masterKey: masterKey) { server in
                 try await server.configurePush(providers.apnsConfig)
                 let phone = try await RegisteredPhone.register(
                     server, email: "ada@example.com", channel: "apns", token: DeviceTokens.apple, appID: FakePushProviders.bundleID)
@@ -268,7 +298,7 @@ struct PushDeliveryTests {
             }
             let approvalID = try #require(try providers.apnsPayload(0)["approval_id"])
 
-            try await TestServer.run(on: database, clock: clock, masterKey: masterKey, pushTrustRoots: providers.trustRoots) { server in
+            try await TestServer.run(on: database, clock: clock, masterKey: masterKey) { server in
                 clock.advance(by: 20)
                 try await eventually("the push is delivered after the restart") {
                     try await server.deliveries(of: approvalID).last?["status"] == "delivered"

@@ -34,7 +34,7 @@ struct FCMFixture {
         tls.trustRoots = .certificates([google.certificateAuthority.rootCertificate])
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
         let account = try FCMServiceAccount(json: serviceAccount(tokenURI: google.tokenURI), sendBaseURL: google.url)
-        let gateway = await FCMGateway(account: account, client: client, now: { clock.now() })
+        let gateway = await FCMGateway(accounts: [account], client: client, now: { clock.now() })
         do {
             try await body(FCMFixture(clock: clock, google: google, gateway: gateway))
         } catch {

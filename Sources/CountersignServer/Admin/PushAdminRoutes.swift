@@ -30,12 +30,12 @@ struct PushAdminRoutes: RouteCollection {
 
     func create(request: Request) async throws -> Response {
         let body = try request.content.decode(PushConfigRequest.self)
-        guard let provider = body.provider.flatMap(PushProvider.init(rawValue:)) else {
-            throw Self.invalid("provider must be apns or fcm")
+        guard let type = body.type.flatMap(PushProvider.init(rawValue:)) else {
+            throw Self.invalid("type must be apns or fcm")
         }
         let config = PushConfigModel()
         config.id = SecureRandom.identifier(prefix: "pcf")
-        config.provider = provider.rawValue
+        config.provider = type.rawValue
         try apply(body, to: config, secret: nil)
         try await store(config, on: request.db)
         return try await PushConfigView(config).encodeResponse(status: .created, for: request)
@@ -45,8 +45,8 @@ struct PushAdminRoutes: RouteCollection {
     func update(request: Request) async throws -> PushConfigView {
         let config = try await find(request)
         let body = try request.content.decode(PushConfigRequest.self)
-        if let provider = body.provider, provider != config.provider {
-            throw Self.invalid("provider cannot change; delete this configuration and create another")
+        if let type = body.type, type != config.provider {
+            throw Self.invalid("type cannot change; delete this configuration and create another")
         }
         try apply(body, to: config, secret: try secrets.open(config.sealedSecret, boundTo: config.id!))
         try await store(config, on: request.db)
@@ -71,32 +71,33 @@ struct PushAdminRoutes: RouteCollection {
     /// Fills `config` from the request over its current values and `secret` (the stored key material,
     /// when updating), checks the result as a gateway would use it, and seals the key material.
     private func apply(_ body: PushConfigRequest, to config: PushConfigModel, secret: String?) throws {
-        let provider = PushProvider(rawValue: config.provider) ?? .apns
+        let isNew = secret == nil
         var missing: [String] = []
-        func required(_ value: String?, _ current: String?, _ field: String) -> String {
-            guard let value = value ?? current, !value.isEmpty else {
+        /// The value given, else the stored one when updating; a missing one is noted.
+        func required(_ value: String?, _ stored: @autoclosure () -> String, _ field: String) -> String {
+            guard let value = value ?? (isNew ? nil : stored()), !value.isEmpty else {
                 missing.append(field)
                 return ""
             }
             return value
         }
-        let isNew = secret == nil
         if let endpoint = body.endpoint {
-            guard let url = URL(string: endpoint), url.scheme == "https", url.host != nil, url.path.isEmpty || url.path == "/" else {
-                throw Self.invalid("endpoint must be an https URL with no path, such as https://push-proxy.example.com")
-            }
-            config.endpoint = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
+            config.endpoint = try Self.httpsURL(endpoint, field: "endpoint", pathAllowed: false)
         }
+        if let tokenEndpoint = body.tokenEndpoint {
+            config.tokenEndpoint = try Self.httpsURL(tokenEndpoint, field: "token_endpoint", pathAllowed: true)
+        }
+        if let pem = body.caCertificatePEM { config.caCertificatePEM = pem.isEmpty ? nil : pem }
         let newSecret: String
-        switch provider {
+        switch PushProvider(rawValue: config.provider) {
         case .apns:
-            config.appID = required(body.bundleID, isNew ? nil : config.appID, "bundle_id")
-            config.keyID = required(body.keyID, isNew ? nil : config.keyID, "key_id")
-            config.issuer = required(body.teamID, isNew ? nil : config.issuer, "team_id")
-            config.environment = required(body.environment, isNew ? nil : config.environment, "environment")
-            newSecret = required(body.privateKey, secret, "private_key")
-        case .fcm:
-            newSecret = required(try body.serviceAccountText(), secret, "service_account")
+            config.appID = required(body.bundleID, config.appID, "bundle_id")
+            config.keyID = required(body.keyID, config.keyID, "key_id")
+            config.issuer = required(body.teamID, config.issuer, "team_id")
+            config.environment = required(body.environment, config.environment, "environment")
+            newSecret = required(body.privateKeyPEM, secret ?? "", "private_key_pem")
+        default:
+            newSecret = required(try body.serviceAccountText(), secret ?? "", "service_account")
             // Project, key id and client email are read from the service account below.
             config.appID = body.projectID ?? (isNew || body.serviceAccount != nil ? "" : config.appID)
             config.keyID = ""
@@ -106,9 +107,7 @@ struct PushAdminRoutes: RouteCollection {
         guard missing.isEmpty else { throw Self.invalid("missing \(missing.joined(separator: ", "))") }
         let opened: PushProviderConfiguration
         do {
-            opened = try PushConfigModel.validated(
-                provider: provider, appID: config.appID, keyID: config.keyID, issuer: config.issuer,
-                environment: config.environment, endpoint: config.endpoint, secret: newSecret)
+            opened = try config.validated(secret: newSecret)
         } catch {
             throw Self.invalid(error.message)
         }
@@ -117,7 +116,21 @@ struct PushAdminRoutes: RouteCollection {
             config.keyID = account.privateKeyID
             config.issuer = account.clientEmail
         }
+        // A configuration is named after its app unless given a name.
+        config.name = body.name ?? (isNew ? config.appID : config.name)
         config.sealedSecret = try secrets.seal(newSecret, boundTo: config.id!)
+    }
+
+    /// `text` when it is an https URL (with no path unless `pathAllowed`), without a trailing slash.
+    private static func httpsURL(_ text: String, field: String, pathAllowed: Bool) throws -> String {
+        guard let url = URL(string: text), url.scheme == "https", url.host != nil,
+            pathAllowed || url.path.isEmpty || url.path == "/"
+        else {
+            throw invalid(pathAllowed
+                ? "\(field) must be an https URL"
+                : "\(field) must be an https URL with no path, such as https://push-proxy.example.com")
+        }
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
     }
 
     /// Stores `config`. The database keeps one configuration per provider and bundle id / project
@@ -142,28 +155,35 @@ struct PushAdminRoutes: RouteCollection {
     }
 }
 
-/// The body of create and update. Key material (`private_key`, `service_account`) is accepted, never shown.
+/// The body of create and update (DESIGN.md §2). Key material (`private_key_pem`, `service_account`)
+/// is accepted, never shown.
 struct PushConfigRequest: Content {
-    var provider: String?
+    /// `apns` or `fcm`.
+    var type: String?
+    var name: String?
     var bundleID: String?
     var keyID: String?
     var teamID: String?
     var environment: String?
     /// The `.p8` file's contents.
-    var privateKey: String?
+    var privateKeyPEM: String?
     /// Google's JSON key file, as an object or as its text.
     var serviceAccount: JSONValue?
     var projectID: String?
     var endpoint: String?
+    var tokenEndpoint: String?
+    var caCertificatePEM: String?
 
     enum CodingKeys: String, CodingKey {
-        case provider, environment, endpoint
+        case type, name, environment, endpoint
         case bundleID = "bundle_id"
         case keyID = "key_id"
         case teamID = "team_id"
-        case privateKey = "private_key"
+        case privateKeyPEM = "private_key_pem"
         case serviceAccount = "service_account"
         case projectID = "project_id"
+        case tokenEndpoint = "token_endpoint"
+        case caCertificatePEM = "ca_certificate_pem"
     }
 
     /// The service account as JSON text.
@@ -179,7 +199,8 @@ struct PushConfigRequest: Content {
 /// A provider configuration as the admin API shows it: identifiers only, never key material.
 struct PushConfigView: Content {
     let id: String
-    let provider: String
+    let type: String
+    let name: String
     var bundleID: String?
     var projectID: String?
     let keyID: String
@@ -187,14 +208,19 @@ struct PushConfigView: Content {
     var clientEmail: String?
     var environment: String?
     let endpoint: String?
+    let tokenEndpoint: String?
+    let caCertificatePEM: String?
     let createdAt: Date?
     let updatedAt: Date?
 
     init(_ config: PushConfigModel) {
         id = config.id!
-        provider = config.provider
+        type = config.provider
+        name = config.name
         keyID = config.keyID
         endpoint = config.endpoint
+        tokenEndpoint = config.tokenEndpoint
+        caCertificatePEM = config.caCertificatePEM
         createdAt = config.createdAt
         updatedAt = config.updatedAt
         if config.provider == PushProvider.apns.rawValue {
@@ -208,7 +234,9 @@ struct PushConfigView: Content {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, provider, environment, endpoint
+        case id, type, name, environment, endpoint
+        case tokenEndpoint = "token_endpoint"
+        case caCertificatePEM = "ca_certificate_pem"
         case bundleID = "bundle_id"
         case projectID = "project_id"
         case keyID = "key_id"

@@ -2,7 +2,6 @@ import Fluent
 import FluentPostgresDriver
 import FluentSQLiteDriver
 import Foundation
-import NIOSSL
 import Vapor
 
 /// Assembles the server: database, migrations, journeys, token keys, admin key and routes.
@@ -18,16 +17,10 @@ public enum CountersignApp {
         public var clock: any WallClock
         /// Shows a newly generated admin key to the operator (once, at first start).
         public var announceAdminKey: @Sendable (String) -> Void
-        /// Certificate authorities push providers are trusted by instead of the system's (test servers).
-        public var pushTrustRoots: [NIOSSLCertificate]
 
-        public init(
-            clock: any WallClock = SystemClock(), announceAdminKey: @escaping @Sendable (String) -> Void = { _ in },
-            pushTrustRoots: [NIOSSLCertificate] = []
-        ) {
+        public init(clock: any WallClock = SystemClock(), announceAdminKey: @escaping @Sendable (String) -> Void = { _ in }) {
             self.clock = clock
             self.announceAdminKey = announceAdminKey
-            self.pushTrustRoots = pushTrustRoots
         }
     }
 
@@ -48,16 +41,18 @@ public enum CountersignApp {
             configuredKey: configuration.adminKey, database: app.db, announce: dependencies.announceAdminKey)
         let events = InProcessEventBus()
         let secretBox = try SecretBox.load(configuration.masterKey)
-        try await PushConfigModel.checkAll(on: app.db, with: secretBox)
-        let pushClient = PushHTTPClient(trustRoots: dependencies.pushTrustRoots)
+        let pushClient = PushHTTPClient()
+        // Registered at once, so the client is closed even when start-up fails below. Shutdown runs in
+        // reverse: the sender stops before its client closes.
+        app.lifecycle.use(pushClient)
         let clock = dependencies.clock
         let gateways = PushGateways(
             database: app.db, secrets: secretBox, client: pushClient.client, inbox: InboxPushGateway(events: events),
             now: { clock.now() })
+        // Opens every stored key: a wrong master key stops the server here rather than failing its first push.
+        try await gateways.refresh()
         let pushSender = PushSender(
             database: app.db, gateways: gateways, clock: clock, events: events, retryPolicy: PushRetryPolicy(), logger: app.logger)
-        // Shutdown runs in reverse: the sender stops before its client closes.
-        app.lifecycle.use(pushClient)
         app.lifecycle.use(pushSender)
         app.lifecycle.use(ExpirySweeper(
             database: app.db, clock: clock, retention: configuration.recordRetention, interval: configuration.sweepInterval,
@@ -98,6 +93,7 @@ public enum CountersignApp {
         app.migrations.add(CreateTransactionEvidence())
         app.migrations.add(CreatePushDelivery())
         app.migrations.add(AddQueryIndexes())
+        app.migrations.add(AddPushConfigContractFields())
         try await app.autoMigrate()
     }
 

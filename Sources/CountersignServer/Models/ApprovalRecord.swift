@@ -64,15 +64,6 @@ struct ApprovalRecord: Codable, Sendable {
         try await sql.raw("SELECT * FROM \(ident: schema) WHERE id = \(bind: id)").first(decoding: ApprovalRecord.self)
     }
 
-    /// The approvals waiting for `deviceID` at `now`, oldest first.
-    static func pending(forDevice deviceID: String, at now: Date, on sql: any SQLDatabase) async throws -> [ApprovalRecord] {
-        try await sql.raw("""
-            SELECT * FROM \(ident: schema)
-            WHERE device_id = \(bind: deviceID) AND status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)
-            ORDER BY created_at
-            """).all(decoding: ApprovalRecord.self)
-    }
-
     /// The approval with its user and the status of its latest push, in one query: what a waiting
     /// browser reads on every poll.
     static func snapshot(_ id: String, at now: Date, on sql: any SQLDatabase) async throws -> ApprovalSnapshot? {

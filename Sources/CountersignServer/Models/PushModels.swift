@@ -1,3 +1,4 @@
+import CountersignCore
 import Fluent
 import Foundation
 
@@ -7,8 +8,10 @@ final class PushConfigModel: Model, @unchecked Sendable {
     static let schema = "push_configs"
 
     @ID(custom: "id", generatedBy: .user) var id: String?
-    /// `apns` or `fcm`.
+    /// `apns` or `fcm` (`type` in the admin API).
     @Field(key: "provider") var provider: String
+    /// What the operator calls it.
+    @Field(key: "name") var name: String
     /// APNs: the bundle id; FCM: the Firebase project id. Devices are matched on it.
     @Field(key: "app_id") var appID: String
     /// APNs: the key id; FCM: the service account's private key id.
@@ -17,8 +20,12 @@ final class PushConfigModel: Model, @unchecked Sendable {
     @Field(key: "issuer") var issuer: String
     /// APNs: `production` or `sandbox`; empty for FCM.
     @Field(key: "environment") var environment: String
-    /// Where requests go instead of the provider's own endpoint (a proxy, or a test server).
+    /// Where requests go instead of the provider's own endpoint (a relay, or a test server).
     @OptionalField(key: "endpoint") var endpoint: String?
+    /// FCM: where access tokens come from instead of the service account's `token_uri`.
+    @OptionalField(key: "token_endpoint") var tokenEndpoint: String?
+    /// Authorities the endpoints are trusted by instead of the system's (a relay's, a test server's).
+    @OptionalField(key: "ca_certificate_pem") var caCertificatePEM: String?
     /// APNs: the `.p8` PEM; FCM: the service account JSON; sealed, base64.
     @Field(key: "sealed_secret") var sealedSecret: String
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
@@ -43,7 +50,6 @@ final class PushJobModel: Model, @unchecked Sendable {
     @Field(key: "next_attempt_at") var nextAttemptAt: Date
     /// The claim of the instance sending it now.
     @OptionalField(key: "lease") var lease: String?
-    @OptionalField(key: "last_reason") var lastReason: String?
     @Timestamp(key: "created_at", on: .create) var createdAt: Date?
 
     init() {}
@@ -67,6 +73,22 @@ final class PushDeliveryModel: Model, @unchecked Sendable {
     @OptionalField(key: "next_attempt_at") var nextAttemptAt: Date?
 
     init() {}
+
+    /// Attempt number `attempt` of `job`, made at `now`.
+    init(
+        of job: PushJobModel, attempt: Int, at now: Date, status: DeliveryStatus, reason: String? = nil, nextAttemptAt: Date? = nil
+    ) {
+        id = SecureRandom.identifier(prefix: "pdl")
+        jobID = job.id!
+        approvalID = job.approvalID
+        deviceID = job.deviceID
+        channel = job.channel
+        self.attempt = attempt
+        attemptedAt = now
+        self.status = status.rawValue
+        self.reason = reason
+        self.nextAttemptAt = nextAttemptAt
+    }
 }
 
 /// How one delivery attempt ended, as the admin API lists it.

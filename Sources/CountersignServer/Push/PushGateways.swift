@@ -1,19 +1,21 @@
 import AsyncHTTPClient
 import CountersignCore
-import Fluent
+import FluentSQL
 import Foundation
 import Push
 
 /// The gateway of each push channel. APNs and FCM gateways are built from the stored provider
-/// configurations and rebuilt when those change (on any instance); between changes they are reused, so
-/// provider and access tokens stay cached.
+/// configurations and rebuilt by `refresh` when those change (on any instance); between changes they
+/// are reused, so provider and access tokens stay cached.
 actor PushGateways {
     private let database: any Database
     private let secrets: SecretBox
     private let client: HTTPClient
-    private let inbox: InboxPushGateway
+    /// The inbox needs no configuration. New inbox pushes are rung at commit (`PushSender.ring`); the
+    /// queue sees inbox jobs only from instances of an older version.
+    nonisolated let inbox: InboxPushGateway
     private let now: @Sendable () -> Date
-    private var built: (fingerprint: String, apns: any PushGateway, fcm: any PushGateway)?
+    private var built: (fingerprint: String, apns: APNsGateway, fcm: FCMGateway)?
 
     init(database: any Database, secrets: SecretBox, client: HTTPClient, inbox: InboxPushGateway, now: @escaping @Sendable () -> Date) {
         self.database = database
@@ -23,6 +25,7 @@ actor PushGateways {
         self.now = now
     }
 
+    /// The gateway for `channel` as of the last `refresh`.
     func gateway(for channel: PushChannel) async throws -> any PushGateway {
         switch channel {
         case .inbox: return inbox
@@ -31,35 +34,33 @@ actor PushGateways {
         }
     }
 
-    private func current() async throws -> (fingerprint: String, apns: any PushGateway, fcm: any PushGateway) {
-        let configs = try await PushConfigModel.query(on: database).sort(\.$id).all()
-        let fingerprint = configs.map { "\($0.id!)@\($0.updatedAt?.timeIntervalSince1970 ?? 0)" }.joined(separator: ",")
-        if let built, built.fingerprint == fingerprint { return built }
+    /// Rebuilds the gateways when a configuration was added, changed or removed since the last call: a
+    /// light read of ids and update times, and the key material only when something changed. Opening
+    /// every key, it fails on a wrong master key (so the server does not start with one).
+    func refresh() async throws {
+        struct Version: Decodable {
+            let id: String
+            let updated_at: Date?
+        }
+        let versions = try await database.sql.raw("SELECT id, updated_at FROM \(ident: PushConfigModel.schema) ORDER BY id")
+            .all(decoding: Version.self)
+        let fingerprint = versions.map { "\($0.id)@\($0.updated_at?.timeIntervalSince1970 ?? 0)" }.joined(separator: ",")
+        if let built, built.fingerprint == fingerprint { return }
         var apns: [APNsConfiguration] = []
-        var fcm: [String: FCMGateway] = [:]
-        for config in configs {
+        var fcm: [FCMServiceAccount] = []
+        for config in try await PushConfigModel.query(on: database).all() {
             switch try config.provider(opening: secrets) {
             case .apns(let configuration): apns.append(configuration)
-            case .fcm(let account): fcm[account.projectID] = await FCMGateway(account: account, client: client, now: now)
+            case .fcm(let account): fcm.append(account)
             }
         }
-        let fresh = (
-            fingerprint, apns: await APNsGateway(configurations: apns, client: client, now: now) as any PushGateway,
-            fcm: FCMProjects(gateways: fcm) as any PushGateway)
-        built = fresh
-        return fresh
+        built = (
+            fingerprint, await APNsGateway(configurations: apns, client: client, now: now),
+            await FCMGateway(accounts: fcm, client: client, now: now))
     }
-}
 
-/// FCM across Firebase projects: a device's `app_id` names its project; with one project it is used
-/// for every device.
-struct FCMProjects: PushGateway {
-    let gateways: [String: FCMGateway]
-
-    func send(_ notification: PushNotification, to target: PushTarget) async -> DeliveryOutcome {
-        guard let gateway = target.appID.flatMap({ gateways[$0] }) ?? (gateways.count == 1 ? gateways.values.first : nil) else {
-            return .rejected(reason: "no FCM configuration for project '\(target.appID ?? "")'")
-        }
-        return await gateway.send(notification, to: target)
+    private func current() async throws -> (fingerprint: String, apns: APNsGateway, fcm: FCMGateway) {
+        if built == nil { try await refresh() }
+        return built!
     }
 }

@@ -55,22 +55,13 @@ final class PushSender: LifecycleHandler, Sendable {
         job.attempts = isInbox ? 1 : 0
         job.nextAttemptAt = now
         guard isInbox else { return QueuedPush(job: job, delivery: nil) }
-        let delivery = PushDeliveryModel()
-        delivery.id = SecureRandom.identifier(prefix: "pdl")
-        delivery.jobID = job.id!
-        delivery.approvalID = approvalID
-        delivery.deviceID = job.deviceID
-        delivery.channel = job.channel
-        delivery.attempt = 1
-        delivery.attemptedAt = now
-        delivery.status = DeliveryStatus.delivered.rawValue
-        return QueuedPush(job: job, delivery: delivery)
+        return QueuedPush(job: job, delivery: PushDeliveryModel(of: job, attempt: 1, at: now, status: .delivered))
     }
 
     /// After the push is committed: wakes the inbox device, or the sender.
     func ring(_ push: QueuedPush) async {
         if push.delivery != nil {
-            await InboxPushGateway(events: events).ring(deviceID: push.job.deviceID, approvalID: push.job.approvalID)
+            await gateways.inbox.ring(deviceID: push.job.deviceID, approvalID: push.job.approvalID)
         } else {
             await wake()
         }
@@ -99,7 +90,10 @@ final class PushSender: LifecycleHandler, Sendable {
             while !Task.isCancelled {
                 do {
                     let free = Self.concurrency - inFlight.withLock { $0 }
-                    for job in try await claimDueJobs(limit: free) {
+                    let jobs = try await claimDueJobs(limit: free)
+                    // Configurations changed since the last batch (on any instance) apply to this one.
+                    if !jobs.isEmpty { try await gateways.refresh() }
+                    for job in jobs {
                         inFlight.withLock { $0 += 1 }
                         group.addTask {
                             await self.process(job)
@@ -147,27 +141,26 @@ final class PushSender: LifecycleHandler, Sendable {
     private func process(_ job: PushJobModel) async {
         do {
             let now = clock.now()
-            guard let approval = try await ApprovalRecord.find(job.approvalID, on: try database.sql), approval.status(at: now) == .pending,
-                let device = try await DeviceModel.load(job.deviceID, on: try database.sql),
-                let application = try await ApplicationModel.find(approval.applicationID, on: database)
+            let sql = try database.sql
+            guard let addressed = try await ApprovalRecord.addressed(job.approvalID, on: sql), addressed.approval.status(at: now) == .pending,
+                let device = try await DeviceModel.load(job.deviceID, on: sql)
             else {
-                return try await abandon(job, reason: "the approval is no longer pending")
+                return try await abandon(job)
             }
             let target = device.pushTarget
             let outcome: DeliveryOutcome
             if let reason = device.pushTokenInvalidReason {
                 outcome = .tokenInvalid(reason: reason)
             } else {
-                outcome = await (try await gateways.gateway(for: target.channel))
-                    .send(approval.pushNotification(applicationName: application.name), to: target)
+                outcome = await (try await gateways.gateway(for: target.channel)).send(addressed.pushNotification, to: target)
             }
-            if Task.isCancelled {
-                // Stopping mid-send: the job is due again at the next start (a repeat is harmless: the
-                // notification collapses on the phone).
+            if Task.isCancelled, case .retryable = outcome {
+                // A send cut short by stopping is due again at the next start, with no backoff (a repeat is
+                // harmless: the notification collapses on the phone). A final outcome is recorded as usual.
                 return try await PushJobModel.query(on: database).filter(\.$id == job.id!)
                     .set(\.$lease, to: nil).set(\.$nextAttemptAt, to: now).update()
             }
-            try await record(outcome, of: job, approval: approval, device: device)
+            try await record(outcome, of: job, approval: addressed.approval, device: device)
         } catch {
             logger.error("a push could not be processed", metadata: ["job_id": "\(job.id!)", "error": "\(error)"])
         }
@@ -177,17 +170,8 @@ final class PushSender: LifecycleHandler, Sendable {
         let attempt = job.attempts + 1
         let now = clock.now()
         let verdict = judge(outcome, attempt: attempt, now: now, expiresAt: approval.expiresAt)
-        let delivery = PushDeliveryModel()
-        delivery.id = SecureRandom.identifier(prefix: "pdl")
-        delivery.jobID = job.id!
-        delivery.approvalID = job.approvalID
-        delivery.deviceID = job.deviceID
-        delivery.channel = job.channel
-        delivery.attempt = attempt
-        delivery.attemptedAt = now
-        delivery.status = verdict.delivery.rawValue
-        delivery.reason = verdict.reason
-        delivery.nextAttemptAt = verdict.nextAttempt
+        let delivery = PushDeliveryModel(
+            of: job, attempt: attempt, at: now, status: verdict.delivery, reason: verdict.reason, nextAttemptAt: verdict.nextAttempt)
         if let reason = verdict.reason {
             logger.log(level: verdict.delivery == .retryScheduled ? .info : .warning, "push \(verdict.delivery.rawValue)", metadata: [
                 "job_id": "\(job.id!)", "device_id": "\(job.deviceID)", "channel": "\(job.channel)", "attempt": "\(attempt)",
@@ -202,7 +186,6 @@ final class PushSender: LifecycleHandler, Sendable {
                 .set(\.$attempts, to: attempt)
                 .set(\.$lease, to: nil)
                 .set(\.$nextAttemptAt, to: verdict.nextAttempt ?? now)
-                .set(\.$lastReason, to: delivery.reason)
                 .update()
             if case .tokenInvalid(let reason) = outcome {
                 if device.pushTokenInvalidAt == nil {
@@ -238,9 +221,9 @@ final class PushSender: LifecycleHandler, Sendable {
     }
 
     /// Ends a job without an attempt (its approval closed while it waited).
-    private func abandon(_ job: PushJobModel, reason: String) async throws {
+    private func abandon(_ job: PushJobModel) async throws {
         try await PushJobModel.query(on: database).filter(\.$id == job.id!)
-            .set(\.$status, to: PushStatus.failed.rawValue).set(\.$lease, to: nil).set(\.$lastReason, to: reason).update()
+            .set(\.$status, to: PushStatus.failed.rawValue).set(\.$lease, to: nil).update()
     }
 }
 

@@ -105,10 +105,6 @@ struct ApprovalRoutes: RouteCollection {
 
     private func pendingPayloads(for deviceID: String, on database: any Database) async throws -> [[String: String]] {
         let now = interactions.services.clock.now()
-        let approvals = try await ApprovalRecord.pending(forDevice: deviceID, at: now, on: try database.sql)
-        guard !approvals.isEmpty else { return [] }
-        let applications = try await ApplicationModel.query(on: database).filter(\.$id ~~ Set(approvals.map(\.applicationID))).all()
-        let names = Dictionary(uniqueKeysWithValues: applications.map { ($0.id!, $0.name) })
-        return approvals.map { $0.pushNotification(applicationName: names[$0.applicationID] ?? "").payload }
+        return try await ApprovalRecord.pending(forDevice: deviceID, at: now, on: try database.sql).map(\.pushNotification.payload)
     }
 }

@@ -155,7 +155,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         var data: [String: JSONValue] = [
             "polling_interval": .number(Double(Self.pollingInterval(environment))),
             "resend_attempts_left": .number(Double(resends)),
-            "expires_at": .string(ISO8601DateFormatter().string(from: expiresAt)),
+            "expires_at": .string(expiresAt.formatted(.iso8601)),
             "push_status": "queued",
         ]
         if let otp { data["otp"] = .string(otp) }

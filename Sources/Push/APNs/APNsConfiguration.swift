@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import NIOSSL
 
 /// One Apple push configuration: a token-auth signing key (`.p8`) and the app it sends to.
 public struct APNsConfiguration: Sendable {
@@ -23,8 +24,10 @@ public struct APNsConfiguration: Sendable {
     /// The app's bundle id: the `apns-topic`.
     public let bundleID: String
     public let environment: Environment
-    /// Where requests go; Apple's endpoint for `environment` unless set (tests).
+    /// Where requests go; Apple's endpoint for `environment` unless set (a relay, tests).
     public let baseURL: String
+    /// The authorities `baseURL` is trusted by, when not the system's.
+    let trust: TLSConfiguration?
     /// The parsed `.p8` key; only the provider token uses it.
     let signingKey: ES256PrivateKey
 
@@ -35,9 +38,11 @@ public struct APNsConfiguration: Sendable {
         public var description: String { "\(field): \(reason)" }
     }
 
-    /// `keyPEM` is the `.p8` file's contents (a PKCS#8 P-256 private key in PEM).
+    /// `keyPEM` is the `.p8` file's contents (a PKCS#8 P-256 private key in PEM); `caCertificatePEM`
+    /// the authorities to trust `baseURL` by instead of the system's.
     public init(
-        keyPEM: String, keyID: String, teamID: String, bundleID: String, environment: Environment, baseURL: String? = nil
+        keyPEM: String, keyID: String, teamID: String, bundleID: String, environment: Environment, baseURL: String? = nil,
+        caCertificatePEM: String? = nil
     ) throws(Invalid) {
         guard Self.isAppleIdentifier(keyID) else { throw Invalid(field: "key_id", reason: "must be 10 letters or digits, as Apple shows it") }
         guard Self.isAppleIdentifier(teamID) else { throw Invalid(field: "team_id", reason: "must be 10 letters or digits, as Apple shows it") }
@@ -47,7 +52,12 @@ public struct APNsConfiguration: Sendable {
         do {
             signingKey = try ES256PrivateKey(pem: keyPEM)
         } catch {
-            throw Invalid(field: "private_key", reason: "is not a P-256 private key in PEM (the contents of the .p8 file)")
+            throw Invalid(field: "private_key_pem", reason: "is not a P-256 private key in PEM (the contents of the .p8 file)")
+        }
+        do {
+            trust = try ProviderTrust.configuration(trustingPEM: caCertificatePEM)
+        } catch {
+            throw Invalid(field: "ca_certificate_pem", reason: "is not a certificate in PEM")
         }
         self.keyID = keyID
         self.teamID = teamID

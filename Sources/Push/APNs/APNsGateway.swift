@@ -11,7 +11,7 @@ public struct APNsGateway: PushGateway {
     public static let maximumPayloadBytes = 4096
 
     private let client: HTTPClient
-    private let senders: [String: Sender]
+    private let senders: AppConfigurations<Sender>
 
     struct Sender: Sendable {
         let configuration: APNsConfiguration
@@ -21,20 +21,19 @@ public struct APNsGateway: PushGateway {
     /// `client` must allow HTTP/2 (`httpVersion = .automatic`, the default); `now` is the clock provider
     /// tokens are dated with.
     public init(configurations: [APNsConfiguration], client: HTTPClient, now: @escaping @Sendable () -> Date = Date.init) async {
-        var senders: [String: Sender] = [:]
+        var senders: [Sender] = []
         for configuration in configurations {
-            senders[configuration.bundleID] = Sender(
-                configuration: configuration, providerToken: await APNsProviderToken(configuration: configuration, now: now))
+            senders.append(Sender(configuration: configuration, providerToken: await APNsProviderToken(configuration: configuration, now: now)))
         }
         self.client = client
-        self.senders = senders
+        self.senders = AppConfigurations(senders) { $0.configuration.bundleID }
     }
 
     public func send(_ notification: PushNotification, to target: PushTarget) async -> DeliveryOutcome {
         guard let deviceToken = target.token, Self.isDeviceToken(deviceToken) else {
             return .tokenInvalid(reason: "BadDeviceToken")
         }
-        guard let sender = target.appID.flatMap({ senders[$0] }) ?? (senders.count == 1 ? senders.values.first : nil) else {
+        guard let sender = senders.serving(target.appID) else {
             return .rejected(reason: "no APNs configuration for bundle id '\(target.appID ?? "")'")
         }
         let body: Data
@@ -70,7 +69,7 @@ public struct APNsGateway: PushGateway {
         request.headers.add(name: "content-type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
-            let reply = try await ProviderReply.exchange(request, with: client)
+            let reply = try await ProviderReply.exchange(request, with: client, trust: configuration.trust)
             let reason = (try? JSONDecoder().decode(Reply.self, from: reply.body))?.reason ?? "HTTP \(reply.status)"
             switch (reply.status, reason) {
             case (200, _): return .done(.delivered)

@@ -34,7 +34,7 @@ struct FCMAccessToken: Sendable {
         request.headers.add(name: "content-type", value: "application/x-www-form-urlencoded")
         let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"
         request.body = .bytes(ByteBuffer(string: form))
-        let reply = try await ProviderReply.exchange(request, with: client)
+        let reply = try await ProviderReply.exchange(request, with: client, trust: account.trust)
         guard reply.status == 200, let grant = try? JSONDecoder().decode(Grant.self, from: reply.body) else {
             throw TokenRefused(status: reply.status, body: String(decoding: reply.body.prefix(200), as: UTF8.self))
         }

@@ -4,22 +4,33 @@ import Foundation
 import NIOCore
 
 /// Firebase Cloud Messaging HTTP v1: a data message with high Android priority and a time to live
-/// that ends with the approval.
+/// that ends with the approval. Each service account serves the devices whose app belongs to its
+/// project; one access token per project is reused until it is due for renewal.
 public struct FCMGateway: PushGateway {
-    private let account: FCMServiceAccount
-    private let accessToken: FCMAccessToken
+    private let projects: AppConfigurations<Project>
     private let client: HTTPClient
     private let now: @Sendable () -> Date
 
-    public init(account: FCMServiceAccount, client: HTTPClient, now: @escaping @Sendable () -> Date = Date.init) async {
-        self.account = account
+    struct Project: Sendable {
+        let account: FCMServiceAccount
+        let accessToken: FCMAccessToken
+    }
+
+    public init(accounts: [FCMServiceAccount], client: HTTPClient, now: @escaping @Sendable () -> Date = Date.init) async {
+        var projects: [Project] = []
+        for account in accounts {
+            projects.append(Project(account: account, accessToken: await FCMAccessToken(account: account, client: client, now: now)))
+        }
+        self.projects = AppConfigurations(projects) { $0.account.projectID }
         self.client = client
         self.now = now
-        accessToken = await FCMAccessToken(account: account, client: client, now: now)
     }
 
     public func send(_ notification: PushNotification, to target: PushTarget) async -> DeliveryOutcome {
         guard let deviceToken = target.token, !deviceToken.isEmpty else { return .tokenInvalid(reason: "UNREGISTERED") }
+        guard let project = projects.serving(target.appID) else {
+            return .rejected(reason: "no FCM configuration for project '\(target.appID ?? "")'")
+        }
         let ttl = max(0, Int(notification.expiresAt.timeIntervalSince(now()).rounded(.up)))
         let message: JSONValue = [
             "message": [
@@ -30,15 +41,16 @@ public struct FCMGateway: PushGateway {
         ]
         guard let body = try? JSONEncoder.sortedKeys.encode(message) else { return .rejected(reason: "the message cannot be encoded") }
         // An access token revoked or expired early is renewed once.
-        return await attemptRenewingOnce({ await attempt(body) }, cache: accessToken.cache)
+        return await attemptRenewingOnce({ await attempt(body, project) }, cache: project.accessToken.cache)
     }
 
-    private func attempt(_ body: Data) async -> CredentialedAttempt {
+    private func attempt(_ body: Data, _ project: Project) async -> CredentialedAttempt {
+        let account = project.account
         var request = HTTPClientRequest(url: "\(account.sendBaseURL)/v1/projects/\(account.projectID)/messages:send")
         request.method = .POST
         let token: String
         do {
-            token = try await accessToken.cache.value()
+            token = try await project.accessToken.cache.value()
         } catch {
             return .done(.retryable(reason: "access token: \(error)", retryAfter: nil))
         }
@@ -46,7 +58,7 @@ public struct FCMGateway: PushGateway {
         request.headers.add(name: "content-type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
-            let reply = try await ProviderReply.exchange(request, with: client)
+            let reply = try await ProviderReply.exchange(request, with: client, trust: account.trust)
             let error = (try? JSONDecoder().decode(ErrorReply.self, from: reply.body))?.error
             let code = error?.errorCode ?? error?.status ?? "HTTP \(reply.status)"
             switch reply.status {

@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import NIOSSL
 
 /// A Google service-account key (the JSON file the Firebase console downloads) and the project it
 /// sends for.
@@ -7,10 +8,12 @@ public struct FCMServiceAccount: Sendable {
     public let projectID: String
     public let clientEmail: String
     public let privateKeyID: String
-    /// Where access tokens come from (`token_uri` of the key file).
+    /// Where access tokens come from: `token_uri` of the key file unless overridden.
     public let tokenURI: String
-    /// Where messages go; Google's endpoint unless set (tests).
+    /// Where messages go; Google's endpoint unless set (a relay, tests).
     public let sendBaseURL: String
+    /// The authorities both endpoints are trusted by, when not the system's.
+    let trust: TLSConfiguration?
     let privateKey: Insecure.RSA.PrivateKey
 
     public static let defaultSendBaseURL = "https://fcm.googleapis.com"
@@ -21,28 +24,38 @@ public struct FCMServiceAccount: Sendable {
         public var description: String { reason }
     }
 
-    /// Reads the key file's JSON; `projectID` overrides its `project_id`.
-    public init(json: Data, projectID: String? = nil, sendBaseURL: String = Self.defaultSendBaseURL) throws(Invalid) {
+    /// Reads the key file's JSON; `projectID` overrides its `project_id` and `tokenEndpoint` its
+    /// `token_uri`; `caCertificatePEM` is trusted for both endpoints instead of the system's roots.
+    public init(
+        json: Data, projectID: String? = nil, sendBaseURL: String = Self.defaultSendBaseURL, tokenEndpoint: String? = nil,
+        caCertificatePEM: String? = nil
+    ) throws(Invalid) {
         guard let file = try? JSONDecoder().decode(KeyFile.self, from: json) else {
             throw Invalid(reason: "the service account must be the JSON key file from the Google Cloud console")
         }
         let fields = [
             ("client_email", file.client_email), ("private_key", file.private_key), ("private_key_id", file.private_key_id),
-            ("token_uri", file.token_uri), ("project_id", projectID ?? file.project_id),
+            ("token_uri", tokenEndpoint ?? file.token_uri), ("project_id", projectID ?? file.project_id),
         ]
-        let missing = fields.filter { $0.1?.isEmpty ?? true }.map(\.0)
-        guard missing.isEmpty, let clientEmail = file.client_email, let pem = file.private_key, let keyID = file.private_key_id,
-            let tokenURI = file.token_uri, let project = projectID ?? file.project_id
-        else { throw Invalid(reason: "the service account is missing \(missing.joined(separator: ", "))") }
+        let present = Dictionary(uniqueKeysWithValues: fields.compactMap { name, value in value.flatMap { $0.isEmpty ? nil : (name, $0) } })
+        let missing = fields.map(\.0).filter { present[$0] == nil }
+        guard missing.isEmpty, let pem = present["private_key"] else {
+            throw Invalid(reason: "the service account is missing \(missing.joined(separator: ", "))")
+        }
         do {
             privateKey = try Insecure.RSA.PrivateKey(pem: pem)
         } catch {
             throw Invalid(reason: "private_key is not an RSA private key in PEM")
         }
-        self.projectID = project
-        self.clientEmail = clientEmail
-        privateKeyID = keyID
-        self.tokenURI = tokenURI
+        do {
+            trust = try ProviderTrust.configuration(trustingPEM: caCertificatePEM)
+        } catch {
+            throw Invalid(reason: "ca_certificate_pem is not a certificate in PEM")
+        }
+        self.projectID = present["project_id"]!
+        clientEmail = present["client_email"]!
+        privateKeyID = present["private_key_id"]!
+        tokenURI = present["token_uri"]!
         self.sendBaseURL = sendBaseURL
     }
 

@@ -23,10 +23,6 @@ struct FakePushProviders {
     let apns: FakeAPNs
     let google: FakeGoogle
 
-    var trustRoots: [NIOSSLCertificate] {
-        [apns.certificateAuthority.rootCertificate, google.certificateAuthority.rootCertificate]
-    }
-
     /// Starts both fakes, runs `body`, and stops them.
     static func run(_ body: (FakePushProviders) async throws -> Void) async throws {
         let appleKey = P256.Signing.PrivateKey()
@@ -52,7 +48,7 @@ struct FakePushProviders {
         on channel: String, _ body: (FakePushProviders, TestServer, RegisteredPhone) async throws -> Void
     ) async throws {
         try await run { providers in
-            try await TestServer.run(pushTrustRoots: providers.trustRoots) { server in
+            try await TestServer.run { server in
                 let apple = channel == "apns"
                 try await server.configurePush(apple ? providers.apnsConfig : providers.fcmConfig)
                 let phone = try await RegisteredPhone.register(
@@ -63,12 +59,12 @@ struct FakePushProviders {
         }
     }
 
-    /// `POST /admin/v1/push-configs` for the Apple key.
+    /// `POST /admin/v1/push-configs` for the Apple key, pointed at the fake and trusting its authority.
     var apnsConfig: JSONValue {
         [
-            "provider": "apns", "bundle_id": .string(Self.bundleID), "key_id": .string(Self.appleKeyID),
-            "team_id": .string(Self.appleTeamID), "environment": "sandbox", "private_key": .string(appleKey.pemRepresentation),
-            "endpoint": .string(apns.url),
+            "type": "apns", "name": "Bank app (sandbox)", "bundle_id": .string(Self.bundleID), "key_id": .string(Self.appleKeyID),
+            "team_id": .string(Self.appleTeamID), "environment": "sandbox", "private_key_pem": .string(appleKey.pemRepresentation),
+            "endpoint": .string(apns.url), "ca_certificate_pem": .string(apns.certificateAuthority.rootCertificatePEM),
         ]
     }
 
@@ -81,9 +77,13 @@ struct FakePushProviders {
         ]
     }
 
-    /// `POST /admin/v1/push-configs` for the Firebase service account.
+    /// `POST /admin/v1/push-configs` for the Firebase service account, pointed at the fake and trusting
+    /// its authority.
     var fcmConfig: JSONValue {
-        ["provider": "fcm", "service_account": serviceAccount, "endpoint": .string(google.url)]
+        [
+            "type": "fcm", "name": "Bank app (Android)", "service_account": serviceAccount, "endpoint": .string(google.url),
+            "ca_certificate_pem": .string(google.certificateAuthority.rootCertificatePEM),
+        ]
     }
 
     /// Pieces of the keys the configurations carry, to look for where they must not be.

@@ -2,6 +2,7 @@ import CountersignServer
 import Foundation
 import Logging
 import PostgresNIO
+import Testing
 
 /// The database a test runs on: in-memory SQLite by default, or a fresh PostgreSQL database of its
 /// own when `COUNTERSIGN_TEST_DATABASE_URL` names a server (the test script sets it for the second run).
@@ -47,6 +48,7 @@ struct TestDatabase {
             try await connection.close()
         } catch {
             try? await connection.close()
+            Issue.record("\(sql): \(String(reflecting: error))")
             throw error
         }
     }

@@ -2,7 +2,6 @@ import CountersignClient
 import CountersignCore
 import CountersignServer
 import Foundation
-import NIOSSL
 import Testing
 import Vapor
 import VaporTesting
@@ -22,16 +21,14 @@ struct TestServer {
     let app: Application
     let clock: TestClock
 
-    /// Runs `body` against a fresh server and removes its database afterwards. `pushTrustRoots` are
-    /// the certificate authorities of fake push providers.
+    /// Runs `body` against a fresh server and removes its database afterwards.
     static func run(
-        pushTrustRoots: [NIOSSLCertificate] = [],
         adjust: (inout Configuration) -> Void = { _ in },
         _ body: (TestServer) async throws -> Void
     ) async throws {
         let database = try await TestDatabase.make()
         do {
-            try await run(on: database, clock: TestClock(), masterKey: randomMasterKey(), pushTrustRoots: pushTrustRoots, adjust: adjust, body)
+            try await run(on: database, clock: TestClock(), masterKey: randomMasterKey(), adjust: adjust, body)
         } catch {
             try? await database.drop()
             throw error
@@ -42,7 +39,7 @@ struct TestServer {
     /// Runs `body` against a server on `database`, which is left in place (a later server may restart on
     /// it). `prepare` sees the application before it is configured (to capture its logs).
     static func run(
-        on database: TestDatabase, clock: TestClock, masterKey: MasterKeySource, pushTrustRoots: [NIOSSLCertificate] = [],
+        on database: TestDatabase, clock: TestClock, masterKey: MasterKeySource,
         adjust: (inout Configuration) -> Void = { _ in }, prepare: @escaping (Application) -> Void = { _ in },
         _ body: (TestServer) async throws -> Void
     ) async throws {
@@ -50,12 +47,17 @@ struct TestServer {
             hostname: "127.0.0.1", port: 0, database: database.location, publicURL: issuer, adminKey: adminKey,
             journeysDirectory: journeysDirectory, masterKey: masterKey)
         adjust(&configuration)
-        try await withApp(configure: { app in
-            prepare(app)
-            try await CountersignApp.configure(
-                app, configuration: configuration, dependencies: .init(clock: clock, pushTrustRoots: pushTrustRoots))
-        }) { app in
-            try await body(TestServer(app: app, clock: clock))
+        do {
+            try await withApp(configure: { app in
+                prepare(app)
+                try await CountersignApp.configure(app, configuration: configuration, dependencies: .init(clock: clock))
+            }) { app in
+                try await body(TestServer(app: app, clock: clock))
+            }
+        } catch {
+            // PostgreSQL errors describe themselves only when asked to in full.
+            if error is any CustomDebugStringConvertible { Issue.record("\(String(reflecting: error))") }
+            throw error
         }
     }
 
