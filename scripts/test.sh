@@ -27,7 +27,7 @@ fi
 log_dir=$(mktemp -d /tmp/countersign-test-logs.XXXXXX)
 
 echo "==> browser SDK unit tests (node --test)"
-node --test Tests/BrowserSDK 2>&1 | tee "$log_dir/browser-sdk.tap"
+node --test --test-reporter=tap Tests/BrowserSDK 2>&1 | tee "$log_dir/browser-sdk.tap"
 
 echo "==> building"
 swift build --build-tests

@@ -146,7 +146,7 @@ class DemoTestCase(unittest.TestCase):
         self.server = Server(self.directory)
         self.addCleanup(self.server.stop)
         options = Options()
-        options.binary_location = "/usr/bin/chromium"
+        options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
         for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                          f"--window-size={self.window[0]},{self.window[1]}"):
             options.add_argument(argument)
@@ -156,7 +156,7 @@ class DemoTestCase(unittest.TestCase):
             options.add_experimental_option(
                 "mobileEmulation", {"deviceMetrics": {"width": width, "height": height, "pixelRatio": 2}})
         options.set_capability("goog:loggingPrefs", {"browser": "SEVERE"})
-        self.browser = webdriver.Chrome(options=options, service=Service(executable_path="/usr/bin/chromedriver"))
+        self.browser = webdriver.Chrome(options=options, service=Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver"))
         self.addCleanup(self.browser.quit)
         self.addCleanup(self.report_page_errors)
         self.phones = 0
@@ -190,9 +190,14 @@ class DemoTestCase(unittest.TestCase):
         field = self.browser.find_element(By.ID, "login-email")
         field.send_keys(email, Keys.ENTER)
 
+    def hook(self, selector):
+        """An element by one of the stable hooks DESIGN.md names for the demo page."""
+        return self.browser.find_element(By.CSS_SELECTOR, selector)
+
     def claims(self):
-        """The token claims the success page lists, as a dict."""
+        """The token claims the success page lists, as a dict; the raw token is in `data-token`."""
         self.visible("view-success")
+        self.assertEqual(len(self.hook("[data-token]").get_attribute("data-token").split(".")), 3)
         terms = self.browser.find_elements(By.CSS_SELECTOR, "#claims dt")
         values = self.browser.find_elements(By.CSS_SELECTOR, "#claims dd")
         return {term.text: value.text for term, value in zip(terms, values)}
@@ -232,7 +237,10 @@ class DemoTests(DemoTestCase):
         self.sign_in(with_code=True)
         code = self.visible("otp").text
         self.assertRegex(code, r"^\d{6}$")
+        self.assertEqual(self.hook("[data-otp]").get_attribute("data-otp"), code)
         self.assertEqual(self.browser.find_element(By.ID, "otp").get_attribute("aria-label"), "Code " + " ".join(code))
+        # What a screen reader says: the digits one by one.
+        self.assertEqual(self.browser.find_element(By.ID, "otp").accessible_name, "Code " + " ".join(code))
         self.screenshot("login-otp-waiting")
 
         approved = phone.run("approve", "--otp", code)
@@ -246,16 +254,16 @@ class DemoTests(DemoTestCase):
         home = self.phone(name="Home phone")
         self.sign_in()
         self.visible("view-devices")
-        choices = self.browser.find_elements(By.CSS_SELECTOR, "#device-list label")
+        choices = self.browser.find_elements(By.CSS_SELECTOR, "#device-list button[data-device-code]")
         self.assertEqual(sorted(choice.text for choice in choices), ["Home phone", "Work phone"])
         self.screenshot("device-choice")
 
-        # With the keyboard: arrows move through the radio group, Enter sends the form.
-        self.browser.execute_script("document.querySelector('#device-list input:checked').focus()")
+        # With the keyboard: Tab moves through the phones, Enter chooses one.
+        self.browser.execute_script("arguments[0].focus()", choices[0])
         for _ in choices:
-            if self.browser.find_element(By.CSS_SELECTOR, "#device-list label:has(input:checked)").text == "Work phone":
+            if self.browser.switch_to.active_element.text == "Work phone":
                 break
-            self.browser.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
+            self.browser.switch_to.active_element.send_keys(Keys.TAB)
         self.browser.switch_to.active_element.send_keys(Keys.ENTER)
         self.visible("view-waiting")
         self.assertEqual(home.run("pending", check=False).returncode, 3, "the other phone must not be asked")
@@ -270,10 +278,11 @@ class DemoTests(DemoTestCase):
         self.visible("view-waiting")
         watch.wait_for("Approve? [y/n]")
 
-        self.browser.find_element(By.ID, "cancel").send_keys(Keys.SPACE)
+        self.hook("[data-action=cancel]").send_keys(Keys.SPACE)
         self.visible("view-failure")
         self.assertEqual(self.text("failure-reason"), "You cancelled the request.")
         self.assertEqual(self.text("failure-code"), "cancelled")
+        self.assertEqual(self.hook("[data-error-code]").get_attribute("data-error-code"), "cancelled")
         self.screenshot("cancelled")
 
         watch.answer("y")
@@ -294,7 +303,8 @@ class DemoTests(DemoTestCase):
     def test_resend_counts_down_and_is_disabled_at_zero(self):
         phone = self.phone()
         self.sign_in()
-        resend = self.visible("resend")
+        self.visible("resend")
+        resend = self.hook("[data-action=resend]")
         for left in (2, 1, 0):
             resend.send_keys(Keys.ENTER)
             self.wait_for_text("resend", f"Resend ({left} left)")
@@ -361,6 +371,7 @@ class DemoTests(DemoTestCase):
         self.wait_for_text("login-error", "Enter a valid email")
         self.assertEqual(field.get_attribute("aria-invalid"), "true")
         self.assertEqual(self.browser.switch_to.active_element, field)
+        self.assertTrue(self.browser.find_element(By.ID, "view-login").is_displayed(), "no journey was started")
         self.screenshot("invalid-email")
 
     def test_no_registered_phone_says_so(self):
@@ -379,6 +390,12 @@ class DemoTests(DemoTestCase):
         self.assertEqual(unlabelled, [])
         self.assertEqual(self.browser.find_element(By.ID, "waiting-status").get_attribute("role"), "status")
         self.assertEqual(self.browser.find_element(By.ID, "login-error").get_attribute("role"), "alert")
+        # While waiting, where the push stands is read out from the status region as it changes.
+        self.phone()
+        self.sign_in()
+        self.wait_for_text("push-status", "phone")
+        status = self.browser.execute_script("return document.getElementById('push-status').closest('[role=status]')?.id")
+        self.assertEqual(status, "waiting-status")
 
 
 class PhoneSizedWindowTests(DemoTestCase):

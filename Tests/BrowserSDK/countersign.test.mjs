@@ -120,7 +120,7 @@ test('slow_down backs off for at least Retry-After', async () => {
   assert.deepEqual(time.sleeps, [2000, 7000]);
 });
 
-test('an approval event on the stream ends the wait without waiting out the interval', async () => {
+test('an approval event on the stream ends the wait without waiting out the interval', { timeout: 2000 }, async () => {
   const sleeps = [];
   // A wait that only ends when woken: the stream must be what wakes it.
   const sleep = (milliseconds, signal) => new Promise((resolve) => {
@@ -144,7 +144,7 @@ test('an approval event on the stream ends the wait without waiting out the inte
   assert.match(stream.headers.Authorization, /^Bearer itk_/);
 });
 
-test('an aborted wait rejects with aborted', async () => {
+test('an aborted wait rejects with aborted', { timeout: 2000 }, async () => {
   const time = virtualTime();
   const server = fakeServer((request) => noEvents(request) ?? { body: waiting() });
   const client = new CountersignClient({ clientId: 'demo-web', fetch: server.fetch, sleep: time.sleep });
@@ -153,6 +153,68 @@ test('an aborted wait rejects with aborted', async () => {
   await assert.rejects(
     client.waitForMobileApproval(await client.startJourney('web_login'), { signal: controller.signal }),
     (error) => error.errorCode === ErrorCode.Aborted);
+});
+
+test('a wait aborted while it sleeps rejects with aborted at once', { timeout: 2000 }, async () => {
+  const controller = new AbortController();
+  // A sleep that ends only when aborted; the test aborts once the SDK sleeps.
+  const sleep = (milliseconds, signal) => new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    signal?.addEventListener('abort', resolve, { once: true });
+    controller.abort();
+  });
+  const server = fakeServer((request) => noEvents(request) ?? { body: waiting() });
+  const client = new CountersignClient({ clientId: 'demo-web', fetch: server.fetch, sleep });
+  await assert.rejects(
+    client.waitForMobileApproval(await client.startJourney('web_login'), { signal: controller.signal }),
+    (error) => error.errorCode === ErrorCode.Aborted);
+  assert.equal(server.requests.filter((request) => request.url.endsWith('/submit')).length, 0, 'no poll after the abort');
+});
+
+test('a poll lost to the network or a server error is tried again at the interval until expires_at; onRetry sees each', async () => {
+  const time = virtualTime();
+  let polls = 0;
+  const expiresAt = new Date(Date.now() + 60_000).toISOString();
+  const server = fakeServer((request) => {
+    if (noEvents(request)) return noEvents(request);
+    if (request.url.endsWith('/start')) return { body: waiting({ expires_at: expiresAt }) };
+    polls += 1;
+    if (polls === 1) throw new TypeError('fetch failed');
+    if (polls === 2) return { status: 502, raw: 'Bad Gateway' };
+    return { body: wire(JourneyStepId.Success, {}, { token: 't' }) };
+  });
+  const client = new CountersignClient({ clientId: 'demo-web', fetch: server.fetch, sleep: time.sleep });
+  const retried = [];
+  const done = await client.waitForMobileApproval(await client.startJourney('web_login'), {
+    onRetry: (error) => retried.push(error.errorCode),
+  });
+  assert.equal(done.token, 't');
+  assert.deepEqual(retried, [ErrorCode.NetworkError, ErrorCode.ServerError]);
+  assert.deepEqual(time.sleeps, [2000, 2000, 2000]);
+});
+
+test('past expires_at a lost poll is not tried again', async () => {
+  const time = virtualTime();
+  const server = fakeServer((request) => {
+    if (noEvents(request)) return noEvents(request);
+    if (request.url.endsWith('/start')) return { body: waiting({ expires_at: new Date(Date.now() - 1000).toISOString() }) };
+    throw new TypeError('fetch failed');
+  });
+  const client = new CountersignClient({ clientId: 'demo-web', fetch: server.fetch, sleep: time.sleep });
+  await assert.rejects(
+    client.waitForMobileApproval(await client.startJourney('web_login')), (error) => error.errorCode === ErrorCode.NetworkError);
+});
+
+test('restoreFromSerializedState sets up a page that was never initialized; a bad saved state is invalid_state', async () => {
+  // A fresh copy of the module: its client is not set up yet.
+  const fresh = await import('../../Sources/CountersignServer/Browser/sdk/countersign.js?never-initialized');
+  assert.throws(() => fresh.restoreFromSerializedState('not json'), (error) => error.errorCode === ErrorCode.InvalidState);
+  const server = fakeServer(() => ({ body: waiting() }));
+  const original = new CountersignClient({ clientId: 'demo-web', serverPath: 'https://cs.example', fetch: server.fetch });
+  const response = await original.startJourney('web_login');
+  assert.deepEqual(fresh.restoreFromSerializedState(original.serializeState()), response);
+  assert.equal(JSON.parse(fresh.serializeState()).clientId, 'demo-web');
+  assert.equal(JSON.parse(fresh.serializeState()).serverPath, 'https://cs.example');
 });
 
 test('serializeState and restoreFromSerializedState round-trip; the restored client goes on with the same interaction', async () => {
@@ -172,7 +234,7 @@ test('serializeState and restoreFromSerializedState round-trip; the restored cli
   assert.deepEqual(restoreFromSerializedState(saved), response);
   assert.equal(JSON.parse(serializeState()).interactionId, 'int_1');
   for (const bad of ['not json', '{"version": 99}']) {
-    assert.throws(() => restored.restoreFromSerializedState(bad), (error) => error.errorCode === ErrorCode.ClientResponseNotValid);
+    assert.throws(() => restored.restoreFromSerializedState(bad), (error) => error.errorCode === ErrorCode.InvalidState);
   }
 });
 

@@ -28,7 +28,7 @@ const $ = (id) => document.getElementById(id);
 
 /** Which form started the running journey: `login` or `payment`. */
 let flow = 'login';
-/** The wait for the phone in progress: `{controller, promise}`. */
+/** The wait for the phone in progress: `{controller, promise, response}` (the step waited on). */
 let waiting = null;
 let countdown = null;
 /** A call of the journey is under way. */
@@ -38,6 +38,8 @@ let busy = false;
 
 function show(view) {
   $('loading').hidden = true;
+  // The time left counts down only while the waiting view is shown.
+  if (view !== 'waiting') clearInterval(countdown);
   const section = $(`view-${view}`);
   const alreadyShown = !section.hidden;
   for (const other of document.querySelectorAll('main > section')) other.hidden = other !== section;
@@ -55,14 +57,14 @@ function showStart(which) {
 }
 
 function showDevices(response) {
-  const list = $('device-list');
-  list.replaceChildren(...response.data.devices.map((device, index) => {
-    const label = document.createElement('label');
-    label.className = 'choice';
-    const input = document.createElement('input');
-    Object.assign(input, { type: 'radio', name: 'device', value: device.code, checked: index === 0 });
-    label.append(input, ` ${device.name}`);
-    return label;
+  // One button per phone: choosing one sends the request to it.
+  $('device-list').replaceChildren(...response.data.devices.map((device) => {
+    const button = document.createElement('button');
+    Object.assign(button, { type: 'button', textContent: device.name });
+    button.dataset.deviceCode = device.code;
+    button.addEventListener('click', () => step($('devices-error'),
+      () => submitClientResponse(ClientResponseOptionType.ClientInput, { selected_device_code: device.code })));
+    return button;
   }));
   $('devices-error').textContent = response.error ? describe(response.error.code, response.error.message) : '';
   show('devices');
@@ -72,6 +74,8 @@ function showWaiting(response) {
   const data = response.data ?? {};
   $('otp-block').hidden = !data.otp;
   $('otp').textContent = data.otp ?? '';
+  $('otp').dataset.otp = data.otp ?? '';
+  // Read out digit by digit.
   $('otp').setAttribute('aria-label', data.otp ? `Code ${[...data.otp].join(' ')}` : '');
   showDetails($('waiting-details'), data.approval_data);
   $('waiting-details').hidden = !data.approval_data;
@@ -103,6 +107,7 @@ function showSuccess(response) {
   for (const [key, value] of Object.entries(claims.approval_data ?? {})) shown[`approval_data.${key}`] = value;
   showDetails($('claims'), shown);
   $('token').textContent = response.token;
+  $('token').dataset.token = response.token;
   show('success');
 }
 
@@ -111,6 +116,7 @@ function showFailure(code, message) {
   $('failure-title').textContent = flow === 'payment' ? 'Payment not approved' : 'Not signed in';
   $('failure-reason').textContent = describe(code, message);
   $('failure-code').textContent = code ?? 'unknown';
+  $('failure-code').dataset.errorCode = code ?? 'unknown';
   show('failure');
 }
 
@@ -164,7 +170,7 @@ function render(response) {
       showWaiting(response);
       return waitForPhone(response);
     default:
-      // A form again: the journey was restored before its form was sent.
+      // Another step: the demo's journeys have none, so start again.
       return showStart(flow);
   }
 }
@@ -174,11 +180,30 @@ function waitForPhone(response) {
   const promise = waitForMobileApproval(response, {
     signal: controller.signal,
     onUpdate: (update) => { remember(); showWaiting(update); },
+    onRetry: () => { $('waiting-error').textContent = 'The connection to the server was lost. Trying again…'; },
   });
-  waiting = { controller, promise };
+  waiting = { controller, promise, response };
   promise.then(
     (next) => { if (waiting?.controller === controller) { waiting = null; render(next); } },
-    (error) => { if (waiting?.controller === controller) { waiting = null; waitFailed(error, response); } });
+    (error) => { if (waiting?.controller === controller) { waiting = null; showFailure(error.errorCode, error.message); } });
+}
+
+/**
+ * Answers the waiting step with `option` (resend, cancel). The wait stops first; when the answer cannot
+ * be sent, waiting resumes, so the page never shows a spinner with nothing behind it.
+ */
+function answerWhileWaiting(option) {
+  return step($('waiting-error'), async () => {
+    const waitedOn = waiting?.response;
+    const ended = await stopWaiting();
+    if (ended) return ended;
+    try {
+      return await submitClientResponse(option);
+    } catch (error) {
+      if (waitedOn) waitForPhone(waitedOn);
+      throw error;
+    }
+  });
 }
 
 /** Stops waiting for the phone; resolves with the step the wait ended on, if a poll in flight ended it. */
@@ -192,15 +217,6 @@ async function stopWaiting() {
   } catch {
     return null;
   }
-}
-
-function waitFailed(error, response) {
-  if (error.errorCode === ErrorCode.NetworkError || error.errorCode === ErrorCode.ServerError) {
-    $('waiting-error').textContent = 'The connection to the server was lost. Trying again…';
-    setTimeout(() => { if (!waiting) waitForPhone(response); }, 3000);
-    return;
-  }
-  showFailure(error.errorCode, error.message);
 }
 
 /** Runs one call of the journey, ignoring clicks until it is answered, then shows the answer. */
@@ -271,21 +287,10 @@ $('payment-form').addEventListener('submit', (event) => {
   });
 });
 
-$('devices-form').addEventListener('submit', (event) => {
-  event.preventDefault();
-  const code = event.currentTarget.querySelector('input[name=device]:checked')?.value;
-  step($('devices-error'), () => submitClientResponse(ClientResponseOptionType.ClientInput, { selected_device_code: code }));
-});
-
 $('devices-cancel').addEventListener('click', () => step($('devices-error'), () => submitClientResponse(ClientResponseOptionType.Cancel)));
 
-$('resend').addEventListener('click', () => step($('waiting-error'), async () => {
-  return (await stopWaiting()) ?? submitClientResponse(ClientResponseOptionType.Resend);
-}));
-
-$('cancel').addEventListener('click', () => step($('waiting-error'), async () => {
-  return (await stopWaiting()) ?? submitClientResponse(ClientResponseOptionType.Cancel);
-}));
+$('resend').addEventListener('click', () => answerWhileWaiting(ClientResponseOptionType.Resend));
+$('cancel').addEventListener('click', () => answerWhileWaiting(ClientResponseOptionType.Cancel));
 
 for (const button of document.querySelectorAll('.restart')) button.addEventListener('click', () => showStart(flow));
 
@@ -296,7 +301,7 @@ window.addEventListener('hashchange', async () => {
 
 /** Resumes a journey saved before a reload, or shows the form the address names. */
 function start() {
-  initialize({ clientId, serverPath: location.origin });
+  initialize({ clientId });
   const saved = sessionStorage.getItem(savedStateKey);
   if (saved) {
     try {

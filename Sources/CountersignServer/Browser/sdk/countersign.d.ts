@@ -28,6 +28,7 @@ export declare const ErrorCode: {
   readonly Expired: 'expired';
   readonly NotInitialized: 'not_initialized';
   readonly NoInteraction: 'no_interaction';
+  readonly InvalidState: 'invalid_state';
   readonly Aborted: 'aborted';
 };
 
@@ -85,6 +86,8 @@ export interface StartJourneyOptions {
 export interface WaitOptions {
   /** Called with each poll's response while the phone has not answered (`push_status` and the like). */
   onUpdate?: (response: IdoResponse) => void;
+  /** Called when a poll failed for the network or the server and will be tried again (until `expires_at`). */
+  onRetry?: (error: CountersignError) => void;
   /** Stops waiting; the promise rejects with `aborted`. */
   signal?: AbortSignal;
 }
@@ -99,7 +102,7 @@ export declare class CountersignClient {
   waitForMobileApproval(response: IdoResponse, options?: WaitOptions): Promise<IdoResponse>;
 }
 
-export declare function initialize(options: InitializeOptions): void;
+export declare function initialize(options: ClientOptions): void;
 export declare function startJourney(journeyId: string, options?: StartJourneyOptions): Promise<IdoResponse>;
 export declare function submitClientResponse(optionId: string, data?: Record<string, unknown>): Promise<IdoResponse>;
 export declare function serializeState(): string;

@@ -32,6 +32,7 @@ export const ErrorCode = Object.freeze({
   Expired: 'expired',
   NotInitialized: 'not_initialized',
   NoInteraction: 'no_interaction',
+  InvalidState: 'invalid_state',
   Aborted: 'aborted',
 });
 
@@ -118,15 +119,7 @@ export class CountersignClient {
    * @returns {IdoResponse | null} the last response seen before the state was saved
    */
   restoreFromSerializedState(text) {
-    let saved;
-    try {
-      saved = JSON.parse(text);
-    } catch {
-      throw new CountersignError(ErrorCode.ClientResponseNotValid, 'The saved state is not valid JSON.');
-    }
-    if (saved?.version !== serializedVersion || typeof saved.clientId !== 'string') {
-      throw new CountersignError(ErrorCode.ClientResponseNotValid, 'The saved state is not from this SDK.');
-    }
+    const saved = parseSavedState(text);
     this.clientId = saved.clientId;
     this.serverPath = saved.serverPath ?? '';
     this.interactionId = saved.interactionId ?? null;
@@ -138,15 +131,19 @@ export class CountersignClient {
   /**
    * Waits for the phone to answer a `mobile_approve_authentication` step: listens on the interaction's
    * events stream and polls every `polling_interval` seconds (never faster, longer when the server
-   * says `slow_down`), calling `onUpdate` with each response that is still waiting. Resolves with the
-   * first response that is not.
+   * says `slow_down`), calling `onUpdate` with each response that is still waiting. A poll that fails
+   * for the network or the server (`network_error`, `server_error`) is tried again at the next interval
+   * until the step's `expires_at`, calling `onRetry` with the error. Resolves with the first response
+   * that is not waiting.
    * @param {IdoResponse} response the waiting response
-   * @param {{onUpdate?: (response: IdoResponse) => void, signal?: AbortSignal}} [options]
+   * @param {{onUpdate?: (response: IdoResponse) => void, onRetry?: (error: CountersignError) => void,
+   *   signal?: AbortSignal}} [options]
    * @returns {Promise<IdoResponse>}
    */
-  async waitForMobileApproval(response, { onUpdate, signal } = {}) {
+  async waitForMobileApproval(response, { onUpdate, onRetry, signal } = {}) {
     this.requireInteraction();
     const interval = Math.max(1, Number(response?.data?.polling_interval) || 3) * 1000;
+    const retryUntil = Date.parse(response?.data?.expires_at);
     // Aborted by the caller's signal, or once by the events stream to poll at once.
     let wake = new AbortController();
     const stop = () => wake.abort();
@@ -164,8 +161,14 @@ export class CountersignClient {
         try {
           current = await this.submitClientResponse(ClientResponseOptionType.ClientInput, {});
         } catch (error) {
-          if (error.errorCode !== ErrorCode.SlowDown) throw error;
-          wait = Math.max(interval, (error.retryAfter ?? 0) * 1000);
+          if (error.errorCode === ErrorCode.SlowDown) {
+            wait = Math.max(interval, (error.retryAfter ?? 0) * 1000);
+            continue;
+          }
+          const transient = error.errorCode === ErrorCode.NetworkError || error.errorCode === ErrorCode.ServerError;
+          if (!transient || !(Date.now() < retryUntil)) throw error;
+          onRetry?.(error);
+          wait = interval;
           continue;
         }
         if (current.journeyStepId !== JourneyStepId.MobileApproveAuthentication || current.error) return current;
@@ -247,6 +250,20 @@ export class CountersignClient {
   }
 }
 
+/** The state `serializeState` wrote; `invalid_state` when `text` is anything else. */
+function parseSavedState(text) {
+  let saved;
+  try {
+    saved = JSON.parse(text);
+  } catch {
+    throw new CountersignError(ErrorCode.InvalidState, 'The saved state is not valid JSON.');
+  }
+  if (saved?.version !== serializedVersion || typeof saved.clientId !== 'string') {
+    throw new CountersignError(ErrorCode.InvalidState, 'The saved state is not from this SDK.');
+  }
+  return saved;
+}
+
 /** Waits `milliseconds`, or less when `signal` is aborted first. */
 function sleepFor(milliseconds, signal) {
   return new Promise((resolve) => {
@@ -265,7 +282,7 @@ function client() {
 
 /**
  * Sets up the SDK for this page.
- * @param {{clientId: string, serverPath?: string}} options
+ * @param {{clientId: string, serverPath?: string, fetch?: typeof fetch}} options as for `CountersignClient`
  */
 export function initialize(options) {
   defaultClient = new CountersignClient(options);
@@ -291,10 +308,7 @@ export function serializeState() {
  * @see CountersignClient#restoreFromSerializedState
  */
 export function restoreFromSerializedState(text) {
-  if (!defaultClient) {
-    const saved = JSON.parse(text);
-    defaultClient = new CountersignClient({ clientId: saved?.clientId || 'unknown', serverPath: saved?.serverPath ?? '' });
-  }
+  defaultClient ??= new CountersignClient({ clientId: parseSavedState(text).clientId });
   return defaultClient.restoreFromSerializedState(text);
 }
 
