@@ -52,8 +52,10 @@ run_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; f
 stop_pg() { run_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$pg_dir"; }
 trap stop_pg EXIT
 run_pg "$pg_bin/initdb" -D "$pg_dir/data" -U postgres --auth-local=trust --auth-host=scram-sha-256 >/dev/null
+# No autovacuum: a worker on a test database keeps DROP DATABASE … WITH (FORCE) from removing it
+# (only a superuser may end that worker), and the test databases live for seconds.
 run_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/log" -w start \
-  -o "-p $pg_port -k $pg_dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200" >/dev/null
+  -o "-p $pg_port -k $pg_dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200 -c autovacuum=off" >/dev/null
 run_pg "$pg_bin/psql" -q -h "$pg_dir" -p "$pg_port" -U postgres -v ON_ERROR_STOP=1 \
   -c "CREATE ROLE countersign LOGIN CREATEDB PASSWORD 'countersign'" \
   -c "CREATE DATABASE countersign OWNER countersign"
