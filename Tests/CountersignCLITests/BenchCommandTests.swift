@@ -35,13 +35,17 @@ struct BenchCommandTests {
         return try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
     }
 
-    @Test("complete flows of each web journey end with a verified token naming the phone, and the server's usage is read", arguments: [
+    @Test("complete flows of each web journey, and with polling, end with a verified token naming the phone; the server's usage is read", arguments: [
         ["--journey", "web_login"], ["--journey", "web_login_otp"], ["--journey", "web_transaction_signing"],
+        // A polling browser waits out the 3 s polling interval: time for one flow.
+        ["--journey", "web_login", "--polling", "--duration", "5"],
     ])
-    func flows(journey: [String]) async throws {
+    func flows(options: [String]) async throws {
         let server = try Self.server()
         defer { server.stop() }
-        let report = try await Self.bench(journey + ["--browsers", "2", "--warmup", "0", "--duration", "2"], against: server)
+        let duration = options.contains("--duration") ? [] : ["--duration", "2"]
+        let report = try await Self.bench(options + duration + ["--browsers", "2", "--warmup", "0"], against: server)
+        #expect(report["waiting"] as? String == (options.contains("--polling") ? "polling" : "events stream"))
         #expect(report["errors"] as? Int == 0, "\(report["firstError"] ?? "")")
         #expect((report["completedFlows"] as? Int ?? 0) > 0)
         #expect(report["serverCPUMillisecondsPerFlow"] is Double)
