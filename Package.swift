@@ -105,6 +105,8 @@ let package = Package(
                 "SimulatedPhone",
                 "Journeys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // Drives a running server over loopback HTTP as browsers and phones do, and measures it.

@@ -23,7 +23,8 @@ struct CountersignBench: AsyncParsableCommand {
 struct TargetOptions: ParsableArguments {
     @Option(help: "The server's base URL.") var server = "http://127.0.0.1:8080"
     @Option(help: "The server's process id, for its CPU time and memory (Linux /proc).") var serverPID: Int32?
-    @Option(help: "Also write the report as JSON to this file.") var json: String?
+    @Flag(help: "Print the report as one JSON object with snake_case keys on standard output, instead of a table.")
+    var json = false
 
     func serverURL() throws -> URL {
         guard let url = URL(string: server) else { throw ValidationError("--server is not a URL.") }
@@ -37,11 +38,13 @@ struct TargetOptions: ParsableArguments {
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             let report = try await body(PooledTransport(client: http))
-            print(report.table)
-            if let json {
+            if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                try encoder.encode(report).write(to: URL(fileURLWithPath: json))
+                encoder.keyEncodingStrategy = .convertToSnakeCase
+                print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            } else {
+                print(report.table)
             }
         } catch {
             try await http.shutdown()
@@ -82,7 +85,7 @@ struct Flows: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: directory) }
         let registering = ContinuousClock.now
         let pairs = try await FlowBenchmark.registerPhones(browsers, server: server, transport: transport, directory: directory)
-        print("Registered \(pairs.count) phones in \(registering.duration(to: .now)).")
+        progress("Registered \(pairs.count) phones in \(registering.duration(to: .now)).")
 
         let benchmark = FlowBenchmark(server: server, transport: transport, journey: journey, polling: polling, keys: keys)
         let recorder = Recorder()
@@ -96,13 +99,13 @@ struct Flows: AsyncParsableCommand {
                 for pair in pairs { group.addTask { await pair.answerRequests() } }
             }
         }
-        // The server's usage is read at the window's edges, like the flows counted in it.
-        @Sendable func serverUsage(at instant: ContinuousClock.Instant) async throws -> ProcessUsage? {
+        // The server's usage and the benchmark's own are read at the window's edges, like the flows counted in it.
+        @Sendable func usage(at instant: ContinuousClock.Instant) async throws -> (server: ProcessUsage?, bench: ProcessUsage) {
             try await Task.sleep(until: instant)
-            return try serverPID.map(ProcessUsage.read)
+            return (try serverPID.map(ProcessUsage.read), try ProcessUsage.read(pid: getpid()))
         }
-        async let usageAtStart = serverUsage(at: measuringFrom)
-        async let usageAtEnd = serverUsage(at: end)
+        async let usageAtStart = usage(at: measuringFrom)
+        async let usageAtEnd = usage(at: end)
         await withDiscardingTaskGroup { group in
             for pair in pairs {
                 group.addTask {
@@ -124,7 +127,7 @@ struct Flows: AsyncParsableCommand {
         let (before, after) = try await (usageAtStart, usageAtEnd)
         return await recorder.report(
             journey: journey, polling: polling, browsers: browsers, seconds: duration,
-            server: before.flatMap { before in after.map { (before, $0) } })
+            server: before.server.flatMap { before in after.server.map { (before, $0) } }, bench: (before.bench, after.bench))
     }
 }
 
@@ -145,22 +148,24 @@ actor Recorder {
         if firstError == nil { firstError = String(describing: error) }
     }
 
-    func report(journey: BenchJourney, polling: Bool, browsers: Int, seconds: Int, server: (ProcessUsage, ProcessUsage)?) -> FlowReport {
+    func report(
+        journey: BenchJourney, polling: Bool, browsers: Int, seconds: Int, server: (ProcessUsage, ProcessUsage)?,
+        bench: (ProcessUsage, ProcessUsage)
+    ) -> FlowReport {
         let completed = samples.count
-        var cpuPerFlow: Double?
-        if let (before, after) = server, completed > 0 {
-            cpuPerFlow = (after.cpu - before.cpu).inMilliseconds / Double(completed)
+        func cpuPerFlow(_ usage: (before: ProcessUsage, after: ProcessUsage)) -> Double? {
+            completed > 0 ? (usage.after.cpu - usage.before.cpu).inMilliseconds / Double(completed) : nil
         }
         return FlowReport(
             journey: journey.rawValue, waiting: polling ? "polling" : "events stream", browsers: browsers, seconds: seconds,
             completedFlows: completed, errors: errors, flowsPerSecond: Double(completed) / Double(seconds),
             flowMilliseconds: Percentiles(samples.map(\.flow)), resumeMilliseconds: Percentiles(samples.map(\.resume)),
-            serverCPUMillisecondsPerFlow: cpuPerFlow, serverPeakRSSMiB: server.map { Double($0.1.peakRSS) / 1_048_576 },
-            firstError: firstError)
+            serverCPUMillisecondsPerFlow: server.flatMap(cpuPerFlow), serverPeakRSSMiB: server.map { Double($0.1.peakRSS) / 1_048_576 },
+            benchCPUMillisecondsPerFlow: cpuPerFlow(bench), firstError: firstError)
     }
 }
 
-/// What a benchmark prints (a Markdown table) and writes with `--json`.
+/// What a benchmark prints: a Markdown table, or with `--json` its fields with snake_case keys.
 protocol BenchReport: Encodable, Sendable {
     var table: String { get }
 }
@@ -177,7 +182,19 @@ struct FlowReport: BenchReport, Codable {
     var resumeMilliseconds: Percentiles
     var serverCPUMillisecondsPerFlow: Double?
     var serverPeakRSSMiB: Double?
+    /// The benchmark's own CPU: it shares the machine with the server.
+    var benchCPUMillisecondsPerFlow: Double?
     var firstError: String?
+
+    /// The names docs/BENCHMARKS.md and DESIGN.md use (the rest follow the encoder's snake_case).
+    enum CodingKeys: String, CodingKey {
+        case journey, waiting, browsers, seconds, completedFlows, errors, flowsPerSecond, firstError
+        case flowMilliseconds = "flow_ms"
+        case resumeMilliseconds = "resume_ms"
+        case serverCPUMillisecondsPerFlow = "server_cpu_ms_per_flow"
+        case serverPeakRSSMiB = "server_peak_rss_mib"
+        case benchCPUMillisecondsPerFlow = "bench_cpu_ms_per_flow"
+    }
 
     var table: String {
         func number(_ value: Double?, _ digits: Int = 1) -> String { value.map { String(format: "%.\(digits)f", $0) } ?? "n/a" }
@@ -189,6 +206,7 @@ struct FlowReport: BenchReport, Codable {
             | whole flow p50 / p90 / p99 / max (ms) | \(flowMilliseconds.summary) |
             | phone answers → browser resumed p50 / p90 / p99 / max (ms) | \(resumeMilliseconds.summary) |
             | server CPU per flow (ms) | \(number(serverCPUMillisecondsPerFlow, 3)) |
+            | benchmark's own CPU per flow (ms) | \(number(benchCPUMillisecondsPerFlow, 3)) |
             | server peak RSS (MiB) | \(number(serverPeakRSSMiB)) |
             \(firstError.map { "| first error | \($0) |" } ?? "")
             """
@@ -213,6 +231,11 @@ struct Percentiles: Codable {
     }
 
     var summary: String { String(format: "%.1f / %.1f / %.1f / %.1f", p50, p90, p99, max) }
+}
+
+/// A line on standard error, so that standard output holds only the report.
+func progress(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
 extension Duration {

@@ -42,7 +42,7 @@ struct PendingSoak: AsyncParsableCommand {
         let storedBefore = try await stats.read().approvalsStored
 
         // 1. Create the approvals; keep every `keepEvery`-th waiting browser to poll later.
-        print("Creating \(approvals) pending approvals with \(concurrency) browsers…")
+        progress("Creating \(approvals) pending approvals with \(concurrency) browsers…")
         let creating = ContinuousClock.now
         let keepEvery = max(1, approvals / samples)
         let kept = Collector<SignIn>()
@@ -53,7 +53,7 @@ struct PendingSoak: AsyncParsableCommand {
                     while let index = await next.take(below: approvals) {
                         let signIn = try await SignIn.start(email: emails[index % emails.count], server: server, transport: transport)
                         if index % keepEvery == 0 { await kept.add(signIn) }
-                        if index % 10_000 == 0, index > 0 { print("  \(index) created") }
+                        if index % 10_000 == 0, index > 0 { progress("  \(index) created") }
                     }
                 }
             }
@@ -61,7 +61,7 @@ struct PendingSoak: AsyncParsableCommand {
         let creationSeconds = creating.duration(to: .now).inSeconds
         let afterCreation = try await stats.read()
         let usageAfterCreation = try target.serverPID.map(ProcessUsage.read)
-        print("Created in \(String(format: "%.0f", creationSeconds)) s; \(afterCreation.approvalsPending) pending.")
+        progress("Created in \(String(format: "%.0f", creationSeconds)) s; \(afterCreation.approvalsPending) pending.")
 
         // 2. While they wait: fresh sign-ins, and one poll of each kept browser.
         let probes = Collector<SignIn>()
@@ -73,7 +73,7 @@ struct PendingSoak: AsyncParsableCommand {
         let whilePending = try await stats.read()
 
         // 3. Expiry: sign-ins keep coming at a steady rate while the sweep removes the expired approvals.
-        print("Waiting for the approvals to expire and be removed…")
+        progress("Waiting for the approvals to expire and be removed…")
         let expiry = try await watchExpiry(
             stats: stats, otherApprovals: storedBefore + samples, emails: emails, server: server, transport: transport)
         let usageAtEnd = try target.serverPID.map(ProcessUsage.read)

@@ -1,6 +1,8 @@
 import ArgumentParser
 import CountersignServer
 import Foundation
+import NIOCore
+import NIOPosix
 import Vapor
 
 /// `countersign serve`: run the server.
@@ -19,6 +21,9 @@ struct Serve: AsyncParsableCommand {
     var port: Int?
 
     func run() async throws {
+        // Async code then runs on the event loops that do the HTTP and database I/O, instead of handing every
+        // request and every database answer between NIO's threads and Swift's cooperative pool.
+        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         let configuration = try loadConfiguration(hostname: hostname, port: port)
         try await withApplication(arguments: ["countersign", "serve"]) { app in
             try await CountersignApp.configure(

@@ -24,15 +24,14 @@ struct BenchCommandTests {
         ])
     }
 
-    /// Runs the benchmark with `arguments` and returns its JSON report.
+    /// Runs the benchmark with `arguments` and returns the JSON report it prints on standard output.
     static func bench(_ arguments: [String], against server: RunningServer) async throws -> [String: Any] {
-        let report = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString).json")
         let result = try await CommandRunner.run(
             arguments + ["--server", "http://127.0.0.1:\(server.port)", "--server-pid", String(server.process.processIdentifier),
-                         "--json", report.path],
+                         "--json"],
             product: "countersign-bench")
         #expect(result.status == 0, "\(result.errors)")
-        return try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
     }
 
     @Test("complete flows of each web journey, and with polling, end with a verified token naming the phone; the server's usage is read", arguments: [
@@ -46,10 +45,17 @@ struct BenchCommandTests {
         let duration = options.contains("--duration") ? [] : ["--duration", "2"]
         let report = try await Self.bench(options + duration + ["--browsers", "2", "--warmup", "0"], against: server)
         #expect(report["waiting"] as? String == (options.contains("--polling") ? "polling" : "events stream"))
-        #expect(report["errors"] as? Int == 0, "\(report["firstError"] ?? "")")
-        #expect((report["completedFlows"] as? Int ?? 0) > 0)
-        #expect(report["serverCPUMillisecondsPerFlow"] is Double)
-        #expect((report["serverPeakRSSMiB"] as? Double ?? 0) > 0)
+        #expect(report["errors"] as? Int == 0, "\(report["first_error"] ?? "")")
+        #expect((report["completed_flows"] as? Int ?? 0) > 0)
+        #expect((report["flows_per_second"] as? Double ?? 0) > 0)
+        for latency in ["flow_ms", "resume_ms"] {
+            let percentiles = try #require(report[latency] as? [String: Double], "\(latency)")
+            #expect(Set(percentiles.keys) == ["p50", "p90", "p99", "max"])
+            #expect((percentiles["max"] ?? 0) > 0)
+        }
+        #expect(report["server_cpu_ms_per_flow"] is Double)
+        #expect(report["bench_cpu_ms_per_flow"] is Double)
+        #expect((report["server_peak_rss_mib"] as? Double ?? 0) > 0)
     }
 
     @Test("the pending soak keeps every approval pending while measuring, then sees the sweep remove them once expired")
@@ -60,12 +66,12 @@ struct BenchCommandTests {
             "pending", "--admin-key", Self.adminKey, "--approvals", "40", "--phones", "2", "--concurrency", "4", "--samples", "4",
             "--probe-rate", "4", "--expiry-timeout", "90",
         ], against: server)
-        #expect(report["pendingAfterCreation"] as? Int == 40)
-        #expect(report["pendingWhileMeasuring"] as? Int == 44)
-        let polls = try #require(report["pollMilliseconds"] as? [String: Double])
+        #expect(report["pending_after_creation"] as? Int == 40)
+        #expect(report["pending_while_measuring"] as? Int == 44)
+        let polls = try #require(report["poll_milliseconds"] as? [String: Double])
         #expect((polls["max"] ?? 0) > 0)
         let expiry = try #require(report["expiry"] as? [String: Any])
-        #expect(expiry["removedAll"] as? Bool == true)
-        #expect((expiry["signInsMeasured"] as? Int ?? 0) > 0)
+        #expect(expiry["removed_all"] as? Bool == true)
+        #expect((expiry["sign_ins_measured"] as? Int ?? 0) > 0)
     }
 }

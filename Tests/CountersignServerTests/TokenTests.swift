@@ -45,6 +45,8 @@ struct TokenTests {
             let phone = TestPhone(client: server.client())
             let oldToken = try #require(try await phone.register(email: "ada@example.com").token)
             let oldKid = try kid(of: oldToken)
+            // Served once before the rotation, so a JWKS kept in memory must be rebuilt by it.
+            #expect(try await server.send(.GET, "/.well-known/jwks.json").body["keys"]?.arrayValue?.count == 1)
 
             let rotated = try await server.admin(.POST, "signing-keys/rotate")
             #expect(rotated.status == .created)

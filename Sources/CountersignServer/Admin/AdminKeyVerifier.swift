@@ -30,7 +30,7 @@ struct AdminAuthenticationMiddleware: AsyncMiddleware {
 
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         guard let key = request.headers.bearerAuthorization?.token, verifier.accepts(key) else {
-            throw APIError(.unauthorized, ErrorCode.invalidToken, "A valid admin key is required.")
+            throw ServiceError(.unauthenticated, ErrorCode.invalidToken, "A valid admin key is required.")
         }
         return try await next.respond(to: request)
     }

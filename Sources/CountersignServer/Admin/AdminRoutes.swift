@@ -41,7 +41,7 @@ struct AdminRoutes: RouteCollection {
         let body = try request.content.decode(CreateApplicationRequest.self)
         try Self.checkIdentifier(body.id, field: "id")
         guard try await ApplicationModel.find(body.id, on: request.db) == nil else {
-            throw APIError(.conflict, "already_exists", "An application '\(body.id)' already exists.")
+            throw ServiceError.alreadyExists("An application '\(body.id)' already exists.")
         }
         try await ApplicationModel(id: body.id, name: body.name).create(on: request.db)
         return try await ApplicationView(id: body.id, name: body.name, clients: []).encodeResponse(status: .created, for: request)
@@ -58,10 +58,10 @@ struct AdminRoutes: RouteCollection {
         let body = try request.content.decode(CreateClientRequest.self)
         try Self.checkIdentifier(body.id, field: "id")
         guard let kind = ClientKind(rawValue: body.kind) else {
-            throw APIError.notValid("'kind' must be web or native.")
+            throw ServiceError.notValid("'kind' must be web or native.")
         }
         guard try await ClientModel.find(body.id, on: request.db) == nil else {
-            throw APIError(.conflict, "already_exists", "A client '\(body.id)' already exists.")
+            throw ServiceError.alreadyExists("A client '\(body.id)' already exists.")
         }
         let client = ClientModel(id: body.id, applicationID: application.id!, name: body.name, kind: kind)
         try await client.create(on: request.db)
@@ -99,7 +99,7 @@ struct AdminRoutes: RouteCollection {
 
     /// Marks a device or key revoked (once; revoking again changes nothing).
     private func revoke<Credential: RevocableCredential>(_ type: Credential.Type, id: String?, on database: any Database) async throws -> Credential {
-        guard let credential = try await Credential.find(id, on: database) else { throw APIError.notFound("No such \(Credential.noun).") }
+        guard let credential = try await Credential.find(id, on: database) else { throw ServiceError.notFound("No such \(Credential.noun).") }
         if credential.status != CredentialStatus.revoked.rawValue {
             credential.status = CredentialStatus.revoked.rawValue
             credential.revokedAt = clock.now()
@@ -113,7 +113,7 @@ struct AdminRoutes: RouteCollection {
     }
 
     func showJourney(request: Request) async throws -> JourneyView {
-        guard let journey = journeys[request.parameters.get("journeyID")!] else { throw APIError.notFound("No such journey.") }
+        guard let journey = journeys[request.parameters.get("journeyID")!] else { throw ServiceError.notFound("No such journey.") }
         return JourneyView(journey, withSteps: true)
     }
 
@@ -129,14 +129,14 @@ struct AdminRoutes: RouteCollection {
 
     private func findApplication(_ request: Request) async throws -> ApplicationModel {
         guard let application = try await ApplicationModel.find(request.parameters.get("applicationID"), on: request.db) else {
-            throw APIError.notFound("No such application.")
+            throw ServiceError.notFound("No such application.")
         }
         return application
     }
 
     private func findUser(_ request: Request) async throws -> UserModel {
         guard let user = try await UserModel.find(request.parameters.get("userID"), on: request.db) else {
-            throw APIError.notFound("No such user.")
+            throw ServiceError.notFound("No such user.")
         }
         return user
     }
@@ -153,7 +153,7 @@ struct AdminRoutes: RouteCollection {
     private static func checkIdentifier(_ value: String, field: String) throws {
         let allowed = value.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
         guard !value.isEmpty, value.count <= 64, allowed else {
-            throw APIError.notValid("'\(field)' must be 1-64 letters, digits, '-' or '_'.")
+            throw ServiceError.notValid("'\(field)' must be 1-64 letters, digits, '-' or '_'.")
         }
     }
 }

@@ -25,7 +25,7 @@ struct EvidenceRoutes: RouteCollection {
     /// `GET /admin/v1/evidence/{id}`: one bundle.
     func show(request: Request) async throws -> Response {
         guard let evidence = try await TransactionEvidenceModel.find(request.parameters.get("evidenceID"), on: request.db) else {
-            throw APIError.notFound("No such evidence.")
+            throw ServiceError.notFound("No such evidence.")
         }
         return try .wire(try evidence.bundle())
     }

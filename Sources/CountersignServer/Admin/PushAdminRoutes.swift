@@ -139,19 +139,19 @@ struct PushAdminRoutes: RouteCollection {
         do {
             try await config.save(on: database)
         } catch let error as any DatabaseError where error.isConstraintFailure {
-            throw APIError(.conflict, "already_exists", "A \(config.provider) configuration for '\(config.appID)' already exists.")
+            throw ServiceError.alreadyExists("A \(config.provider) configuration for '\(config.appID)' already exists.")
         }
     }
 
     private func find(_ request: Request) async throws -> PushConfigModel {
         guard let config = try await PushConfigModel.find(request.parameters.get("configID"), on: request.db) else {
-            throw APIError.notFound("No such push configuration.")
+            throw ServiceError.notFound("No such push configuration.")
         }
         return config
     }
 
-    static func invalid(_ message: String) -> APIError {
-        APIError(.badRequest, "invalid_push_config", message)
+    static func invalid(_ message: String) -> ServiceError {
+        ServiceError(.invalidRequest, ErrorCode.invalidPushConfig, message)
     }
 }
 

@@ -66,14 +66,14 @@ public enum CountersignApp {
 
         app.middleware = Middlewares()
         app.middleware.use(RouteLoggingMiddleware(logLevel: .info))
-        app.middleware.use(APIErrorMiddleware())
+        app.middleware.use(ErrorMiddleware())
         app.get("healthz") { _ in ["status": "ok"] }
         try app.register(collection: OrchestrationRoutes(service: interactions))
         try app.register(collection: ApprovalRoutes(
             mobileApprove: MobileApproveService(interactions: interactions, verifier: verifier),
             interactions: interactions, verifier: verifier, events: events))
         try app.register(collection: try BrowserRoutes())
-        try app.register(collection: WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer))
+        try app.register(collection: try WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer))
         try app.register(collection: AdminRoutes(verifier: adminKeys, journeys: journeys, tokenIssuer: tokenIssuer, clock: dependencies.clock))
         try app.register(collection: EvidenceRoutes(verifier: adminKeys))
         try app.register(collection: StatsRoutes(verifier: adminKeys, clock: clock))

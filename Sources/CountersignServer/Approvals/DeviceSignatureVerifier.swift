@@ -12,15 +12,15 @@ struct DeviceSignatureVerifier: Sendable {
     /// say `device_revoked` themselves after the signature proves who is asking.
     func verify(deviceID: String, message: String, timestamp: Int, signature: String) async throws -> DeviceModel {
         guard let device = try await DeviceModel.load(deviceID, on: try database.sql) else {
-            throw APIError(.unauthorized, ErrorCode.invalidToken, "Unknown device or bad device signature.")
+            throw ServiceError(.unauthenticated, ErrorCode.invalidToken, "Unknown device or bad device signature.")
         }
         let now = clock.now()
         guard DeviceProof.isFresh(timestamp: timestamp, now: now) else {
-            throw APIError(.unauthorized, "timestamp_out_of_range", "The signed timestamp is more than two minutes from the server's time.")
+            throw ServiceError(.unauthenticated, ErrorCode.timestampOutOfRange, "The signed timestamp is more than two minutes from the server's time.")
         }
         guard let key = try? VerifyingKey(base64: device.publicKey, allowRSA: false),
             let identity = key.verifiedSignatureIdentity(signatureBase64: signature, of: message)
-        else { throw APIError(.unauthorized, ErrorCode.invalidToken, "Unknown device or bad device signature.") }
+        else { throw ServiceError(.unauthenticated, ErrorCode.invalidToken, "Unknown device or bad device signature.") }
 
         // Keyed on what was signed and the signature's identity, not its text: the same signature
         // re-encoded is the same signature. The primary key refuses the second use; the expiry sweeper
@@ -30,7 +30,7 @@ struct DeviceSignatureVerifier: Sendable {
             try await UsedDeviceSignatures.record(
                 fingerprint, until: now.addingTimeInterval(2 * DeviceProof.maximumClockSkew), on: try database.sql)
         } catch let error as any DatabaseError where error.isConstraintFailure {
-            throw APIError(.unauthorized, "signature_replayed", "This device signature was already used.")
+            throw ServiceError(.unauthenticated, ErrorCode.signatureReplayed, "This device signature was already used.")
         }
         return device
     }

@@ -13,31 +13,31 @@ struct MobileApproveService: Sendable {
     var database: any Database { interactions.database }
 
     func start(_ request: MobileApproveStartRequest) async throws -> InteractionService.Reply {
-        guard let approvalID = request.payload["approval_id"] else { throw APIError.notValid("payload.approval_id is missing.") }
+        guard let approvalID = request.payload["approval_id"] else { throw ServiceError.notValid("payload.approval_id is missing.") }
         guard let approval = try await ApprovalRecord.find(approvalID, on: try database.sql) else {
-            throw APIError.notFound("No approval '\(approvalID)'.")
+            throw ServiceError.notFound("No approval '\(approvalID)'.")
         }
         let device = try await verifier.verify(
             deviceID: request.deviceID, message: DeviceProof.approveMessage(approvalID: approvalID, timestamp: request.timestamp),
             timestamp: request.timestamp, signature: request.deviceSignature)
         guard device.$user.id == approval.userID else {
-            throw APIError(.forbidden, "device_not_owned", "The device does not belong to the user of this approval.")
+            throw ServiceError(.forbidden, ErrorCode.deviceNotOwned, "The device does not belong to the user of this approval.")
         }
         guard device.status == CredentialStatus.active.rawValue else {
-            throw APIError(.forbidden, "device_revoked", "The device has been revoked.")
+            throw ServiceError(.forbidden, ErrorCode.deviceRevoked, "The device has been revoked.")
         }
         guard device.id == approval.deviceID else {
-            throw APIError(.forbidden, "device_not_selected", "The approval was sent to another device.")
+            throw ServiceError(.forbidden, ErrorCode.deviceNotSelected, "The approval was sent to another device.")
         }
         let status = approval.status(at: interactions.services.clock.now())
-        guard status == .pending else { throw APIError.approvalNotPending(status) }
+        guard status == .pending else { throw ServiceError.approvalNotPending(status) }
         // The approval names the native client its phone uses; any other client is refused.
         guard request.clientID == approval.nativeClientID else {
-            throw APIError(.forbidden, "client_not_in_application", "The approval is for the application's phone client '\(approval.nativeClientID)'.")
+            throw ServiceError(.forbidden, ErrorCode.clientNotInApplication, "The approval is for the application's phone client '\(approval.nativeClientID)'.")
         }
         guard let journey = interactions.journeys[approval.mobileJourneyID],
             let user = try await UserModel.load(approval.userID, on: try database.sql)
-        else { throw APIError.notFound("The approval's mobile journey is not available.") }
+        else { throw ServiceError.notFound("The approval's mobile journey is not available.") }
 
         var state = InteractionState(
             journeyID: journey.id, clientID: approval.nativeClientID, correlationID: approval.correlationID,

@@ -23,16 +23,16 @@ struct InteractionService: Sendable {
     }
 
     func start(journeyID: String, request: StartJourneyRequest) async throws -> Reply {
-        guard let journey = journeys[journeyID] else { throw APIError.notFound("No journey '\(journeyID)'.") }
+        guard let journey = journeys[journeyID] else { throw ServiceError.notFound("No journey '\(journeyID)'.") }
         guard try await database.sql.raw("SELECT id FROM clients WHERE id = \(bind: request.clientID)").first() != nil else {
-            throw APIError(.unauthorized, "invalid_client", "Unknown client_id '\(request.clientID)'.")
+            throw ServiceError(.unauthenticated, ErrorCode.invalidClient, "Unknown client_id '\(request.clientID)'.")
         }
         var approvalData: ApprovalData?
         if let submitted = request.approvalData {
             do {
                 approvalData = try ApprovalData(json: submitted)
             } catch {
-                throw APIError(.badRequest, ErrorCode.invalidApprovalData, error.description)
+                throw ServiceError(.invalidRequest, ErrorCode.invalidApprovalData, error.description)
             }
         }
         let state = InteractionState(
@@ -67,7 +67,7 @@ struct InteractionService: Sendable {
         let now = services.clock.now()
         let response = try Self.decodeClientResponse(body)
         guard let journey = journeys[interaction.journeyID] else {
-            throw APIError(.gone, ErrorCode.expired, "The journey '\(interaction.journeyID)' is no longer available.")
+            throw ServiceError(.gone, ErrorCode.expired, "The journey '\(interaction.journeyID)' is no longer available.")
         }
 
         var state = try Self.decodeState(interaction)
@@ -82,7 +82,7 @@ struct InteractionService: Sendable {
         try await database.transaction { database in
             let saved = try await interaction.saveNext(
                 state: encodedState, tokenHash: token.map(SecretDigest.hex), finished: finished, on: try database.sql)
-            guard saved else { throw APIError.invalidToken("The interaction token was already used.") }
+            guard saved else { throw ServiceError.invalidToken("The interaction token was already used.") }
             try await effects.commit(on: database)
         }
         await effects.runAfterCommit()
@@ -93,26 +93,25 @@ struct InteractionService: Sendable {
     /// The interaction `interactionID`, when `bearer` is its current token and it is still running.
     func authorizedInteraction(_ interactionID: String, bearer: String?) async throws -> InteractionRecord {
         guard let interaction = try await InteractionRecord.find(interactionID, on: try database.sql) else {
-            throw APIError.notFound("No interaction '\(interactionID)'.")
+            throw ServiceError.notFound("No interaction '\(interactionID)'.")
         }
         guard let bearer, let expected = interaction.tokenHash, SecretDigest.matches(bearer, storedHex: expected) else {
-            if interaction.finished { throw APIError(.gone, ErrorCode.expired, "The interaction has ended.") }
-            throw APIError.invalidToken()
+            if interaction.finished { throw ServiceError(.gone, ErrorCode.expired, "The interaction has ended.") }
+            throw ServiceError.invalidToken()
         }
-        guard services.clock.now() < interaction.expiresAt else { throw APIError(.gone, ErrorCode.expired, "The interaction has expired.") }
+        guard services.clock.now() < interaction.expiresAt else { throw ServiceError(.gone, ErrorCode.expired, "The interaction has expired.") }
         return interaction
     }
 
-    /// Runs the journey, turning its refusals into API errors (nothing is stored for them).
+    /// Runs the journey, turning its refusals into service errors (nothing is stored for them).
     private func run(_ body: () async throws -> StepPresentation) async throws -> StepPresentation {
         do {
             return try await body()
         } catch let refusal as ClientResponseNotValid {
-            throw APIError.notValid(refusal.message)
+            throw ServiceError.notValid(refusal.message)
         } catch let slowDown as SlowDown {
-            throw APIError(
-                .tooManyRequests, "slow_down", "Poll no more often than the polling interval.",
-                headers: ["Retry-After": String(slowDown.retryAfter)])
+            throw ServiceError(
+                .tooSoon(retryAfter: slowDown.retryAfter), ErrorCode.slowDown, "Poll no more often than the polling interval.")
         }
     }
 
@@ -121,11 +120,11 @@ struct InteractionService: Sendable {
     }
 
     private static func decodeClientResponse(_ body: ByteBuffer?) throws -> CountersignCore.ClientResponse {
-        guard let body, body.readableBytes > 0 else { throw APIError.notValid("The request body is empty.") }
+        guard let body, body.readableBytes > 0 else { throw ServiceError.notValid("The request body is empty.") }
         do {
             return try JSONDecoder().decode(CountersignCore.ClientResponse.self, from: body)
         } catch {
-            throw APIError.notValid("The body must be a JSON object with a string 'option' and optional 'data'.")
+            throw ServiceError.notValid("The body must be a JSON object with a string 'option' and optional 'data'.")
         }
     }
 

@@ -29,7 +29,7 @@ struct ApprovalRoutes: RouteCollection {
         do {
             body = try JSONDecoder().decode(MobileApproveStartRequest.self, from: request.body.data ?? ByteBuffer())
         } catch {
-            throw APIError.notValid("The body must hold client_id, payload, device_id, timestamp (integer) and device_signature.")
+            throw ServiceError.notValid("The body must hold client_id, payload, device_id, timestamp (integer) and device_signature.")
         }
         return try OrchestrationRoutes.response(try await mobileApprove.start(body))
     }
@@ -41,14 +41,14 @@ struct ApprovalRoutes: RouteCollection {
             let timestamp = request.headers.first(name: "Countersign-Timestamp").flatMap(Int.init),
             let signature = request.headers.first(name: "Countersign-Signature")
         else {
-            throw APIError(.unauthorized, ErrorCode.invalidToken, "Countersign-Device, -Timestamp and -Signature headers are required.")
+            throw ServiceError(.unauthenticated, ErrorCode.invalidToken, "Countersign-Device, -Timestamp and -Signature headers are required.")
         }
         let pathWithQuery = request.url.path + (request.url.query.map { "?" + $0 } ?? "")
         let device = try await verifier.verify(
             deviceID: deviceID, message: DeviceProof.requestMessage(method: request.method.rawValue, pathWithQuery: pathWithQuery, timestamp: timestamp),
             timestamp: timestamp, signature: signature)
         guard device.status == CredentialStatus.active.rawValue else {
-            throw APIError(.forbidden, "device_revoked", "The device has been revoked.")
+            throw ServiceError(.forbidden, ErrorCode.deviceRevoked, "The device has been revoked.")
         }
         let wait = min(max(request.query[Int.self, at: "wait"] ?? 0, 0), Self.maximumWait)
 
@@ -68,7 +68,7 @@ struct ApprovalRoutes: RouteCollection {
         let interaction = try await interactions.authorizedInteraction(request.parameters.get("interactionID")!, bearer: request.headers.bearerAuthorization?.token)
         let state = try InteractionService.decodeState(interaction)
         guard let approvalID = WebToMobileAuthenticationStep.approvalWaitedOn(in: state) else {
-            throw APIError(.conflict, "not_waiting", "The interaction is not waiting for a phone.")
+            throw ServiceError(.conflict, ErrorCode.notWaiting, "The interaction is not waiting for a phone.")
         }
         let mailbox = await events.subscribe(EventTopic.interaction(interaction.id))
         let database = request.db

@@ -35,7 +35,7 @@ private struct BundledFiles: Sendable {
     }
 
     func response(for name: String?) throws -> Response {
-        guard let name, let file = files[name] else { throw APIError.notFound("No such file.") }
+        guard let name, let file = files[name] else { throw ServiceError.notFound("No such file.") }
         let response = Response(status: .ok, body: .init(buffer: file.body))
         response.headers.contentType = file.type
         // Pages always get the files of the server they talk to.

@@ -16,7 +16,7 @@ struct OrchestrationRoutes: RouteCollection {
         do {
             body = try JSONDecoder().decode(StartJourneyRequest.self, from: request.body.data ?? ByteBuffer())
         } catch {
-            throw APIError.notValid("The body must be a JSON object with a string 'client_id'.")
+            throw ServiceError.notValid("The body must be a JSON object with a string 'client_id'.")
         }
         let reply = try await service.start(journeyID: request.parameters.get("journeyID")!, request: body)
         return try Self.response(reply)

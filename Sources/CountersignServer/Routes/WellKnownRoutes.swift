@@ -1,35 +1,34 @@
 import JWTKit
 import Vapor
 
-/// Token verification for relying parties: OpenID discovery and the JWKS.
+/// Token verification for relying parties: OpenID discovery and the JWKS, both served from memory.
 struct WellKnownRoutes: RouteCollection {
-    let issuer: String
     let tokenIssuer: TokenIssuer
+    /// The discovery document, encoded once: it changes only with the configuration.
+    let discoveryBody: Data
 
-    func boot(routes: any RoutesBuilder) throws {
-        let wellKnown = routes.grouped(".well-known")
-        wellKnown.get("openid-configuration", use: discovery)
-        wellKnown.get("jwks.json", use: jwks)
-    }
-
-    func discovery(request: Request) async throws -> Response {
-        let document = DiscoveryDocument(
+    init(issuer: String, tokenIssuer: TokenIssuer) throws {
+        self.tokenIssuer = tokenIssuer
+        discoveryBody = try JSONEncoder.wire.encode(DiscoveryDocument(
             issuer: issuer, jwksURI: "\(issuer)/.well-known/jwks.json",
             idTokenSigningAlgValuesSupported: ["ES256"], subjectTypesSupported: ["public"],
             claimsSupported: [
                 "iss", "aud", "sub", "external_user_id", "iat", "exp", "auth_time", "jti", "amr", "device_id",
                 "journey_id", "approval_data",
-            ])
-        return try .wire(document)
+            ]))
     }
 
-    func jwks(request: Request) async throws -> Response {
-        try .wire(try await tokenIssuer.publishedKeys(), cacheControl: "public, max-age=300")
+    func boot(routes: any RoutesBuilder) throws {
+        let wellKnown = routes.grouped(".well-known")
+        wellKnown.get("openid-configuration") { _ in Response.wireEncoded(discoveryBody) }
+        wellKnown.get("jwks.json") { _ in
+            Response.wireEncoded(try await tokenIssuer.publishedKeys(), cacheControl: "public, max-age=300")
+        }
     }
 }
 
 /// The subset of OpenID Provider Metadata that token verification needs.
-struct DiscoveryDocument: Content {
+struct DiscoveryDocument: Encodable {
     let issuer: String
     let jwksURI: String
     let idTokenSigningAlgValuesSupported: [String]

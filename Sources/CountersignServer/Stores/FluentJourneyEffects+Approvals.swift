@@ -24,16 +24,16 @@ extension FluentJourneyEffects {
             FROM clients web WHERE web.id = \(bind: request.clientID)
             """).first()
         else {
-            throw APIError(.conflict, "unknown_client", "The web client no longer exists.")
+            throw ServiceError(.conflict, ErrorCode.unknownClient, "The web client no longer exists.")
         }
         let applicationID = try clients.decode(column: "application_id", as: String.self)
         guard let nativeClientID = try clients.decode(column: "native_client_id", as: String?.self) else {
-            throw APIError(.conflict, "no_native_client", "Application '\(applicationID)' has no native client for the phone.")
+            throw ServiceError(.conflict, ErrorCode.noNativeClient, "Application '\(applicationID)' has no native client for the phone.")
         }
         var device = devicesRead[request.deviceID]
         if device == nil { device = try await DeviceModel.load(request.deviceID, on: sql) }
         guard let device else {
-            throw APIError(.conflict, "no_registered_devices", "The device no longer exists.")
+            throw ServiceError(.conflict, ErrorCode.noRegisteredDevices, "The device no longer exists.")
         }
         let approvalID = SecureRandom.identifier(prefix: "apr")
         let now = services.clock.now()
@@ -73,12 +73,12 @@ extension FluentJourneyEffects {
         case .approved(let amr, let authTime, let signedApprovalData):
             // Details shown in the browser count as approved only when the phone signed exactly them.
             if let shown = try approval.approvalData.map(ApprovalData.init(jsonText:)), shown != signedApprovalData {
-                close(approval, as: .failed, failureCode: "approval_data_not_signed", phoneIsAnswering: true)
+                close(approval, as: .failed, failureCode: ErrorCode.approvalDataNotSigned, phoneIsAnswering: true)
             } else {
                 close(approval, as: .approved, amr: amr, authTime: authTime, phoneIsAnswering: true)
             }
         case .denied:
-            close(approval, as: .denied, failureCode: "mobile_rejected", phoneIsAnswering: true)
+            close(approval, as: .denied, failureCode: ErrorCode.mobileRejected, phoneIsAnswering: true)
         case .failed(let code):
             close(approval, as: .failed, failureCode: code, phoneIsAnswering: true)
         }
@@ -101,11 +101,11 @@ extension FluentJourneyEffects {
                 RETURNING id
                 """).all()
             guard !counted.isEmpty else {
-                throw APIError(.conflict, "otp_attempt_conflict", "Another try of this code was counted at the same time; try again.")
+                throw ServiceError(.conflict, ErrorCode.otpAttemptConflict, "Another try of this code was counted at the same time; try again.")
             }
         }
         guard left > 0 else {
-            close(approval, as: .failed, failureCode: "otp_attempts_exceeded")
+            close(approval, as: .failed, failureCode: ErrorCode.otpAttemptsExceeded)
             return .exhausted
         }
         return .invalid(attemptsLeft: left)
@@ -129,7 +129,7 @@ extension FluentJourneyEffects {
             let closed = try await ApprovalRecord.close(
                 approvalID, as: status, failureCode: failureCode, amr: amr, authTime: authTime, at: now, on: sql)
             if !closed, phoneIsAnswering {
-                throw APIError.approvalNotPending(try await ApprovalRecord.status(of: approvalID, at: now, on: sql))
+                throw ServiceError.approvalNotPending(try await ApprovalRecord.status(of: approvalID, at: now, on: sql))
             }
         }
         let events = services.events

@@ -8,6 +8,10 @@ import Journeys
 ///
 /// The first start generates a key and stores it; `rotate()` adds a new one and retires the old, which
 /// stays in the JWKS until every token it signed has expired.
+///
+/// Every relying party fetches the JWKS, so it is served from memory: the published keys are parsed once
+/// and the document is encoded again only when the set changes (a rotation, or a retired key's tokens
+/// having all expired).
 actor TokenIssuer {
     private let database: any Database
     private let issuer: String
@@ -15,14 +19,33 @@ actor TokenIssuer {
     private let clock: any WallClock
     private var activeKeyID: String
     private var keys: JWTKeyCollection
+    /// The public halves of the keys that may still verify a token, newest first.
+    private var publicKeys: [PublicKey]
+    private var encodedJWKS: EncodedJWKS?
 
-    private init(database: any Database, issuer: String, lifetime: TimeInterval, clock: any WallClock, activeKeyID: String, keys: JWTKeyCollection) {
+    /// A signing key as the JWKS publishes it.
+    private struct PublicKey {
+        let jwk: JWK
+        let retiredAt: Date?
+    }
+
+    /// The JWKS as sent, and until when it stays right.
+    private struct EncodedJWKS {
+        let body: Data
+        let validUntil: Date
+    }
+
+    private init(
+        database: any Database, issuer: String, lifetime: TimeInterval, clock: any WallClock, activeKeyID: String,
+        keys: JWTKeyCollection, publicKeys: [PublicKey]
+    ) {
         self.database = database
         self.issuer = issuer
         self.lifetime = lifetime
         self.clock = clock
         self.activeKeyID = activeKeyID
         self.keys = keys
+        self.publicKeys = publicKeys
     }
 
     /// Loads the active key, creating the first one when the store has none.
@@ -38,9 +61,14 @@ actor TokenIssuer {
             key = Self.newKey(at: clock.now())
             try await key.create(on: database)
         }
+        let cutoff = clock.now().addingTimeInterval(-lifetime)
+        let published = try await SigningKeyModel.query(on: database)
+            .group(.or) { $0.filter(\.$retiredAt == nil).filter(\.$retiredAt > cutoff) }
+            .sort(\.$createdAt, .descending)
+            .all()
         return TokenIssuer(
             database: database, issuer: issuer, lifetime: lifetime, clock: clock, activeKeyID: key.id!,
-            keys: try await collection(signingWith: key))
+            keys: try await collection(signingWith: key), publicKeys: try published.map(publicKey))
     }
 
     /// Signs a token for a completed journey.
@@ -69,20 +97,28 @@ actor TokenIssuer {
         }
         keys = try await Self.collection(signingWith: key)
         activeKeyID = key.id!
+        publicKeys = try [Self.publicKey(key)] + publicKeys.map { PublicKey(jwk: $0.jwk, retiredAt: $0.retiredAt ?? now) }
+        encodedJWKS = nil
         return activeKeyID
     }
 
-    /// The public keys of the active key and of retired keys whose tokens may still be valid.
-    func publishedKeys() async throws -> JWKS {
-        let cutoff = clock.now().addingTimeInterval(-lifetime)
-        let models = try await SigningKeyModel.query(on: database)
-            .group(.or) { $0.filter(\.$retiredAt == nil).filter(\.$retiredAt > cutoff) }
-            .sort(\.$createdAt, .descending)
-            .all()
-        return JWKS(keys: try models.map { model in
-            let parameters = try ES256PrivateKey(pem: model.privateKeyPEM).publicKey.parameters
-            return JWK.ecdsa(.es256, identifier: JWKIdentifier(string: model.id!), x: parameters?.x, y: parameters?.y, curve: .p256)
-        })
+    /// The JWKS document: the public keys of the active key and of retired keys whose tokens may still be
+    /// valid, encoded for the wire.
+    func publishedKeys() throws -> Data {
+        let now = clock.now()
+        if let encodedJWKS, now < encodedJWKS.validUntil { return encodedJWKS.body }
+        publicKeys.removeAll { key in key.retiredAt.map { $0.addingTimeInterval(lifetime) <= now } ?? false }
+        let body = try JSONEncoder.wire.encode(JWKS(keys: publicKeys.map(\.jwk)))
+        let nextExpiry = publicKeys.compactMap { $0.retiredAt?.addingTimeInterval(lifetime) }.min() ?? .distantFuture
+        encodedJWKS = EncodedJWKS(body: body, validUntil: nextExpiry)
+        return body
+    }
+
+    private static func publicKey(_ model: SigningKeyModel) throws -> PublicKey {
+        let parameters = try ES256PrivateKey(pem: model.privateKeyPEM).publicKey.parameters
+        return PublicKey(
+            jwk: JWK.ecdsa(.es256, identifier: JWKIdentifier(string: model.id!), x: parameters?.x, y: parameters?.y, curve: .p256),
+            retiredAt: model.retiredAt)
     }
 
     private static func newKey(at date: Date) -> SigningKeyModel {

@@ -49,7 +49,7 @@ public struct JourneyRunner: Sendable {
             outcome = try await behavior(of: step.type).resend(&state, environment)
         case ClientResponseOptionType.failure.rawValue:
             let message = response.data?["message"]?.stringValue ?? "The client reported a failure."
-            outcome = .failure(WireError(code: "client_failure", message: message))
+            outcome = .failure(WireError(code: ErrorCode.clientFailure, message: message))
         case let option where step.branches[option] != nil:
             let branch = step.branches[option]!
             return try await take(branch, option: option, data: response.data, from: step, &state)
@@ -155,7 +155,7 @@ public struct JourneyRunner: Sendable {
             } else if state.amr.contains(where: ApprovalOutcome.authenticationMethods.contains) {
                 outcome = .approved(amr: state.amr, authTime: state.authTime ?? now, signedApprovalData: state.signedApprovalData)
             } else {
-                outcome = .failed(code: "mobile_not_authenticated")
+                outcome = .failed(code: ErrorCode.mobileNotAuthenticated)
             }
             try await effects.settleApproval(approvalID: approvalID, outcome: outcome)
         }

@@ -10,7 +10,7 @@ struct OTPValidationStep: StepBehavior {
         guard let approvalID = state.approvalID, let approval = try await environment.effects.approval(approvalID),
             let length = approval.otpLength
         else {
-            return .outcome(.failure(WireError(code: "otp_not_available", message: "The request has no web code to check.")))
+            return .outcome(.failure(WireError(code: ErrorCode.otpNotAvailable, message: "The request has no web code to check.")))
         }
         return .present(
             journeyStepID: JourneyStepID.otpValidation,

@@ -27,7 +27,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
 
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
         let noDevices = StepEntry.outcome(.failure(WireError(
-            code: "no_registered_devices", message: "The user has no registered device to approve with.")))
+            code: ErrorCode.noRegisteredDevices, message: "The user has no registered device to approve with.")))
         guard let externalUserID = environment.string("external_user_id"),
             let user = try await environment.effects.findUser(externalUserID: externalUserID)
         else { return noDevices }
@@ -72,7 +72,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
             state.signedApprovalData = approval.approvalData
             return .next(output: ["approval_id": .string(approvalID), "device_id": .string(approval.deviceID)])
         case .denied:
-            return .failure(WireError(code: "mobile_rejected", message: "The request was denied on the phone."))
+            return .failure(WireError(code: ErrorCode.mobileRejected, message: "The request was denied on the phone."))
         case .failed:
             return .failure(WireError(code: approval.failureCode ?? "approval_failed", message: "The approval failed on the phone."))
         case .cancelled:
@@ -91,7 +91,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         let left = Int(environment.secrets[Key.resendsLeft] ?? "0") ?? 0
         guard left > 0 else {
             return .stay(data: state.current?.data, secrets: environment.secrets, error: WireError(
-                code: "resend_limit_reached", message: "No resend attempts are left."))
+                code: ErrorCode.resendLimitReached, message: "No resend attempts are left."))
         }
         try await environment.effects.resendApproval(approvalID)
         var secrets = environment.secrets
@@ -116,13 +116,13 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
             }, uniquingKeysWith: { first, _ in first })
         guard let deviceID = codes[code] else {
             return .stay(data: state.current?.data, secrets: environment.secrets, error: WireError(
-                code: "unknown_device_code", message: "No device has the code '\(code)'."))
+                code: ErrorCode.unknownDeviceCode, message: "No device has the code '\(code)'."))
         }
         guard let externalUserID = environment.secrets["user"],
             let user = try await environment.effects.findUser(externalUserID: externalUserID),
             let device = try await environment.effects.activeDevices(userID: user.userID).first(where: { $0.id == deviceID })
         else {
-            return .failure(WireError(code: "no_registered_devices", message: "The chosen device is no longer registered."))
+            return .failure(WireError(code: ErrorCode.noRegisteredDevices, message: "The chosen device is no longer registered."))
         }
         switch try await startApproval(for: user, device: device, &state, environment) {
         case .present(_, let data, let secrets): return .stay(data: data, secrets: secrets, error: nil)

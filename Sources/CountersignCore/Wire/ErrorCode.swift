@@ -1,0 +1,53 @@
+/// Every code the wire `error` object carries (DESIGN.md §2): the one list clients switch on.
+public enum ErrorCode {
+    // The request itself
+    public static let clientResponseNotValid = "client_response_not_valid"
+    public static let invalidApprovalData = "invalid_approval_data"
+    public static let invalidPushConfig = "invalid_push_config"
+    public static let notFound = "not_found"
+    public static let alreadyExists = "already_exists"
+    /// Polling faster than the step's `polling_interval` (429 with `Retry-After`).
+    public static let slowDown = "slow_down"
+    public static let internalError = "internal_error"
+
+    // Who is asking
+    public static let invalidClient = "invalid_client"
+    public static let invalidToken = "invalid_token"
+    public static let invalidCredentials = "invalid_credentials"
+    public static let forbidden = "forbidden"
+    public static let timestampOutOfRange = "timestamp_out_of_range"
+    public static let signatureReplayed = "signature_replayed"
+    public static let deviceRevoked = "device_revoked"
+    public static let deviceNotOwned = "device_not_owned"
+    public static let deviceNotSelected = "device_not_selected"
+    public static let clientNotInApplication = "client_not_in_application"
+
+    // Interactions and journeys
+    public static let expired = "expired"
+    public static let cancelled = "cancelled"
+    public static let rejected = "rejected"
+    public static let clientFailure = "client_failure"
+    public static let userExists = "user_exists"
+    public static let userNotFound = "user_not_found"
+    public static let notWaiting = "not_waiting"
+
+    // Approvals
+    public static let unknownClient = "unknown_client"
+    public static let noNativeClient = "no_native_client"
+    public static let noRegisteredDevices = "no_registered_devices"
+    public static let unknownDeviceCode = "unknown_device_code"
+    public static let resendLimitReached = "resend_limit_reached"
+    public static let approvalClosed = "approval_closed"
+    public static let mobileRejected = "mobile_rejected"
+    public static let mobileNotAuthenticated = "mobile_not_authenticated"
+    public static let approvalDataNotSigned = "approval_data_not_signed"
+    public static let otpNotAvailable = "otp_not_available"
+    public static let otpAttemptsExceeded = "otp_attempts_exceeded"
+    public static let otpAttemptConflict = "otp_attempt_conflict"
+    /// The push provider said the device's token is no longer valid; the app must register it again.
+    public static let pushTokenInvalid = "push_token_invalid"
+
+    /// A refusal of the HTTP layer itself that none of the codes above names (a wrong method, an
+    /// oversized body): `http_` and the status code, e.g. `http_405`.
+    public static func http(status: Int) -> String { "http_\(status)" }
+}

@@ -1,0 +1,55 @@
+import CountersignCore
+import Vapor
+
+/// Turns every error into an HTTP status and the wire `error` object: the one place that knows which
+/// status a refusal gets. Unexpected errors become a bare 500; their detail is logged with the request
+/// id and never sent.
+struct ErrorMiddleware: AsyncMiddleware {
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        do {
+            return try await next.respond(to: request)
+        } catch let error as ServiceError {
+            var headers: HTTPHeaders = [:]
+            if case .tooSoon(let seconds) = error.kind { headers.add(name: .retryAfter, value: String(seconds)) }
+            return Self.response(status: error.kind.status, error: WireError(code: error.code, message: error.message), headers: headers)
+        } catch is DecodingError {
+            return Self.response(status: .badRequest, error: WireError(
+                code: ErrorCode.clientResponseNotValid, message: "The request body is not valid JSON of the expected shape."))
+        } catch let abort as any AbortError where abort.status == .notFound {
+            return Self.response(status: .notFound, error: WireError(code: ErrorCode.notFound, message: "Not found."))
+        } catch let abort as any AbortError where abort.status.code < 500 {
+            return Self.response(status: abort.status, error: WireError(
+                code: abort.status == .badRequest ? ErrorCode.clientResponseNotValid : ErrorCode.http(status: Int(abort.status.code)),
+                message: abort.reason))
+        } catch {
+            request.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+            return Self.response(status: .internalServerError, error: WireError(
+                code: ErrorCode.internalError, message: "Internal error."))
+        }
+    }
+
+    static func response(status: HTTPResponseStatus, error: WireError, headers: HTTPHeaders = [:]) -> Response {
+        let response = Response(status: status, headers: headers)
+        try? response.content.encode(ErrorBody(error: error), using: JSONEncoder.wire)
+        return response
+    }
+}
+
+extension ServiceError.Kind {
+    var status: HTTPResponseStatus {
+        switch self {
+        case .invalidRequest: .badRequest
+        case .unauthenticated: .unauthorized
+        case .forbidden: .forbidden
+        case .notFound: .notFound
+        case .conflict: .conflict
+        case .gone: .gone
+        case .tooSoon: .tooManyRequests
+        }
+    }
+}
+
+/// The body of a refusal that is not an interaction response.
+struct ErrorBody: Encodable {
+    let error: WireError
+}

@@ -1,0 +1,39 @@
+import Foundation
+import Vapor
+
+extension Response {
+    /// A JSON response encoded as the server encodes everything it sends.
+    static func wire(_ body: some Encodable, status: HTTPResponseStatus = .ok, cacheControl: String? = nil) throws -> Response {
+        let response = Response(status: status)
+        try response.content.encode(body, using: JSONEncoder.wire)
+        if let cacheControl { response.headers.replaceOrAdd(name: .cacheControl, value: cacheControl) }
+        return response
+    }
+
+    /// A JSON response from a body already encoded with `JSONEncoder.wire`.
+    static func wireEncoded(_ body: Data, cacheControl: String? = nil) -> Response {
+        var headers: HTTPHeaders = [:]
+        headers.contentType = .json
+        if let cacheControl { headers.replaceOrAdd(name: .cacheControl, value: cacheControl) }
+        return Response(status: .ok, headers: headers, body: .init(data: body))
+    }
+}
+
+extension JSONEncoder {
+    /// The encoder for everything the server sends: stable key order, dates as RFC 3339.
+    static let wire: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+}
+
+extension JSONDecoder {
+    /// The decoder matching `JSONEncoder.wire`.
+    static let wire: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+}
