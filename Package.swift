@@ -139,7 +139,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CountersignCLITests",
-            dependencies: ["countersign"]
+            dependencies: ["countersign", "SimulatedPhone", "CountersignClient", "CountersignCore"]
         ),
         .testTarget(
             name: "CountersignServerTests",

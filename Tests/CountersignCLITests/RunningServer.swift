@@ -11,11 +11,12 @@ final class RunningServer {
     /// What the server printed up to "Server started".
     private(set) var firstOutput = ""
 
-    init(directory: URL, environment: [String: String]) throws {
-        port = try Self.freePort()
+    /// Starts the server in `directory` (where its SQLite file and master key file live), on `port` or a free one.
+    init(directory: URL, environment: [String: String], port: Int? = nil) throws {
+        self.port = try port ?? Self.freePort()
         let output = Pipe()
         process.executableURL = CommandRunner.executable()
-        process.arguments = ["serve", "--port", String(port)]
+        process.arguments = ["serve", "--port", String(self.port)]
         process.currentDirectoryURL = directory
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("COUNTERSIGN_") }
             .merging(environment) { _, new in new }
@@ -32,6 +33,12 @@ final class RunningServer {
 
     func stop() {
         process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// Ends the server at once with SIGKILL: no shutdown, nothing flushed that was not already committed.
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 

@@ -51,15 +51,16 @@ public enum CountersignApp {
             now: { clock.now() })
         // Opens every stored key: a wrong master key stops the server here rather than failing its first push.
         try await gateways.refresh()
+        let approvals = ApprovalLifecycle(
+            database: app.db, clock: clock, otpKey: try await ServerSecrets.otpKey(on: app.db), events: events, inbox: gateways.inbox)
         let pushSender = PushSender(
-            database: app.db, gateways: gateways, clock: clock, events: events, retryPolicy: PushRetryPolicy(), logger: app.logger)
+            database: app.db, gateways: gateways, clock: clock, events: events, approvals: approvals, retryPolicy: PushRetryPolicy(),
+            logger: app.logger)
         app.lifecycle.use(pushSender)
         app.lifecycle.use(ExpirySweeper(
             database: app.db, clock: clock, retention: configuration.recordRetention, interval: configuration.sweepInterval,
             logger: app.logger))
-        let services = JourneyServices(
-            database: app.db, tokenIssuer: tokenIssuer, clock: clock,
-            otpKey: try await ServerSecrets.otpKey(on: app.db), events: events, pushSender: pushSender)
+        let services = JourneyServices(database: app.db, tokenIssuer: tokenIssuer, clock: clock, approvals: approvals)
         let interactions = InteractionService(
             services: services, journeys: journeys, interactionLifetime: configuration.interactionLifetime)
         let verifier = DeviceSignatureVerifier(database: app.db, clock: dependencies.clock)

@@ -1,3 +1,4 @@
+import CountersignCore
 import Foundation
 import Vapor
 
@@ -27,6 +28,13 @@ extension JSONEncoder {
         encoder.dateEncodingStrategy = .iso8601
         return encoder
     }()
+}
+
+extension JSONEncoder {
+    /// `value` as JSON text, for a column that stores it.
+    func text(_ value: JSONValue) -> String {
+        String(decoding: (try? encode(value)) ?? Data("null".utf8), as: UTF8.self)
+    }
 }
 
 extension JSONDecoder {

@@ -46,7 +46,8 @@ struct InteractionService: Sendable {
         var state = initial
         let now = services.clock.now()
         let interactionID = SecureRandom.identifier(prefix: "int")
-        let effects = FluentJourneyEffects(services: services, interactionID: interactionID)
+        let work = UnitOfWork()
+        let effects = FluentJourneyEffects(services: services, interactionID: interactionID, work: work)
         let presentation = try await run { try await JourneyRunner(journey: journey, effects: effects, now: now).start(&state) }
 
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
@@ -56,9 +57,9 @@ struct InteractionService: Sendable {
             createdAt: now)
         try await database.transaction { database in
             try await record.insert(on: try database.sql)
-            try await effects.commit(on: database)
+            try await work.apply(on: database)
         }
-        await effects.runAfterCommit()
+        await work.runAfterCommit()
         return Reply(status: .ok, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
     }
 
@@ -71,7 +72,8 @@ struct InteractionService: Sendable {
         }
 
         var state = try Self.decodeState(interaction)
-        let effects = FluentJourneyEffects(services: services, interactionID: interactionID)
+        let work = UnitOfWork()
+        let effects = FluentJourneyEffects(services: services, interactionID: interactionID, work: work)
         let presentation = try await run {
             try await JourneyRunner(journey: journey, effects: effects, now: now).submit(response, to: &state)
         }
@@ -83,9 +85,9 @@ struct InteractionService: Sendable {
             let saved = try await interaction.saveNext(
                 state: encodedState, tokenHash: token.map(SecretDigest.hex), finished: finished, on: try database.sql)
             guard saved else { throw ServiceError.invalidToken("The interaction token was already used.") }
-            try await effects.commit(on: database)
+            try await work.apply(on: database)
         }
-        await effects.runAfterCommit()
+        await work.runAfterCommit()
         let status: HTTPResponseStatus = presentation.isRepeatedAfterError ? .badRequest : .ok
         return Reply(status: status, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
     }

@@ -4,35 +4,33 @@ import FluentSQL
 import Foundation
 import Journeys
 
-/// Journey effects over Fluent. Reads go straight to the database; writes are held back and applied by
-/// `commit(on:)` in the same transaction that saves the interaction, so a refused call leaves nothing.
+/// Journey effects over Fluent. Reads go straight to the database; writes are held in the call's
+/// `UnitOfWork` and applied in the same transaction that saves the interaction, so a refused call
+/// leaves nothing.
 actor FluentJourneyEffects: JourneyEffects {
     let services: JourneyServices
     /// The interaction this call runs; approvals created here wake it.
     let interactionID: String
+    /// The call's writes and what waits for their commit.
+    let work: UnitOfWork
     private var pendingUsers: [UserModel] = []
-    private var pendingWrites: [@Sendable (any Database) async throws -> Void] = []
-    private var afterCommitActions: [@Sendable () async -> Void] = []
     /// Approvals this call has already ended (e.g. the last wrong web OTP, then the rejection).
-    var approvalsClosed: Set<String> = []
+    private var approvalsClosed: Set<String> = []
     /// Devices this call has read, so the approval it creates for one does not read it again.
     var devicesRead: [String: DeviceModel] = [:]
 
-    init(services: JourneyServices, interactionID: String) {
+    init(services: JourneyServices, interactionID: String, work: UnitOfWork) {
         self.services = services
         self.interactionID = interactionID
+        self.work = work
     }
 
     var database: any Database { services.database }
+    var approvals: ApprovalLifecycle { services.approvals }
 
-    /// Holds back a write until `commit(on:)`.
-    func hold(_ write: @escaping @Sendable (any Database) async throws -> Void) {
-        pendingWrites.append(write)
-    }
-
-    /// Runs `action` once the call's writes are committed (pushes, wake-ups).
-    func afterCommit(_ action: @escaping @Sendable () async -> Void) {
-        afterCommitActions.append(action)
+    /// Whether this call has not ended `approvalID` yet; from now on it has.
+    func firstClose(of approvalID: String) -> Bool {
+        approvalsClosed.insert(approvalID).inserted
     }
 
     func findUser(externalUserID: String) async throws -> UserContext? {
@@ -45,7 +43,7 @@ actor FluentJourneyEffects: JourneyEffects {
     func createUser(externalUserID: String, email: String?) async throws -> UserContext {
         let user = UserModel(id: SecureRandom.identifier(prefix: "usr"), externalUserID: externalUserID, email: email)
         pendingUsers.append(user)
-        pendingWrites.append { database in try await user.create(on: database) }
+        await work.hold { database in try await user.create(on: database) }
         return user.context
     }
 
@@ -54,7 +52,7 @@ actor FluentJourneyEffects: JourneyEffects {
             id: SecureRandom.identifier(prefix: "bio"), userID: registration.userID, publicKeyID: registration.publicKeyID,
             publicKey: registration.key.spkiBase64, keyFamily: registration.key.family.rawValue, os: registration.os)
         let now = services.clock.now()
-        pendingWrites.append { database in
+        await work.hold { database in
             try await BiometricKeyModel.query(on: database)
                 .filter(\.$user.$id == registration.userID)
                 .filter(\.$publicKeyID == registration.publicKeyID)
@@ -92,7 +90,7 @@ actor FluentJourneyEffects: JourneyEffects {
             name: registration.name, model: registration.model, os: registration.os,
             pushChannel: registration.pushChannel.rawValue, pushToken: registration.pushToken, pushAppID: registration.pushAppID)
         let deviceID = device.id!
-        pendingWrites.append { database in
+        await work.hold { database in
             try await device.create(on: database)
             if !registration.biometricKeyIDs.isEmpty {
                 try await BiometricKeyModel.query(on: database)
@@ -110,21 +108,8 @@ actor FluentJourneyEffects: JourneyEffects {
 
     func recordTransactionSignature(_ signature: TransactionSignature) async throws -> String {
         let evidence = TransactionEvidenceModel(id: SecureRandom.identifier(prefix: "evd"), signature: signature)
-        hold { database in try await evidence.create(on: database) }
+        await work.hold { database in try await evidence.create(on: database) }
         return evidence.id!
-    }
-
-    /// Applies the held-back writes, in the order the journey made them.
-    func commit(on database: any Database) async throws {
-        for write in pendingWrites { try await write(database) }
-        pendingWrites = []
-        pendingUsers = []
-    }
-
-    /// Runs what waited for the commit, in order.
-    func runAfterCommit() async {
-        for action in afterCommitActions { await action() }
-        afterCommitActions = []
     }
 }
 

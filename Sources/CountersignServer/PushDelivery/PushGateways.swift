@@ -11,7 +11,7 @@ actor PushGateways {
     private let database: any Database
     private let secrets: SecretBox
     private let client: HTTPClient
-    /// The inbox needs no configuration. New inbox pushes are rung at commit (`PushSender.ring`); the
+    /// The inbox needs no configuration. New inbox pushes are rung at commit (`ApprovalLifecycle`); the
     /// queue sees inbox jobs only from instances of an older version.
     nonisolated let inbox: InboxPushGateway
     private let now: @Sendable () -> Date

@@ -17,6 +17,7 @@ final class PushSender: LifecycleHandler, Sendable {
     private let gateways: PushGateways
     private let clock: any WallClock
     private let events: any EventBus
+    private let approvals: ApprovalLifecycle
     private let retryPolicy: PushRetryPolicy
     private let logger: Logger
     private let loop = ServerLifetimeTask()
@@ -29,42 +30,17 @@ final class PushSender: LifecycleHandler, Sendable {
     /// Jobs sent at once by one instance.
     static let concurrency = 64
 
-    init(database: any Database, gateways: PushGateways, clock: any WallClock, events: any EventBus, retryPolicy: PushRetryPolicy, logger: Logger) {
+    init(
+        database: any Database, gateways: PushGateways, clock: any WallClock, events: any EventBus, approvals: ApprovalLifecycle,
+        retryPolicy: PushRetryPolicy, logger: Logger
+    ) {
         self.database = database
         self.gateways = gateways
         self.clock = clock
         self.events = events
+        self.approvals = approvals
         self.retryPolicy = retryPolicy
         self.logger = logger
-    }
-
-    /// The approval's push to `device`, for the caller to save in its commit and `ring` after it.
-    ///
-    /// A push through a provider is queued, due at once, for the sender. An inbox device needs no
-    /// provider: the job is saved as sent with its delivery record, and the ring wakes the device's
-    /// long-poll directly, sparing the queue's round trip.
-    func push(approvalID: String, device: DeviceModel) -> QueuedPush {
-        let now = clock.now()
-        let isInbox = device.pushTarget.channel == .inbox
-        let job = PushJobModel()
-        job.id = SecureRandom.identifier(prefix: "psh")
-        job.approvalID = approvalID
-        job.deviceID = device.id!
-        job.channel = device.pushChannel
-        job.status = (isInbox ? PushStatus.sent : PushStatus.queued).rawValue
-        job.attempts = isInbox ? 1 : 0
-        job.nextAttemptAt = now
-        guard isInbox else { return QueuedPush(job: job, delivery: nil) }
-        return QueuedPush(job: job, delivery: PushDeliveryModel(of: job, attempt: 1, at: now, status: .delivered))
-    }
-
-    /// After the push is committed: wakes the inbox device, or the sender.
-    func ring(_ push: QueuedPush) async {
-        if push.delivery != nil {
-            await gateways.inbox.ring(deviceID: push.job.deviceID, approvalID: push.job.approvalID)
-        } else {
-            await wake()
-        }
     }
 
     /// Tells the sender a job was queued.
@@ -179,7 +155,8 @@ final class PushSender: LifecycleHandler, Sendable {
             ])
         }
 
-        try await database.transaction { database in
+        let work = UnitOfWork()
+        await work.hold { database in
             try await delivery.create(on: database)
             try await PushJobModel.query(on: database).filter(\.$id == job.id!)
                 .set(\.$status, to: verdict.job.rawValue)
@@ -187,18 +164,17 @@ final class PushSender: LifecycleHandler, Sendable {
                 .set(\.$lease, to: nil)
                 .set(\.$nextAttemptAt, to: verdict.nextAttempt ?? now)
                 .update()
-            if case .tokenInvalid(let reason) = outcome {
-                if device.pushTokenInvalidAt == nil {
+        }
+        if case .tokenInvalid(let reason) = outcome {
+            if device.pushTokenInvalidAt == nil {
+                await work.hold { database in
                     try await DeviceModel.query(on: database).filter(\.$id == device.id!)
                         .set(\.$pushTokenInvalidAt, to: now).set(\.$pushTokenInvalidReason, to: reason).update()
                 }
-                try await ApprovalRecord.close(
-                    approval.id, as: .failed, failureCode: ErrorCode.pushTokenInvalid, at: now, on: try database.sql)
             }
+            await approvals.close(approval, as: .failed, failureCode: ErrorCode.pushTokenInvalid, in: work)
         }
-        if case .tokenInvalid = outcome {
-            await events.publish(EventTopic.interaction(approval.webInteractionID), approval.id)
-        }
+        try await work.commit(on: database)
     }
 
     /// What an attempt's outcome means for the delivery record and the job; a retry is scheduled only
@@ -224,27 +200,5 @@ final class PushSender: LifecycleHandler, Sendable {
     private func abandon(_ job: PushJobModel) async throws {
         try await PushJobModel.query(on: database).filter(\.$id == job.id!)
             .set(\.$status, to: PushStatus.failed.rawValue).set(\.$lease, to: nil).update()
-    }
-}
-
-/// A push saved with the approval it belongs to: its job, and for the inbox its delivery already made.
-struct QueuedPush: Sendable {
-    let job: PushJobModel
-    let delivery: PushDeliveryModel?
-
-    /// Inserts with plain SQL: every approval saves one.
-    func save(on database: any Database, at now: Date) async throws {
-        let sql = try database.sql
-        try await sql.raw("""
-            INSERT INTO \(ident: PushJobModel.schema) (id, approval_id, device_id, channel, status, attempts, next_attempt_at, created_at)
-            VALUES (\(bind: job.id), \(bind: job.approvalID), \(bind: job.deviceID), \(bind: job.channel), \(bind: job.status),
-                \(bind: job.attempts), \(bind: job.nextAttemptAt), \(bind: now))
-            """).run()
-        guard let delivery else { return }
-        try await sql.raw("""
-            INSERT INTO \(ident: PushDeliveryModel.schema) (id, job_id, approval_id, device_id, channel, status, attempt, attempted_at)
-            VALUES (\(bind: delivery.id), \(bind: delivery.jobID), \(bind: delivery.approvalID), \(bind: delivery.deviceID),
-                \(bind: delivery.channel), \(bind: delivery.status), \(bind: delivery.attempt), \(bind: delivery.attemptedAt))
-            """).run()
     }
 }

@@ -115,6 +115,15 @@ struct ApprovalRecord: Codable, Sendable {
         return status(stored: row.status, expiresAt: row.expiresAt, at: now)
     }
 
+    /// Counts one wrong web OTP if `attemptsLeftSeen` is still the count (compare and set); returns whether it did.
+    static func countWrongOTP(_ id: String, attemptsLeftSeen seen: Int, on sql: any SQLDatabase) async throws -> Bool {
+        try await !sql.raw("""
+            UPDATE \(ident: schema) SET otp_attempts_left = \(bind: seen - 1)
+            WHERE id = \(bind: id) AND otp_attempts_left = \(bind: seen)
+            RETURNING id
+            """).all().isEmpty
+    }
+
     /// Ends the approval if it is still open: pending and not past its expiry. Returns whether this
     /// call ended it; an approval already settled, cancelled or expired is left as it is.
     @discardableResult

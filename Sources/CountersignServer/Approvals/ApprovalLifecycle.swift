@@ -1,0 +1,143 @@
+import CountersignCore
+import Crypto
+import Fluent
+import Foundation
+import Journeys
+
+/// An approval's whole life in one type: created with its push queued, closed (approved, denied,
+/// cancelled, failed, push token invalid; expiry is read from its time), and the waiting browser woken
+/// once the close is committed. The journey effects and the push sender both go through it; nothing
+/// else creates or closes an approval.
+///
+/// Every write is held in the caller's `UnitOfWork`, so it commits with the rest of the call, and every
+/// wake-up waits for that commit.
+struct ApprovalLifecycle: Sendable {
+    let database: any Database
+    let clock: any WallClock
+    /// Key of the web OTP hashes.
+    let otpKey: SymmetricKey
+    let events: any EventBus
+    let inbox: InboxPushGateway
+
+    /// Wrong web OTPs an approval accepts.
+    static let otpAttempts = 3
+
+    /// A pending approval for `request`, waited on by the web interaction `webInteractionID`, with its push
+    /// to `device` queued. Returns the approval's id.
+    func create(_ request: ApprovalRequest, webInteractionID: String, device: DeviceModel, in work: UnitOfWork) async throws -> String {
+        let sql = try database.sql
+        guard let clients = try await sql.raw("""
+            SELECT web.application_id, (
+                SELECT native.id FROM clients native
+                WHERE native.application_id = web.application_id AND native.kind = \(bind: ClientKind.native.rawValue)
+                ORDER BY native.id LIMIT 1) AS native_client_id
+            FROM clients web WHERE web.id = \(bind: request.clientID)
+            """).first()
+        else {
+            throw ServiceError(.conflict, ErrorCode.unknownClient, "The web client no longer exists.")
+        }
+        let applicationID = try clients.decode(column: "application_id", as: String.self)
+        guard let nativeClientID = try clients.decode(column: "native_client_id", as: String?.self) else {
+            throw ServiceError(.conflict, ErrorCode.noNativeClient, "Application '\(applicationID)' has no native client for the phone.")
+        }
+        let approvalID = SecureRandom.identifier(prefix: "apr")
+        let approval = ApprovalRecord(
+            id: approvalID, applicationID: applicationID, webClientID: request.clientID, nativeClientID: nativeClientID,
+            webInteractionID: webInteractionID, webJourneyID: request.journeyID, mobileJourneyID: request.mobileJourneyID,
+            userID: request.user.userID, deviceID: request.deviceID, status: ApprovalStatus.pending.rawValue, failureCode: nil,
+            amr: "", authTime: nil, approvalData: request.approvalData?.canonicalJSON,
+            additionalData: request.additionalData.map(JSONEncoder.wire.text),
+            correlationID: request.correlationID,
+            otpHash: request.otp.map { WebOTP.keyedHash(code: $0, approvalID: approvalID, key: otpKey) },
+            otpLength: request.otp?.count, otpAttemptsLeft: request.otp == nil ? 0 : Self.otpAttempts, expiresAt: request.expiresAt,
+            createdAt: clock.now())
+        await work.hold { database in try await approval.insert(on: try database.sql) }
+        await queuePush(of: approvalID, to: device, in: work)
+        return approvalID
+    }
+
+    /// Sends the approval's push to `device` again.
+    func resend(_ approvalID: String, to device: DeviceModel, in work: UnitOfWork) async {
+        await queuePush(of: approvalID, to: device, in: work)
+    }
+
+    /// Settles the approval with the phone's answer. Details shown in the browser count as approved only
+    /// when the phone signed exactly them. An approval no longer pending refuses the answer (410), so the
+    /// phone learns the browser cancelled or the approval expired.
+    func settle(_ approval: ApprovalRecord, with outcome: ApprovalOutcome, in work: UnitOfWork) async throws {
+        switch outcome {
+        case .approved(let amr, let authTime, let signedApprovalData):
+            if let shown = try approval.approvalData.map(ApprovalData.init(jsonText:)), shown != signedApprovalData {
+                await close(approval, as: .failed, failureCode: ErrorCode.approvalDataNotSigned, refusingIfClosed: true, in: work)
+            } else {
+                await close(approval, as: .approved, amr: amr, authTime: authTime, refusingIfClosed: true, in: work)
+            }
+        case .denied:
+            await close(approval, as: .denied, failureCode: ErrorCode.mobileRejected, refusingIfClosed: true, in: work)
+        case .failed(let code):
+            await close(approval, as: .failed, failureCode: code, refusingIfClosed: true, in: work)
+        }
+    }
+
+    /// Checks a web OTP typed on the phone; a wrong code uses up one attempt, and the last one fails the approval.
+    func checkOTP(_ approval: ApprovalRecord, code: String, in work: UnitOfWork) async -> OTPCheck {
+        guard let hash = approval.otpHash, approval.status(at: clock.now()) == .pending, approval.otpAttemptsLeft > 0 else {
+            return .exhausted
+        }
+        if WebOTP.matches(code: code, approvalID: approval.id, storedHash: hash, key: otpKey) { return .valid }
+        let seen = approval.otpAttemptsLeft
+        let left = seen - 1
+        await work.hold { database in
+            // Compare and set: a wrong code counted meanwhile by another interaction makes this call retry,
+            // so parallel tries cannot share one attempt.
+            guard try await ApprovalRecord.countWrongOTP(approval.id, attemptsLeftSeen: seen, on: try database.sql) else {
+                throw ServiceError(.conflict, ErrorCode.otpAttemptConflict, "Another try of this code was counted at the same time; try again.")
+            }
+        }
+        guard left > 0 else {
+            await close(approval, as: .failed, failureCode: ErrorCode.otpAttemptsExceeded, in: work)
+            return .exhausted
+        }
+        return .invalid(attemptsLeft: left)
+    }
+
+    /// Ends a pending approval and wakes the browser waiting on it once the change is committed. An
+    /// approval no longer pending is left as it is; with `refusingIfClosed` (the phone answering), that
+    /// refuses the whole call.
+    func close(
+        _ approval: ApprovalRecord, as status: ApprovalStatus, failureCode: String? = nil, amr: [String] = [], authTime: Date? = nil,
+        refusingIfClosed: Bool = false, in work: UnitOfWork
+    ) async {
+        let approvalID = approval.id
+        let now = clock.now()
+        await work.hold { database in
+            let sql = try database.sql
+            let closed = try await ApprovalRecord.close(
+                approvalID, as: status, failureCode: failureCode, amr: amr, authTime: authTime, at: now, on: sql)
+            if !closed, refusingIfClosed {
+                throw ServiceError.approvalNotPending(try await ApprovalRecord.status(of: approvalID, at: now, on: sql))
+            }
+        }
+        let events = events
+        let topic = EventTopic.interaction(approval.webInteractionID)
+        await work.afterCommit { await events.publish(topic, approvalID) }
+    }
+
+    /// Saves the approval's push in the call's commit and rings once it is committed.
+    ///
+    /// A push through a provider is queued, due at once, for the sender. An inbox device needs no
+    /// provider: the job is saved as sent with its delivery record, and the ring wakes the device's
+    /// long-poll directly, sparing the queue's round trip.
+    private func queuePush(of approvalID: String, to device: DeviceModel, in work: UnitOfWork) async {
+        let push = QueuedPush(approvalID: approvalID, device: device, at: clock.now())
+        await work.hold { database in try await push.save(on: database) }
+        let (events, inbox) = (events, inbox)
+        await work.afterCommit {
+            if push.delivery != nil {
+                await inbox.ring(deviceID: push.job.deviceID, approvalID: approvalID)
+            } else {
+                await events.publish(EventTopic.pushQueue, "")
+            }
+        }
+    }
+}
