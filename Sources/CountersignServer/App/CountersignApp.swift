@@ -1,6 +1,4 @@
 import Fluent
-import FluentPostgresDriver
-import FluentSQLiteDriver
 import Foundation
 import Vapor
 
@@ -38,7 +36,7 @@ public enum CountersignApp {
         let tokenIssuer = try await TokenIssuer.bootstrap(
             database: app.db, issuer: configuration.publicURL, lifetime: configuration.tokenLifetime, clock: dependencies.clock)
         let adminKeys = try await AdminKeyVerifier.bootstrap(
-            configuredKey: configuration.adminKey, database: app.db, announce: dependencies.announceAdminKey)
+            configuredKey: configuration.adminKey, database: app.db, clock: dependencies.clock, announce: dependencies.announceAdminKey)
         let events = InProcessEventBus()
         let secretBox = try SecretBox.load(configuration.masterKey)
         let pushClient = PushHTTPClient()
@@ -78,45 +76,11 @@ public enum CountersignApp {
         try app.register(collection: AdminRoutes(verifier: adminKeys, journeys: journeys, tokenIssuer: tokenIssuer, clock: dependencies.clock))
         try app.register(collection: EvidenceRoutes(verifier: adminKeys))
         try app.register(collection: StatsRoutes(verifier: adminKeys, clock: clock))
-        try app.register(collection: PushAdminRoutes(verifier: adminKeys, secrets: secretBox))
+        try app.register(collection: PushAdminRoutes(verifier: adminKeys, secrets: secretBox, clock: clock))
     }
 
     /// Connects the database and applies any migrations that have not run.
     public static func prepareDatabase(_ app: Application, location: DatabaseLocation) async throws {
-        try useDatabase(location, on: app)
-        if case .sqliteFile = location, let database = app.db as? any SQLDatabase {
-            // Write-ahead logging lets readers go on while a write commits; the mode is kept in the file.
-            try await database.raw("PRAGMA journal_mode=WAL").run()
-        }
-        app.migrations.add(CreateInitialSchema())
-        app.migrations.add(SeedDemoApplication())
-        app.migrations.add(CreateApprovals())
-        app.migrations.add(CreateTransactionEvidence())
-        app.migrations.add(CreatePushDelivery())
-        app.migrations.add(AddQueryIndexes())
-        app.migrations.add(AddPushConfigContractFields())
-        try await app.autoMigrate()
-    }
-
-    /// Queries are logged with their binds, which hold secrets: only at trace, which the server never logs at.
-    static let sqlLogLevel = Logger.Level.trace
-
-    static func useDatabase(_ location: DatabaseLocation, on app: Application) throws {
-        if case .postgres = location {} else {
-            // SQLite runs every statement on a blocking thread, and a writer waiting for another's lock
-            // retries on its thread without pause (sqlite-nio's busy handler). On the process-wide pool of
-            // one thread per core, waiting writers (of this app or, in tests, of others) can hold every
-            // thread while the writer they wait for needs one to finish: a deadlock. The app's own pool
-            // has a thread for every connection (one per event loop) and as many to spare.
-            app.threadPool = NIOThreadPool(numberOfThreads: 2 * System.coreCount)
-        }
-        switch location {
-        case .sqliteFile(let path):
-            app.databases.use(.sqlite(.file(path), sqlLogLevel: sqlLogLevel), as: .sqlite)
-        case .sqliteMemory:
-            app.databases.use(.sqlite(.memory, sqlLogLevel: sqlLogLevel), as: .sqlite)
-        case .postgres(let url):
-            app.databases.use(.postgres(configuration: try SQLPostgresConfiguration(url: url), sqlLogLevel: sqlLogLevel), as: .psql)
-        }
+        try await DatabaseSetup.prepare(app, location: location)
     }
 }

@@ -24,20 +24,11 @@ struct ApprovalLifecycle: Sendable {
 
     /// A pending approval for `request`, waited on by the web interaction `webInteractionID`, with its push
     /// to `device` queued. Returns the approval's id.
-    func create(_ request: ApprovalRequest, webInteractionID: String, device: DeviceModel, in work: UnitOfWork) async throws -> String {
-        let sql = try database.sql
-        guard let clients = try await sql.raw("""
-            SELECT web.application_id, (
-                SELECT native.id FROM clients native
-                WHERE native.application_id = web.application_id AND native.kind = \(bind: ClientKind.native.rawValue)
-                ORDER BY native.id LIMIT 1) AS native_client_id
-            FROM clients web WHERE web.id = \(bind: request.clientID)
-            """).first()
-        else {
+    func create(_ request: ApprovalRequest, webInteractionID: String, device: DeviceRecord, in work: UnitOfWork) async throws -> String {
+        guard let (applicationID, nativeClientID) = try await database.storage.clients.application(ofWebClient: request.clientID) else {
             throw ServiceError(.conflict, ErrorCode.unknownClient, "The web client no longer exists.")
         }
-        let applicationID = try clients.decode(column: "application_id", as: String.self)
-        guard let nativeClientID = try clients.decode(column: "native_client_id", as: String?.self) else {
+        guard let nativeClientID else {
             throw ServiceError(.conflict, ErrorCode.noNativeClient, "Application '\(applicationID)' has no native client for the phone.")
         }
         let approvalID = SecureRandom.identifier(prefix: "apr")
@@ -51,13 +42,13 @@ struct ApprovalLifecycle: Sendable {
             otpHash: request.otp.map { WebOTP.keyedHash(code: $0, approvalID: approvalID, key: otpKey) },
             otpLength: request.otp?.count, otpAttemptsLeft: request.otp == nil ? 0 : Self.otpAttempts, expiresAt: request.expiresAt,
             createdAt: clock.now())
-        await work.hold { database in try await approval.insert(on: try database.sql) }
+        await work.hold { database in try await database.storage.approvals.insert(approval) }
         await queuePush(of: approvalID, to: device, in: work)
         return approvalID
     }
 
     /// Sends the approval's push to `device` again.
-    func resend(_ approvalID: String, to device: DeviceModel, in work: UnitOfWork) async {
+    func resend(_ approvalID: String, to device: DeviceRecord, in work: UnitOfWork) async {
         await queuePush(of: approvalID, to: device, in: work)
     }
 
@@ -90,7 +81,7 @@ struct ApprovalLifecycle: Sendable {
         await work.hold { database in
             // Compare and set: a wrong code counted meanwhile by another interaction makes this call retry,
             // so parallel tries cannot share one attempt.
-            guard try await ApprovalRecord.countWrongOTP(approval.id, attemptsLeftSeen: seen, on: try database.sql) else {
+            guard try await database.storage.approvals.countWrongOTP(approval.id, attemptsLeftSeen: seen) else {
                 throw ServiceError(.conflict, ErrorCode.otpAttemptConflict, "Another try of this code was counted at the same time; try again.")
             }
         }
@@ -111,11 +102,10 @@ struct ApprovalLifecycle: Sendable {
         let approvalID = approval.id
         let now = clock.now()
         await work.hold { database in
-            let sql = try database.sql
-            let closed = try await ApprovalRecord.close(
-                approvalID, as: status, failureCode: failureCode, amr: amr, authTime: authTime, at: now, on: sql)
+            let approvals = try database.storage.approvals
+            let closed = try await approvals.close(approvalID, as: status, failureCode: failureCode, amr: amr, authTime: authTime, at: now)
             if !closed, refusingIfClosed {
-                throw ServiceError.approvalNotPending(try await ApprovalRecord.status(of: approvalID, at: now, on: sql))
+                throw ServiceError.approvalNotPending(try await approvals.status(of: approvalID, at: now))
             }
         }
         let events = events
@@ -128,9 +118,9 @@ struct ApprovalLifecycle: Sendable {
     /// A push through a provider is queued, due at once, for the sender. An inbox device needs no
     /// provider: the job is saved as sent with its delivery record, and the ring wakes the device's
     /// long-poll directly, sparing the queue's round trip.
-    private func queuePush(of approvalID: String, to device: DeviceModel, in work: UnitOfWork) async {
+    private func queuePush(of approvalID: String, to device: DeviceRecord, in work: UnitOfWork) async {
         let push = QueuedPush(approvalID: approvalID, device: device, at: clock.now())
-        await work.hold { database in try await push.save(on: database) }
+        await work.hold { database in try await database.storage.pushJobs.insert(push.job, delivery: push.delivery) }
         let (events, inbox) = (events, inbox)
         await work.afterCommit {
             if push.delivery != nil {

@@ -14,13 +14,13 @@ struct MobileApproveService: Sendable {
 
     func start(_ request: MobileApproveStartRequest) async throws -> InteractionService.Reply {
         guard let approvalID = request.payload["approval_id"] else { throw ServiceError.notValid("payload.approval_id is missing.") }
-        guard let approval = try await ApprovalRecord.find(approvalID, on: try database.sql) else {
+        guard let approval = try await database.storage.approvals.find(approvalID) else {
             throw ServiceError.notFound("No approval '\(approvalID)'.")
         }
         let device = try await verifier.verify(
             deviceID: request.deviceID, message: DeviceProof.approveMessage(approvalID: approvalID, timestamp: request.timestamp),
             timestamp: request.timestamp, signature: request.deviceSignature)
-        guard device.$user.id == approval.userID else {
+        guard device.userID == approval.userID else {
             throw ServiceError(.forbidden, ErrorCode.deviceNotOwned, "The device does not belong to the user of this approval.")
         }
         guard device.status == CredentialStatus.active.rawValue else {
@@ -36,7 +36,7 @@ struct MobileApproveService: Sendable {
             throw ServiceError(.forbidden, ErrorCode.clientNotInApplication, "The approval is for the application's phone client '\(approval.nativeClientID)'.")
         }
         guard let journey = interactions.journeys[approval.mobileJourneyID],
-            let user = try await UserModel.load(approval.userID, on: try database.sql)
+            let user = try await database.storage.users.find(approval.userID)
         else { throw ServiceError.notFound("The approval's mobile journey is not available.") }
 
         var state = InteractionState(
@@ -50,7 +50,7 @@ struct MobileApproveService: Sendable {
     }
 
     /// What `@policy.getMobileApproveParameters()` reads.
-    private func parameters(of approval: ApprovalRecord, user: UserModel) throws -> [String: JSONValue] {
+    private func parameters(of approval: ApprovalRecord, user: UserRecord) throws -> [String: JSONValue] {
         func json(_ text: String?) throws -> JSONValue {
             guard let text else { return .null }
             return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))

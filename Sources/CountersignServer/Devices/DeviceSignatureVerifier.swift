@@ -10,8 +10,8 @@ struct DeviceSignatureVerifier: Sendable {
 
     /// The device, once its signature over `message` is accepted. Does not look at revocation: callers
     /// say `device_revoked` themselves after the signature proves who is asking.
-    func verify(deviceID: String, message: String, timestamp: Int, signature: String) async throws -> DeviceModel {
-        guard let device = try await DeviceModel.load(deviceID, on: try database.sql) else {
+    func verify(deviceID: String, message: String, timestamp: Int, signature: String) async throws -> DeviceRecord {
+        guard let device = try await database.storage.devices.find(deviceID) else {
             throw ServiceError(.unauthenticated, ErrorCode.invalidToken, "Unknown device or bad device signature.")
         }
         let now = clock.now()
@@ -27,8 +27,8 @@ struct DeviceSignatureVerifier: Sendable {
         // removes the record once the timestamp could no longer be fresh.
         let fingerprint = SecretDigest.hex("\(deviceID)\n\(message)\n\(identity.base64EncodedString())")
         do {
-            try await UsedDeviceSignatures.record(
-                fingerprint, until: now.addingTimeInterval(2 * DeviceProof.maximumClockSkew), on: try database.sql)
+            try await database.storage.usedDeviceSignatures.record(
+                fingerprint, until: now.addingTimeInterval(2 * DeviceProof.maximumClockSkew))
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw ServiceError(.unauthenticated, ErrorCode.signatureReplayed, "This device signature was already used.")
         }

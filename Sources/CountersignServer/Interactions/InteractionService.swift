@@ -24,7 +24,7 @@ struct InteractionService: Sendable {
 
     func start(journeyID: String, request: StartJourneyRequest) async throws -> Reply {
         guard let journey = journeys[journeyID] else { throw ServiceError.notFound("No journey '\(journeyID)'.") }
-        guard try await database.sql.raw("SELECT id FROM clients WHERE id = \(bind: request.clientID)").first() != nil else {
+        guard try await database.storage.clients.exists(request.clientID) else {
             throw ServiceError(.unauthenticated, ErrorCode.invalidClient, "Unknown client_id '\(request.clientID)'.")
         }
         var approvalData: ApprovalData?
@@ -47,7 +47,7 @@ struct InteractionService: Sendable {
         let now = services.clock.now()
         let interactionID = SecureRandom.identifier(prefix: "int")
         let work = UnitOfWork()
-        let effects = FluentJourneyEffects(services: services, interactionID: interactionID, work: work)
+        let effects = try StoredJourneyEffects(services: services, interactionID: interactionID, work: work)
         let presentation = try await run { try await JourneyRunner(journey: journey, effects: effects, now: now).start(&state) }
 
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
@@ -56,7 +56,7 @@ struct InteractionService: Sendable {
             finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime), state: try Self.encode(state),
             createdAt: now)
         try await database.transaction { database in
-            try await record.insert(on: try database.sql)
+            try await database.storage.interactions.insert(record)
             try await work.apply(on: database)
         }
         await work.runAfterCommit()
@@ -73,7 +73,7 @@ struct InteractionService: Sendable {
 
         var state = try Self.decodeState(interaction)
         let work = UnitOfWork()
-        let effects = FluentJourneyEffects(services: services, interactionID: interactionID, work: work)
+        let effects = try StoredJourneyEffects(services: services, interactionID: interactionID, work: work)
         let presentation = try await run {
             try await JourneyRunner(journey: journey, effects: effects, now: now).submit(response, to: &state)
         }
@@ -82,8 +82,8 @@ struct InteractionService: Sendable {
         let encodedState = try Self.encode(state)
         let finished = state.isFinished
         try await database.transaction { database in
-            let saved = try await interaction.saveNext(
-                state: encodedState, tokenHash: token.map(SecretDigest.hex), finished: finished, on: try database.sql)
+            let saved = try await database.storage.interactions.saveNext(
+                of: interaction, state: encodedState, tokenHash: token.map(SecretDigest.hex), finished: finished)
             guard saved else { throw ServiceError.invalidToken("The interaction token was already used.") }
             try await work.apply(on: database)
         }
@@ -94,7 +94,7 @@ struct InteractionService: Sendable {
 
     /// The interaction `interactionID`, when `bearer` is its current token and it is still running.
     func authorizedInteraction(_ interactionID: String, bearer: String?) async throws -> InteractionRecord {
-        guard let interaction = try await InteractionRecord.find(interactionID, on: try database.sql) else {
+        guard let interaction = try await database.storage.interactions.find(interactionID) else {
             throw ServiceError.notFound("No interaction '\(interactionID)'.")
         }
         guard let bearer, let expected = interaction.tokenHash, SecretDigest.matches(bearer, storedHex: expected) else {

@@ -73,58 +73,33 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
 
     /// Removes everything due now, batch by batch.
     private func sweep() async throws -> Removed {
-        let sql = try database.sql
         let now = clock.now()
         let cutoff = now.addingTimeInterval(-retention)
         var removed = Removed()
-        removed.deviceSignatures = try await deleteExpired(from: UsedDeviceSignatures.schema, before: now, on: sql)
-        while let batch = try await removeApprovalBatch(expiredBefore: cutoff) {
+        removed.deviceSignatures = try await deleteExpired(from: UsedDeviceSignatureStore.table, before: now)
+        while true {
+            let batch = try await database.transaction { database in
+                try await database.storage.retention.deleteExpiredApprovals(before: cutoff, limit: Self.batchSize)
+            }
+            guard batch.approvals > 0 else { break }
             removed.approvals += batch.approvals
             removed.pushJobs += batch.pushJobs
             removed.pushDeliveries += batch.pushDeliveries
             try await Task.sleep(for: Self.pauseBetweenBatches)
         }
-        removed.interactions = try await deleteExpired(from: InteractionRecord.schema, before: cutoff, on: sql)
+        removed.interactions = try await deleteExpired(from: InteractionStore.table, before: cutoff)
         return removed
     }
 
     /// Deletes the rows of `table` whose `expires_at` is before `date`, a batch per statement.
-    private func deleteExpired(from table: String, before date: Date, on sql: any SQLDatabase) async throws -> Int {
+    private func deleteExpired(from table: String, before date: Date) async throws -> Int {
+        let retention = try database.storage.retention
         var count = 0
         while true {
-            let deleted = try await sql.raw("""
-                DELETE FROM \(ident: table) WHERE id IN (
-                    SELECT id FROM \(ident: table) WHERE expires_at < \(bind: date) LIMIT \(literal: Self.batchSize))
-                RETURNING id
-                """).all().count
+            let deleted = try await retention.deleteExpired(from: table, before: date, limit: Self.batchSize)
             count += deleted
             guard deleted == Self.batchSize else { return count }
             try await Task.sleep(for: Self.pauseBetweenBatches)
-        }
-    }
-
-    /// Deletes up to one batch of approvals expired before `cutoff`, with their push jobs and delivery
-    /// records, in one transaction; nil when none is left. Every statement writes, so the transaction
-    /// takes SQLite's write lock at its first statement instead of failing to upgrade a read.
-    private func removeApprovalBatch(expiredBefore cutoff: Date) async throws -> Removed? {
-        try await database.transaction { database in
-            let sql = try database.sql
-            // Oldest first, along the expiry index: ordering by the random ids instead walked the whole id
-            // index on every statement (about 200 ms a batch at 100,000 approvals, against 18 ms).
-            let batch: SQLQueryString = """
-                SELECT id FROM \(ident: ApprovalRecord.schema) WHERE expires_at < \(bind: cutoff) ORDER BY expires_at LIMIT \(literal: Self.batchSize)
-                """
-            var removed = Removed()
-            removed.pushDeliveries = try await sql.raw("""
-                DELETE FROM \(ident: PushDeliveryModel.schema) WHERE approval_id IN (\(batch)) RETURNING id
-                """).all().count
-            removed.pushJobs = try await sql.raw("""
-                DELETE FROM \(ident: PushJobModel.schema) WHERE approval_id IN (\(batch)) RETURNING id
-                """).all().count
-            removed.approvals = try await sql.raw("""
-                DELETE FROM \(ident: ApprovalRecord.schema) WHERE id IN (\(batch)) RETURNING id
-                """).all().count
-            return removed.approvals == 0 ? nil : removed
         }
     }
 }

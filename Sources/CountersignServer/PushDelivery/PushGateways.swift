@@ -38,17 +38,12 @@ actor PushGateways {
     /// light read of ids and update times, and the key material only when something changed. Opening
     /// every key, it fails on a wrong master key (so the server does not start with one).
     func refresh() async throws {
-        struct Version: Decodable {
-            let id: String
-            let updated_at: Date?
-        }
-        let versions = try await database.sql.raw("SELECT id, updated_at FROM \(ident: PushConfigModel.schema) ORDER BY id")
-            .all(decoding: Version.self)
-        let fingerprint = versions.map { "\($0.id)@\($0.updated_at?.timeIntervalSince1970 ?? 0)" }.joined(separator: ",")
+        let configs = try database.storage.pushConfigs
+        let fingerprint = try await configs.version()
         if let built, built.fingerprint == fingerprint { return }
         var apns: [APNsConfiguration] = []
         var fcm: [FCMServiceAccount] = []
-        for config in try await PushConfigModel.query(on: database).all() {
+        for config in try await configs.all() {
             switch try config.provider(opening: secrets) {
             case .apns(let configuration): apns.append(configuration)
             case .fcm(let account): fcm.append(account)

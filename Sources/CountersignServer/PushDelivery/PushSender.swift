@@ -90,36 +90,20 @@ final class PushSender: LifecycleHandler, Sendable {
         await events.unsubscribe(doorbell)
     }
 
-    /// Claims up to `limit` due jobs by moving them under one fresh lease. A job another instance
-    /// claimed in between is already due later, so the update passes it by.
-    private func claimDueJobs(limit: Int) async throws -> [PushJobModel] {
+    /// Claims up to `limit` due jobs under one fresh lease.
+    private func claimDueJobs(limit: Int) async throws -> [PushJobRecord] {
         guard limit > 0 else { return [] }
         let now = clock.now()
-        let due = try await PushJobModel.query(on: database)
-            .filter(\.$status == PushStatus.queued.rawValue)
-            .filter(\.$nextAttemptAt <= now)
-            .sort(\.$nextAttemptAt)
-            .limit(limit)
-            .all(\.$id)
-        guard !due.isEmpty else { return [] }
-        let lease = UUID().uuidString
-        try await PushJobModel.query(on: database)
-            .filter(\.$id ~~ due)
-            .filter(\.$status == PushStatus.queued.rawValue)
-            .filter(\.$nextAttemptAt <= now)
-            .set(\.$lease, to: lease)
-            .set(\.$nextAttemptAt, to: now.addingTimeInterval(Self.lease))
-            .update()
-        return try await PushJobModel.query(on: database).filter(\.$lease == lease).all()
+        return try await database.storage.pushJobs.claimDue(at: now, limit: limit, leaseEnd: now.addingTimeInterval(Self.lease))
     }
 
     /// One attempt of one job, and what follows from its outcome.
-    private func process(_ job: PushJobModel) async {
+    private func process(_ job: PushJobRecord) async {
         do {
             let now = clock.now()
-            let sql = try database.sql
-            guard let addressed = try await ApprovalRecord.addressed(job.approvalID, on: sql), addressed.approval.status(at: now) == .pending,
-                let device = try await DeviceModel.load(job.deviceID, on: sql)
+            let storage = try database.storage
+            guard let addressed = try await storage.approvals.addressed(job.approvalID), addressed.approval.status(at: now) == .pending,
+                let device = try await storage.devices.find(job.deviceID)
             else {
                 return try await abandon(job)
             }
@@ -133,45 +117,35 @@ final class PushSender: LifecycleHandler, Sendable {
             if Task.isCancelled, case .retryable = outcome {
                 // A send cut short by stopping is due again at the next start, with no backoff (a repeat is
                 // harmless: the notification collapses on the phone). A final outcome is recorded as usual.
-                return try await PushJobModel.query(on: database).filter(\.$id == job.id!)
-                    .set(\.$lease, to: nil).set(\.$nextAttemptAt, to: now).update()
+                return try await storage.pushJobs.release(job.id, dueAt: now)
             }
             try await record(outcome, of: job, approval: addressed.approval, device: device)
         } catch {
-            logger.error("a push could not be processed", metadata: ["job_id": "\(job.id!)", "error": "\(error)"])
+            logger.error("a push could not be processed", metadata: ["job_id": "\(job.id)", "error": "\(error)"])
         }
     }
 
-    private func record(_ outcome: DeliveryOutcome, of job: PushJobModel, approval: ApprovalRecord, device: DeviceModel) async throws {
+    private func record(_ outcome: DeliveryOutcome, of job: PushJobRecord, approval: ApprovalRecord, device: DeviceRecord) async throws {
         let attempt = job.attempts + 1
         let now = clock.now()
         let verdict = judge(outcome, attempt: attempt, now: now, expiresAt: approval.expiresAt)
-        let delivery = PushDeliveryModel(
+        let delivery = PushDeliveryRecord(
             of: job, attempt: attempt, at: now, status: verdict.delivery, reason: verdict.reason, nextAttemptAt: verdict.nextAttempt)
         if let reason = verdict.reason {
             logger.log(level: verdict.delivery == .retryScheduled ? .info : .warning, "push \(verdict.delivery.rawValue)", metadata: [
-                "job_id": "\(job.id!)", "device_id": "\(job.deviceID)", "channel": "\(job.channel)", "attempt": "\(attempt)",
+                "job_id": "\(job.id)", "device_id": "\(job.deviceID)", "channel": "\(job.channel)", "attempt": "\(attempt)",
                 "reason": "\(reason)",
             ])
         }
 
         let work = UnitOfWork()
         await work.hold { database in
-            try await delivery.create(on: database)
-            try await PushJobModel.query(on: database).filter(\.$id == job.id!)
-                .set(\.$status, to: verdict.job.rawValue)
-                .set(\.$attempts, to: attempt)
-                .set(\.$lease, to: nil)
-                .set(\.$nextAttemptAt, to: verdict.nextAttempt ?? now)
-                .update()
+            let pushJobs = try database.storage.pushJobs
+            try await pushJobs.insert(delivery)
+            try await pushJobs.finishAttempt(job.id, status: verdict.job, attempts: attempt, nextAttemptAt: verdict.nextAttempt ?? now)
         }
         if case .tokenInvalid(let reason) = outcome {
-            if device.pushTokenInvalidAt == nil {
-                await work.hold { database in
-                    try await DeviceModel.query(on: database).filter(\.$id == device.id!)
-                        .set(\.$pushTokenInvalidAt, to: now).set(\.$pushTokenInvalidReason, to: reason).update()
-                }
-            }
+            await work.hold { database in try await database.storage.devices.markPushTokenInvalid(device.id, reason: reason, at: now) }
             await approvals.close(approval, as: .failed, failureCode: ErrorCode.pushTokenInvalid, in: work)
         }
         try await work.commit(on: database)
@@ -197,8 +171,7 @@ final class PushSender: LifecycleHandler, Sendable {
     }
 
     /// Ends a job without an attempt (its approval closed while it waited).
-    private func abandon(_ job: PushJobModel) async throws {
-        try await PushJobModel.query(on: database).filter(\.$id == job.id!)
-            .set(\.$status, to: PushStatus.failed.rawValue).set(\.$lease, to: nil).update()
+    private func abandon(_ job: PushJobRecord) async throws {
+        try await database.storage.pushJobs.abandon(job.id)
     }
 }

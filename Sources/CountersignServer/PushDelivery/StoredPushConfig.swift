@@ -21,10 +21,10 @@ enum PushProvider: String {
     case fcm
 }
 
-extension PushConfigModel {
+extension PushConfigRecord {
     /// Decrypts the key material and builds the provider configuration.
     func provider(opening secrets: SecretBox) throws -> PushProviderConfiguration {
-        try validated(secret: try secrets.open(sealedSecret, boundTo: id!))
+        try validated(secret: try secrets.open(sealedSecret, boundTo: id))
     }
 
     /// Checks the fields and `secret` (the key material) together, as the gateways will use them.

@@ -12,7 +12,7 @@ enum ServerSecrets {
         if let stored = try await stored(otpKeyID, on: database) { return stored }
         let bytes = Data(SecureRandom.bytes(32))
         do {
-            try await ServerSecretModel(id: otpKeyID, value: bytes.base64EncodedString()).create(on: database)
+            try await database.storage.serverSecrets.insert(otpKeyID, value: bytes.base64EncodedString())
             return SymmetricKey(data: bytes)
         } catch {
             // Another instance created it first: use theirs.
@@ -22,7 +22,7 @@ enum ServerSecrets {
     }
 
     private static func stored(_ id: String, on database: any Database) async throws -> SymmetricKey? {
-        guard let model = try await ServerSecretModel.find(id, on: database), let bytes = Data(base64Encoded: model.value) else {
+        guard let value = try await database.storage.serverSecrets.value(of: id), let bytes = Data(base64Encoded: value) else {
             return nil
         }
         return SymmetricKey(data: bytes)

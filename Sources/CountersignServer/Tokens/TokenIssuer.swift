@@ -50,24 +50,17 @@ actor TokenIssuer {
 
     /// Loads the active key, creating the first one when the store has none.
     static func bootstrap(database: any Database, issuer: String, lifetime: TimeInterval, clock: any WallClock) async throws -> TokenIssuer {
-        let active = try await SigningKeyModel.query(on: database)
-            .filter(\.$retiredAt == nil)
-            .sort(\.$createdAt, .descending)
-            .first()
-        let key: SigningKeyModel
-        if let active {
+        let store = try database.storage.signingKeys
+        let key: SigningKeyRecord
+        if let active = try await store.active() {
             key = active
         } else {
             key = Self.newKey(at: clock.now())
-            try await key.create(on: database)
+            try await store.insert(key)
         }
-        let cutoff = clock.now().addingTimeInterval(-lifetime)
-        let published = try await SigningKeyModel.query(on: database)
-            .group(.or) { $0.filter(\.$retiredAt == nil).filter(\.$retiredAt > cutoff) }
-            .sort(\.$createdAt, .descending)
-            .all()
+        let published = try await store.published(retiredAfter: clock.now().addingTimeInterval(-lifetime))
         return TokenIssuer(
-            database: database, issuer: issuer, lifetime: lifetime, clock: clock, activeKeyID: key.id!,
+            database: database, issuer: issuer, lifetime: lifetime, clock: clock, activeKeyID: key.id,
             keys: try await collection(signingWith: key), publicKeys: try published.map(publicKey))
     }
 
@@ -92,11 +85,12 @@ actor TokenIssuer {
         let now = clock.now()
         let key = Self.newKey(at: now)
         try await database.transaction { database in
-            try await SigningKeyModel.query(on: database).filter(\.$retiredAt == nil).set(\.$retiredAt, to: now).update()
-            try await key.create(on: database)
+            let store = try database.storage.signingKeys
+            try await store.retireAll(at: now)
+            try await store.insert(key)
         }
         keys = try await Self.collection(signingWith: key)
-        activeKeyID = key.id!
+        activeKeyID = key.id
         publicKeys = try [Self.publicKey(key)] + publicKeys.map { PublicKey(jwk: $0.jwk, retiredAt: $0.retiredAt ?? now) }
         encodedJWKS = nil
         return activeKeyID
@@ -114,20 +108,21 @@ actor TokenIssuer {
         return body
     }
 
-    private static func publicKey(_ model: SigningKeyModel) throws -> PublicKey {
+    private static func publicKey(_ model: SigningKeyRecord) throws -> PublicKey {
         let parameters = try ES256PrivateKey(pem: model.privateKeyPEM).publicKey.parameters
         return PublicKey(
-            jwk: JWK.ecdsa(.es256, identifier: JWKIdentifier(string: model.id!), x: parameters?.x, y: parameters?.y, curve: .p256),
+            jwk: JWK.ecdsa(.es256, identifier: JWKIdentifier(string: model.id), x: parameters?.x, y: parameters?.y, curve: .p256),
             retiredAt: model.retiredAt)
     }
 
-    private static func newKey(at date: Date) -> SigningKeyModel {
-        SigningKeyModel(id: SecureRandom.identifier(prefix: "key"), privateKeyPEM: ES256PrivateKey().pemRepresentation, createdAt: date)
+    private static func newKey(at date: Date) -> SigningKeyRecord {
+        SigningKeyRecord(
+            id: SecureRandom.identifier(prefix: "key"), privateKeyPEM: ES256PrivateKey().pemRepresentation, createdAt: date, retiredAt: nil)
     }
 
-    private static func collection(signingWith model: SigningKeyModel) async throws -> JWTKeyCollection {
+    private static func collection(signingWith model: SigningKeyRecord) async throws -> JWTKeyCollection {
         let collection = JWTKeyCollection()
-        await collection.add(ecdsa: try ES256PrivateKey(pem: model.privateKeyPEM), kid: JWKIdentifier(string: model.id!))
+        await collection.add(ecdsa: try ES256PrivateKey(pem: model.privateKeyPEM), kid: JWKIdentifier(string: model.id))
         return collection
     }
 }

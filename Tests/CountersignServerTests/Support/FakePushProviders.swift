@@ -137,10 +137,9 @@ extension RegisteredPhone {
     static func register(
         _ server: TestServer, email: String, channel: String, token: String, appID: String?
     ) async throws -> RegisteredPhone {
-        let phone = TestPhone(client: server.client())
-        await phone.client.setPushToken(token, channel: channel, appID: appID)
-        let done = try await phone.register(email: email)
-        return RegisteredPhone(phone: phone, deviceID: try #require(done.data?["device_id"]?.stringValue), email: email)
+        let client = server.client()
+        await client.setPushToken(token, channel: channel, appID: appID)
+        return try await register(server, email: email, client: client)
     }
 
     /// Approves with biometrics from a push payload the provider received.

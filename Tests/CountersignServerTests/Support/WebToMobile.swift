@@ -42,6 +42,8 @@ struct RegisteredPhone {
     static func register(_ server: TestServer, email: String, client: OrchestrationClient? = nil) async throws -> RegisteredPhone {
         let phone = TestPhone(client: client ?? server.client())
         let done = try await phone.register(email: email)
+        // Registrations happen at distinct instants, as on a running server: devices are listed newest first.
+        server.clock.advance(by: 0.001)
         return RegisteredPhone(phone: phone, deviceID: try #require(done.data?["device_id"]?.stringValue), email: email)
     }
 

@@ -8,13 +8,14 @@ struct AdminKeyVerifier: Sendable {
     private let keyHash: String
 
     /// Settles which key is valid; `announce` shows a newly generated key to the operator.
-    static func bootstrap(configuredKey: String?, database: any Database, announce: @Sendable (String) -> Void) async throws -> AdminKeyVerifier {
+    static func bootstrap(
+        configuredKey: String?, database: any Database, clock: any WallClock, announce: @Sendable (String) -> Void
+    ) async throws -> AdminKeyVerifier {
         if let configuredKey { return AdminKeyVerifier(keyHash: SecretDigest.hex(configuredKey)) }
-        if let stored = try await AdminCredentialModel.query(on: database).first() {
-            return AdminKeyVerifier(keyHash: stored.keyHash)
-        }
+        let secrets = try database.storage.serverSecrets
+        if let stored = try await secrets.adminKeyHash() { return AdminKeyVerifier(keyHash: stored) }
         let key = SecureRandom.identifier(prefix: "csk")
-        try await AdminCredentialModel(id: SecureRandom.identifier(prefix: "adm"), keyHash: SecretDigest.hex(key)).create(on: database)
+        try await secrets.insertAdminKeyHash(SecretDigest.hex(key), id: SecureRandom.identifier(prefix: "adm"), at: clock.now())
         announce(key)
         return AdminKeyVerifier(keyHash: SecretDigest.hex(key))
     }

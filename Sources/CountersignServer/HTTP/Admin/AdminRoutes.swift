@@ -28,29 +28,28 @@ struct AdminRoutes: RouteCollection {
     }
 
     func listApplications(request: Request) async throws -> [ApplicationView] {
-        let applications = try await ApplicationModel.query(on: request.db).sort(\.$id).all()
-        let clients = try await ClientModel.query(on: request.db).sort(\.$id).all()
-        return applications.map { application in
+        let store = try request.db.storage.clients
+        let clients = try await store.clients()
+        return try await store.applications().map { application in
             ApplicationView(
-                id: application.id!, name: application.name,
-                clients: clients.filter { $0.$application.id == application.id }.map(ClientView.init))
+                id: application.id, name: application.name,
+                clients: clients.filter { $0.applicationID == application.id }.map(ClientView.init))
         }
     }
 
     func createApplication(request: Request) async throws -> Response {
         let body = try request.content.decode(CreateApplicationRequest.self)
         try Self.checkIdentifier(body.id, field: "id")
-        guard try await ApplicationModel.find(body.id, on: request.db) == nil else {
-            throw ServiceError.alreadyExists("An application '\(body.id)' already exists.")
+        let clients = try request.db.storage.clients
+        try await refusingDuplicate("An application '\(body.id)' already exists.") {
+            try await clients.insert(ApplicationRecord(id: body.id, name: body.name, createdAt: clock.now()))
         }
-        try await ApplicationModel(id: body.id, name: body.name).create(on: request.db)
         return try await ApplicationView(id: body.id, name: body.name, clients: []).encodeResponse(status: .created, for: request)
     }
 
     func listClients(request: Request) async throws -> [ClientView] {
         let application = try await findApplication(request)
-        return try await ClientModel.query(on: request.db).filter(\.$application.$id == application.id!).sort(\.$id).all()
-            .map(ClientView.init)
+        return try await request.db.storage.clients.clients(ofApplication: application.id).map(ClientView.init)
     }
 
     func createClient(request: Request) async throws -> Response {
@@ -60,52 +59,50 @@ struct AdminRoutes: RouteCollection {
         guard let kind = ClientKind(rawValue: body.kind) else {
             throw ServiceError.notValid("'kind' must be web or native.")
         }
-        guard try await ClientModel.find(body.id, on: request.db) == nil else {
-            throw ServiceError.alreadyExists("A client '\(body.id)' already exists.")
-        }
-        let client = ClientModel(id: body.id, applicationID: application.id!, name: body.name, kind: kind)
-        try await client.create(on: request.db)
+        let client = ClientRecord(id: body.id, applicationID: application.id, name: body.name, kind: kind.rawValue, createdAt: clock.now())
+        let clients = try request.db.storage.clients
+        try await refusingDuplicate("A client '\(body.id)' already exists.") { try await clients.insert(client) }
         return try await ClientView(client).encodeResponse(status: .created, for: request)
     }
 
     func listUsers(request: Request) async throws -> [UserView] {
         let limit = min(request.query[Int.self, at: "limit"] ?? 100, 1000)
-        return try await UserModel.query(on: request.db).sort(\.$createdAt, .descending).limit(limit).all().map(UserView.init)
+        return try await request.db.storage.users.newest(limit: limit).map(UserView.init)
     }
 
     func showUser(request: Request) async throws -> UserView {
         let user = try await findUser(request)
         var view = UserView(user)
-        view.devices = try await devices(of: user.id!, on: request.db)
-        view.biometricKeys = try await biometricKeys(of: user.id!, on: request.db)
+        let storage = try request.db.storage
+        view.devices = try await storage.devices.all(ofUser: user.id).map(DeviceView.init)
+        view.biometricKeys = try await storage.biometricKeys.all(ofUser: user.id).map(BiometricKeyView.init)
         return view
     }
 
     func listDevices(request: Request) async throws -> [DeviceView] {
-        try await devices(of: try await findUser(request).id!, on: request.db)
+        try await request.db.storage.devices.all(ofUser: try await findUser(request).id).map(DeviceView.init)
     }
 
     func listBiometricKeys(request: Request) async throws -> [BiometricKeyView] {
-        try await biometricKeys(of: try await findUser(request).id!, on: request.db)
+        try await request.db.storage.biometricKeys.all(ofUser: try await findUser(request).id).map(BiometricKeyView.init)
     }
 
+    /// Marks a device revoked (once; revoking again changes nothing).
     func revokeDevice(request: Request) async throws -> DeviceView {
-        DeviceView(try await revoke(DeviceModel.self, id: request.parameters.get("deviceID"), on: request.db))
+        let devices = try request.db.storage.devices
+        let id = request.parameters.get("deviceID")!
+        try await devices.revoke(id, at: clock.now())
+        guard let device = try await devices.find(id) else { throw ServiceError.notFound("No such device.") }
+        return DeviceView(device)
     }
 
+    /// Marks a biometric key revoked (once; revoking again changes nothing).
     func revokeBiometricKey(request: Request) async throws -> BiometricKeyView {
-        BiometricKeyView(try await revoke(BiometricKeyModel.self, id: request.parameters.get("keyID"), on: request.db))
-    }
-
-    /// Marks a device or key revoked (once; revoking again changes nothing).
-    private func revoke<Credential: RevocableCredential>(_ type: Credential.Type, id: String?, on database: any Database) async throws -> Credential {
-        guard let credential = try await Credential.find(id, on: database) else { throw ServiceError.notFound("No such \(Credential.noun).") }
-        if credential.status != CredentialStatus.revoked.rawValue {
-            credential.status = CredentialStatus.revoked.rawValue
-            credential.revokedAt = clock.now()
-            try await credential.save(on: database)
-        }
-        return credential
+        let keys = try request.db.storage.biometricKeys
+        let id = request.parameters.get("keyID")!
+        try await keys.revoke(id, at: clock.now())
+        guard let key = try await keys.find(id) else { throw ServiceError.notFound("No such biometric key.") }
+        return BiometricKeyView(key)
     }
 
     func listJourneys(request: Request) async throws -> [JourneyView] {
@@ -118,8 +115,7 @@ struct AdminRoutes: RouteCollection {
     }
 
     func listSigningKeys(request: Request) async throws -> [SigningKeyView] {
-        try await SigningKeyModel.query(on: request.db).sort(\.$createdAt, .descending).all()
-            .map { SigningKeyView(kid: $0.id!, createdAt: $0.createdAt, retiredAt: $0.retiredAt) }
+        try await request.db.storage.signingKeys.all().map { SigningKeyView(kid: $0.id, createdAt: $0.createdAt, retiredAt: $0.retiredAt) }
     }
 
     func rotateSigningKey(request: Request) async throws -> Response {
@@ -127,27 +123,18 @@ struct AdminRoutes: RouteCollection {
         return try await ["kid": kid].encodeResponse(status: .created, for: request)
     }
 
-    private func findApplication(_ request: Request) async throws -> ApplicationModel {
-        guard let application = try await ApplicationModel.find(request.parameters.get("applicationID"), on: request.db) else {
+    private func findApplication(_ request: Request) async throws -> ApplicationRecord {
+        guard let application = try await request.db.storage.clients.application(request.parameters.get("applicationID")!) else {
             throw ServiceError.notFound("No such application.")
         }
         return application
     }
 
-    private func findUser(_ request: Request) async throws -> UserModel {
-        guard let user = try await UserModel.find(request.parameters.get("userID"), on: request.db) else {
+    private func findUser(_ request: Request) async throws -> UserRecord {
+        guard let user = try await request.db.storage.users.find(request.parameters.get("userID")!) else {
             throw ServiceError.notFound("No such user.")
         }
         return user
-    }
-
-    private func devices(of userID: String, on database: any Database) async throws -> [DeviceView] {
-        try await DeviceModel.query(on: database).filter(\.$user.$id == userID).sort(\.$createdAt).all().map(DeviceView.init)
-    }
-
-    private func biometricKeys(of userID: String, on database: any Database) async throws -> [BiometricKeyView] {
-        try await BiometricKeyModel.query(on: database).filter(\.$user.$id == userID).sort(\.$createdAt).all()
-            .map(BiometricKeyView.init)
     }
 
     private static func checkIdentifier(_ value: String, field: String) throws {

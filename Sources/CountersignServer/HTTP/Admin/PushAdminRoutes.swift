@@ -9,6 +9,7 @@ import Vapor
 struct PushAdminRoutes: RouteCollection {
     let verifier: AdminKeyVerifier
     let secrets: SecretBox
+    let clock: any WallClock
 
     func boot(routes: any RoutesBuilder) throws {
         let admin = routes.grouped("admin", "v1").grouped(AdminAuthenticationMiddleware(verifier: verifier))
@@ -21,7 +22,7 @@ struct PushAdminRoutes: RouteCollection {
     }
 
     func list(request: Request) async throws -> [PushConfigView] {
-        try await PushConfigModel.query(on: request.db).sort(\.$createdAt).all().map(PushConfigView.init)
+        try await request.db.storage.pushConfigs.all().map(PushConfigView.init)
     }
 
     func show(request: Request) async throws -> PushConfigView {
@@ -33,44 +34,47 @@ struct PushAdminRoutes: RouteCollection {
         guard let type = body.type.flatMap(PushProvider.init(rawValue:)) else {
             throw Self.invalid("type must be apns or fcm")
         }
-        let config = PushConfigModel()
-        config.id = SecureRandom.identifier(prefix: "pcf")
-        config.provider = type.rawValue
-        try apply(body, to: config, secret: nil)
-        try await store(config, on: request.db)
+        var config = PushConfigRecord(id: SecureRandom.identifier(prefix: "pcf"), provider: type.rawValue)
+        try apply(body, to: &config, secret: nil)
+        config.createdAt = clock.now()
+        config.updatedAt = config.createdAt
+        let configs = try request.db.storage.pushConfigs
+        try await refusingDuplicate(Self.duplicate(config)) { try await configs.insert(config) }
         return try await PushConfigView(config).encodeResponse(status: .created, for: request)
     }
 
     /// Changes the fields given; key material given replaces the stored one, absent keeps it.
     func update(request: Request) async throws -> PushConfigView {
-        let config = try await find(request)
+        var config = try await find(request)
         let body = try request.content.decode(PushConfigRequest.self)
         if let type = body.type, type != config.provider {
             throw Self.invalid("type cannot change; delete this configuration and create another")
         }
-        try apply(body, to: config, secret: try secrets.open(config.sealedSecret, boundTo: config.id!))
-        try await store(config, on: request.db)
+        try apply(body, to: &config, secret: try secrets.open(config.sealedSecret, boundTo: config.id))
+        config.updatedAt = clock.now()
+        let configs = try request.db.storage.pushConfigs
+        try await refusingDuplicate(Self.duplicate(config)) { [config] in try await configs.update(config) }
         return PushConfigView(config)
     }
 
     func delete(request: Request) async throws -> HTTPStatus {
-        try await find(request).delete(on: request.db)
+        guard try await request.db.storage.pushConfigs.delete(request.parameters.get("configID")!) else {
+            throw ServiceError.notFound("No such push configuration.")
+        }
         return .noContent
     }
 
     /// `GET /admin/v1/push-deliveries?approval_id=…&device_id=…&limit=…`: newest first, at most `limit` (100).
     func deliveries(request: Request) async throws -> [PushDeliveryView] {
-        var query = PushDeliveryModel.query(on: request.db)
-        if let approvalID = request.query[String.self, at: "approval_id"] { query = query.filter(\.$approvalID == approvalID) }
-        if let deviceID = request.query[String.self, at: "device_id"] { query = query.filter(\.$deviceID == deviceID) }
         let limit = min(max(request.query[Int.self, at: "limit"] ?? 100, 1), 1000)
-        return try await query.sort(\.$attemptedAt, .descending).sort(\.$attempt, .descending).limit(limit).all()
-            .map(PushDeliveryView.init)
+        return try await request.db.storage.pushJobs.deliveries(
+            approvalID: request.query[String.self, at: "approval_id"], deviceID: request.query[String.self, at: "device_id"], limit: limit
+        ).map(PushDeliveryView.init)
     }
 
     /// Fills `config` from the request over its current values and `secret` (the stored key material,
     /// when updating), checks the result as a gateway would use it, and seals the key material.
-    private func apply(_ body: PushConfigRequest, to config: PushConfigModel, secret: String?) throws {
+    private func apply(_ body: PushConfigRequest, to config: inout PushConfigRecord, secret: String?) throws {
         let isNew = secret == nil
         var missing: [String] = []
         /// The value given, else the stored one when updating; a missing one is noted.
@@ -118,7 +122,7 @@ struct PushAdminRoutes: RouteCollection {
         }
         // A configuration is named after its app unless given a name.
         config.name = body.name ?? (isNew ? config.appID : config.name)
-        config.sealedSecret = try secrets.seal(newSecret, boundTo: config.id!)
+        config.sealedSecret = try secrets.seal(newSecret, boundTo: config.id)
     }
 
     /// `text` when it is an https URL (with no path unless `pathAllowed`), without a trailing slash.
@@ -133,18 +137,14 @@ struct PushAdminRoutes: RouteCollection {
         return text.hasSuffix("/") ? String(text.dropLast()) : text
     }
 
-    /// Stores `config`. The database keeps one configuration per provider and bundle id / project
-    /// (devices are matched on it); a second one is 409.
-    private func store(_ config: PushConfigModel, on database: any Database) async throws {
-        do {
-            try await config.save(on: database)
-        } catch let error as any DatabaseError where error.isConstraintFailure {
-            throw ServiceError.alreadyExists("A \(config.provider) configuration for '\(config.appID)' already exists.")
-        }
+    /// The database keeps one configuration per provider and bundle id / project (devices are matched
+    /// on it); a second one is refused with this.
+    private static func duplicate(_ config: PushConfigRecord) -> String {
+        "A \(config.provider) configuration for '\(config.appID)' already exists."
     }
 
-    private func find(_ request: Request) async throws -> PushConfigModel {
-        guard let config = try await PushConfigModel.find(request.parameters.get("configID"), on: request.db) else {
+    private func find(_ request: Request) async throws -> PushConfigRecord {
+        guard let config = try await request.db.storage.pushConfigs.find(request.parameters.get("configID")!) else {
             throw ServiceError.notFound("No such push configuration.")
         }
         return config

@@ -1,6 +1,4 @@
 import CountersignCore
-import FluentSQL
-import Journeys
 import Vapor
 
 /// `GET /admin/v1/stats`: how many records the server holds, to watch load and the expiry sweep.
@@ -12,10 +10,9 @@ struct StatsRoutes: RouteCollection {
         routes.grouped("admin", "v1").grouped(AdminAuthenticationMiddleware(verifier: verifier)).get("stats", use: stats)
     }
 
+    /// `StatisticsStore.Counts` on the wire.
     struct Stats: Codable {
-        /// Approvals waiting for a phone now (pending, not past expiry).
         let approvalsPending: Int
-        /// Approvals stored, in any state, until the sweep removes them.
         let approvalsStored: Int
         let interactionsStored: Int
         let pushJobsQueued: Int
@@ -35,19 +32,10 @@ struct StatsRoutes: RouteCollection {
     }
 
     func stats(request: Request) async throws -> Response {
-        let sql = try request.db.sql
-        let now = clock.now()
-        func count(_ table: String, where condition: SQLQueryString = "1 = 1") async throws -> Int {
-            try await sql.raw("SELECT COUNT(*) AS n FROM \(ident: table) WHERE \(condition)").first(decodingColumn: "n", as: Int.self) ?? 0
-        }
+        let counts = try await request.db.storage.statistics.counts(at: clock.now())
         return try .wire(Stats(
-            approvalsPending: try await count(
-                ApprovalRecord.schema, where: "status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)"),
-            approvalsStored: try await count(ApprovalRecord.schema),
-            interactionsStored: try await count(InteractionRecord.schema),
-            pushJobsQueued: try await count(PushJobModel.schema, where: "status = \(bind: PushStatus.queued.rawValue)"),
-            pushJobsStored: try await count(PushJobModel.schema),
-            pushDeliveriesStored: try await count(PushDeliveryModel.schema),
-            usedDeviceSignaturesStored: try await count(UsedDeviceSignatures.schema)))
+            approvalsPending: counts.approvalsPending, approvalsStored: counts.approvalsStored,
+            interactionsStored: counts.interactionsStored, pushJobsQueued: counts.pushJobsQueued, pushJobsStored: counts.pushJobsStored,
+            pushDeliveriesStored: counts.pushDeliveriesStored, usedDeviceSignaturesStored: counts.usedDeviceSignaturesStored))
     }
 }

@@ -100,11 +100,11 @@ struct ApprovalRoutes: RouteCollection {
 
     /// The approval's status now; a vanished approval reads as expired.
     static func approvalStatus(_ approvalID: String, on database: any Database, clock: any WallClock) async throws -> ApprovalStatus {
-        try await ApprovalRecord.status(of: approvalID, at: clock.now(), on: try database.sql)
+        try await database.storage.approvals.status(of: approvalID, at: clock.now())
     }
 
     private func pendingPayloads(for deviceID: String, on database: any Database) async throws -> [[String: String]] {
         let now = interactions.services.clock.now()
-        return try await ApprovalRecord.pending(forDevice: deviceID, at: now, on: try database.sql).map(\.pushNotification.payload)
+        return try await database.storage.approvals.pending(forDevice: deviceID, at: now).map(\.pushNotification.payload)
     }
 }

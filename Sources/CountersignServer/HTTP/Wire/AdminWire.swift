@@ -15,9 +15,9 @@ struct ClientView: Content {
     let name: String
     let kind: String
 
-    init(_ model: ClientModel) {
-        id = model.id!
-        applicationID = model.$application.id
+    init(_ model: ClientRecord) {
+        id = model.id
+        applicationID = model.applicationID
         name = model.name
         kind = model.kind
     }
@@ -36,8 +36,8 @@ struct UserView: Content {
     var devices: [DeviceView]?
     var biometricKeys: [BiometricKeyView]?
 
-    init(_ model: UserModel) {
-        id = model.id!
+    init(_ model: UserRecord) {
+        id = model.id
         externalUserID = model.externalUserID
         email = model.email
         createdAt = model.createdAt
@@ -66,9 +66,9 @@ struct DeviceView: Content {
     let createdAt: Date?
     let revokedAt: Date?
 
-    init(_ device: DeviceModel) {
-        id = device.id!
-        userID = device.$user.id
+    init(_ device: DeviceRecord) {
+        id = device.id
+        userID = device.userID
         name = device.name
         model = device.model
         os = device.os
@@ -104,9 +104,9 @@ struct BiometricKeyView: Content {
     let createdAt: Date?
     let revokedAt: Date?
 
-    init(_ key: BiometricKeyModel) {
-        id = key.id!
-        userID = key.$user.id
+    init(_ key: BiometricKeyRecord) {
+        id = key.id
+        userID = key.userID
         publicKeyID = key.publicKeyID
         keyFamily = key.keyFamily
         os = key.os

@@ -62,8 +62,8 @@ struct PushConfigView: Content {
     let createdAt: Date?
     let updatedAt: Date?
 
-    init(_ config: PushConfigModel) {
-        id = config.id!
+    init(_ config: PushConfigRecord) {
+        id = config.id
         type = config.provider
         name = config.name
         keyID = config.keyID
@@ -108,8 +108,8 @@ struct PushDeliveryView: Content {
     let attemptedAt: Date
     let nextAttemptAt: Date?
 
-    init(_ delivery: PushDeliveryModel) {
-        id = delivery.id!
+    init(_ delivery: PushDeliveryRecord) {
+        id = delivery.id
         approvalID = delivery.approvalID
         deviceID = delivery.deviceID
         channel = delivery.channel

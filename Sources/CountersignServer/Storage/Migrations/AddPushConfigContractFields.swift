@@ -6,17 +6,17 @@ import FluentSQL
 struct AddPushConfigContractFields: AsyncMigration {
     func prepare(on database: any Database) async throws {
         // SQLite adds one column per statement.
-        try await database.schema(PushConfigModel.schema).field("name", .string, .required, .sql(.default(""))).update()
-        try await database.schema(PushConfigModel.schema).field("token_endpoint", .string).update()
-        try await database.schema(PushConfigModel.schema).field("ca_certificate_pem", .string).update()
-        try await database.sql.raw("UPDATE \(ident: PushConfigModel.schema) SET name = app_id").run()
-        try await database.schema(PushJobModel.schema).deleteField("last_reason").update()
+        try await database.schema(PushConfigStore.table).field("name", .string, .required, .sql(.default(""))).update()
+        try await database.schema(PushConfigStore.table).field("token_endpoint", .string).update()
+        try await database.schema(PushConfigStore.table).field("ca_certificate_pem", .string).update()
+        try await database.storage.sql.raw("UPDATE \(ident: PushConfigStore.table) SET name = app_id").run()
+        try await database.schema(PushJobStore.table).deleteField("last_reason").update()
     }
 
     func revert(on database: any Database) async throws {
-        try await database.schema(PushJobModel.schema).field("last_reason", .string).update()
-        try await database.schema(PushConfigModel.schema).deleteField("ca_certificate_pem").update()
-        try await database.schema(PushConfigModel.schema).deleteField("token_endpoint").update()
-        try await database.schema(PushConfigModel.schema).deleteField("name").update()
+        try await database.schema(PushJobStore.table).field("last_reason", .string).update()
+        try await database.schema(PushConfigStore.table).deleteField("ca_certificate_pem").update()
+        try await database.schema(PushConfigStore.table).deleteField("token_endpoint").update()
+        try await database.schema(PushConfigStore.table).deleteField("name").update()
     }
 }

@@ -6,21 +6,21 @@ import FluentSQL
 struct AddQueryIndexes: AsyncMigration {
     /// Name, table and columns of each index.
     static let indexes: [(name: String, table: String, columns: [String])] = [
-        ("approvals_device_status", ApprovalRecord.schema, ["device_id", "status"]),
-        ("approvals_expires_at", ApprovalRecord.schema, ["expires_at"]),
-        ("interactions_expires_at", InteractionRecord.schema, ["expires_at"]),
-        ("used_device_signatures_expires_at", UsedDeviceSignatures.schema, ["expires_at"]),
-        ("push_jobs_due", PushJobModel.schema, ["status", "next_attempt_at"]),
-        ("push_jobs_approval", PushJobModel.schema, ["approval_id"]),
-        ("push_deliveries_approval", PushDeliveryModel.schema, ["approval_id"]),
-        ("push_deliveries_device", PushDeliveryModel.schema, ["device_id"]),
-        ("devices_user", DeviceModel.schema, ["user_id"]),
-        ("biometric_keys_user_key", BiometricKeyModel.schema, ["user_id", "public_key_id"]),
-        ("clients_application", ClientModel.schema, ["application_id"]),
+        ("approvals_device_status", ApprovalStore.table, ["device_id", "status"]),
+        ("approvals_expires_at", ApprovalStore.table, ["expires_at"]),
+        ("interactions_expires_at", InteractionStore.table, ["expires_at"]),
+        ("used_device_signatures_expires_at", UsedDeviceSignatureStore.table, ["expires_at"]),
+        ("push_jobs_due", PushJobStore.table, ["status", "next_attempt_at"]),
+        ("push_jobs_approval", PushJobStore.table, ["approval_id"]),
+        ("push_deliveries_approval", PushJobStore.deliveryTable, ["approval_id"]),
+        ("push_deliveries_device", PushJobStore.deliveryTable, ["device_id"]),
+        ("devices_user", DeviceStore.table, ["user_id"]),
+        ("biometric_keys_user_key", BiometricKeyStore.table, ["user_id", "public_key_id"]),
+        ("clients_application", ClientStore.table, ["application_id"]),
     ]
 
     func prepare(on database: any Database) async throws {
-        let sql = try database.sql
+        let sql = try database.storage.sql
         for index in Self.indexes {
             var builder = sql.create(index: index.name).on(index.table)
             for column in index.columns { builder = builder.column(column) }
@@ -29,7 +29,7 @@ struct AddQueryIndexes: AsyncMigration {
     }
 
     func revert(on database: any Database) async throws {
-        let sql = try database.sql
+        let sql = try database.storage.sql
         for index in Self.indexes {
             try await sql.drop(index: index.name).run()
         }

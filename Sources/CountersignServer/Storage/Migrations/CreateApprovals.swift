@@ -3,7 +3,7 @@ import Fluent
 /// Approvals, accepted device signatures and server secrets (web-to-mobile approval).
 struct CreateApprovals: AsyncMigration {
     func prepare(on database: any Database) async throws {
-        try await database.schema(ApprovalRecord.schema)
+        try await database.schema(ApprovalStore.table)
             .field("id", .string, .identifier(auto: false))
             .field("application_id", .string, .required)
             .field("web_client_id", .string, .required)
@@ -11,8 +11,8 @@ struct CreateApprovals: AsyncMigration {
             .field("web_interaction_id", .string, .required)
             .field("web_journey_id", .string, .required)
             .field("mobile_journey_id", .string, .required)
-            .field("user_id", .string, .required, .references(UserModel.schema, "id"))
-            .field("device_id", .string, .required, .references(DeviceModel.schema, "id"))
+            .field("user_id", .string, .required, .references(UserStore.table, "id"))
+            .field("device_id", .string, .required, .references(DeviceStore.table, "id"))
             .field("status", .string, .required)
             .field("failure_code", .string)
             .field("amr", .string, .required)
@@ -27,19 +27,19 @@ struct CreateApprovals: AsyncMigration {
             .field("resolved_at", .datetime)
             .field("created_at", .datetime)
             .create()
-        try await database.schema(UsedDeviceSignatures.schema)
+        try await database.schema(UsedDeviceSignatureStore.table)
             .field("id", .string, .identifier(auto: false))
             .field("expires_at", .datetime, .required)
             .create()
-        try await database.schema(ServerSecretModel.schema)
+        try await database.schema(ServerSecretStore.table)
             .field("id", .string, .identifier(auto: false))
             .field("value", .string, .required)
             .create()
     }
 
     func revert(on database: any Database) async throws {
-        try await database.schema(ServerSecretModel.schema).delete()
-        try await database.schema(UsedDeviceSignatures.schema).delete()
-        try await database.schema(ApprovalRecord.schema).delete()
+        try await database.schema(ServerSecretStore.table).delete()
+        try await database.schema(UsedDeviceSignatureStore.table).delete()
+        try await database.schema(ApprovalStore.table).delete()
     }
 }

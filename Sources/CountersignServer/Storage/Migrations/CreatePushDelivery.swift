@@ -3,7 +3,7 @@ import Fluent
 /// Push provider configurations, the push queue, delivery attempts, and the push token state of devices.
 struct CreatePushDelivery: AsyncMigration {
     func prepare(on database: any Database) async throws {
-        try await database.schema(PushConfigModel.schema)
+        try await database.schema(PushConfigStore.table)
             .field("id", .string, .identifier(auto: false))
             .field("provider", .string, .required)
             .field("app_id", .string, .required)
@@ -16,9 +16,9 @@ struct CreatePushDelivery: AsyncMigration {
             .field("updated_at", .datetime)
             .unique(on: "provider", "app_id")
             .create()
-        try await database.schema(PushJobModel.schema)
+        try await database.schema(PushJobStore.table)
             .field("id", .string, .identifier(auto: false))
-            .field("approval_id", .string, .required, .references(ApprovalRecord.schema, "id"))
+            .field("approval_id", .string, .required, .references(ApprovalStore.table, "id"))
             .field("device_id", .string, .required)
             .field("channel", .string, .required)
             .field("status", .string, .required)
@@ -28,7 +28,7 @@ struct CreatePushDelivery: AsyncMigration {
             .field("last_reason", .string)
             .field("created_at", .datetime)
             .create()
-        try await database.schema(PushDeliveryModel.schema)
+        try await database.schema(PushJobStore.deliveryTable)
             .field("id", .string, .identifier(auto: false))
             .field("job_id", .string, .required)
             .field("approval_id", .string, .required)
@@ -41,15 +41,15 @@ struct CreatePushDelivery: AsyncMigration {
             .field("next_attempt_at", .datetime)
             .create()
         // SQLite adds one column per statement.
-        try await database.schema(DeviceModel.schema).field("push_token_invalid_at", .datetime).update()
-        try await database.schema(DeviceModel.schema).field("push_token_invalid_reason", .string).update()
+        try await database.schema(DeviceStore.table).field("push_token_invalid_at", .datetime).update()
+        try await database.schema(DeviceStore.table).field("push_token_invalid_reason", .string).update()
     }
 
     func revert(on database: any Database) async throws {
-        try await database.schema(DeviceModel.schema).deleteField("push_token_invalid_reason").update()
-        try await database.schema(DeviceModel.schema).deleteField("push_token_invalid_at").update()
-        try await database.schema(PushDeliveryModel.schema).delete()
-        try await database.schema(PushJobModel.schema).delete()
-        try await database.schema(PushConfigModel.schema).delete()
+        try await database.schema(DeviceStore.table).deleteField("push_token_invalid_reason").update()
+        try await database.schema(DeviceStore.table).deleteField("push_token_invalid_at").update()
+        try await database.schema(PushJobStore.deliveryTable).delete()
+        try await database.schema(PushJobStore.table).delete()
+        try await database.schema(PushConfigStore.table).delete()
     }
 }

@@ -3,9 +3,9 @@ import Fluent
 /// Evidence of signed transactions (transaction signing).
 struct CreateTransactionEvidence: AsyncMigration {
     func prepare(on database: any Database) async throws {
-        try await database.schema(TransactionEvidenceModel.schema)
+        try await database.schema(EvidenceStore.table)
             .field("id", .string, .identifier(auto: false))
-            .field("user_id", .string, .required, .references(UserModel.schema, "id"))
+            .field("user_id", .string, .required, .references(UserStore.table, "id"))
             .field("external_user_id", .string, .required)
             .field("device_id", .string)
             .field("public_key_id", .string, .required)
@@ -21,6 +21,6 @@ struct CreateTransactionEvidence: AsyncMigration {
     }
 
     func revert(on database: any Database) async throws {
-        try await database.schema(TransactionEvidenceModel.schema).delete()
+        try await database.schema(EvidenceStore.table).delete()
     }
 }

@@ -1,4 +1,5 @@
 import Fluent
+import Foundation
 
 /// The `demo` application with its public clients `demo-web` and `demo-native`, so a fresh server
 /// can run the templates at once.
@@ -8,15 +9,17 @@ struct SeedDemoApplication: AsyncMigration {
     static let nativeClientID = "demo-native"
 
     func prepare(on database: any Database) async throws {
-        try await ApplicationModel(id: Self.applicationID, name: "Countersign Demo").create(on: database)
-        try await ClientModel(id: Self.webClientID, applicationID: Self.applicationID, name: "Demo web app", kind: .web)
-            .create(on: database)
-        try await ClientModel(id: Self.nativeClientID, applicationID: Self.applicationID, name: "Demo phone app", kind: .native)
-            .create(on: database)
+        let clients = try database.storage.clients
+        let now = Date()
+        try await clients.insert(ApplicationRecord(id: Self.applicationID, name: "Countersign Demo", createdAt: now))
+        try await clients.insert(ClientRecord(
+            id: Self.webClientID, applicationID: Self.applicationID, name: "Demo web app", kind: ClientKind.web.rawValue, createdAt: now))
+        try await clients.insert(ClientRecord(
+            id: Self.nativeClientID, applicationID: Self.applicationID, name: "Demo phone app", kind: ClientKind.native.rawValue,
+            createdAt: now))
     }
 
     func revert(on database: any Database) async throws {
-        try await ClientModel.query(on: database).filter(\.$application.$id == Self.applicationID).delete()
-        try await ApplicationModel.query(on: database).filter(\.$id == Self.applicationID).delete()
+        try await database.storage.clients.delete(application: Self.applicationID)
     }
 }

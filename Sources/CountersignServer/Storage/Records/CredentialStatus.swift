@@ -1,24 +1,16 @@
-import Fluent
+import FluentSQL
 import Foundation
 
-/// Whether a device or key may still be used.
+/// Whether a device or biometric key may still be used.
 enum CredentialStatus: String, Codable {
     case active
     case revoked
 }
 
-/// A device or biometric key: something the admin API can revoke.
-protocol RevocableCredential: Model where IDValue == String {
-    /// How error messages name it.
-    static var noun: String { get }
-    var status: String { get set }
-    var revokedAt: Date? { get set }
-}
-
-extension DeviceModel: RevocableCredential {
-    static let noun = "device"
-}
-
-extension BiometricKeyModel: RevocableCredential {
-    static let noun = "biometric key"
+/// Revokes row `id` of `table` (devices or biometric keys) if it is active; revoking again changes nothing.
+func revokeCredential(_ id: String, in table: String, at now: Date, on sql: any SQLDatabase) async throws {
+    try await sql.raw("""
+        UPDATE \(ident: table) SET status = \(bind: CredentialStatus.revoked.rawValue), revoked_at = \(bind: now)
+        WHERE id = \(bind: id) AND status = \(bind: CredentialStatus.active.rawValue)
+        """).run()
 }

@@ -1,29 +1,37 @@
 import CountersignCore
-import Fluent
 import Foundation
 import Journeys
 
 /// A verified transaction signature, kept as evidence of what the person signed (F31).
-final class TransactionEvidenceModel: Model, @unchecked Sendable {
-    static let schema = "transaction_evidence"
-
-    @ID(custom: "id", generatedBy: .user) var id: String?
-    @Field(key: "user_id") var userID: String
-    @Field(key: "external_user_id") var externalUserID: String
-    @OptionalField(key: "device_id") var deviceID: String?
-    @Field(key: "public_key_id") var publicKeyID: String
+struct TransactionEvidenceRecord: Codable, Sendable {
+    let id: String
+    let userID: String
+    let externalUserID: String
+    let deviceID: String?
+    let publicKeyID: String
     /// Base64 SPKI DER, copied so the evidence outlives the key's revocation.
-    @Field(key: "public_key") var publicKey: String
+    let publicKey: String
     /// Canonical JSON of the signed approval data.
-    @Field(key: "approval_data") var approvalData: String
-    @Field(key: "nonce") var nonce: String
-    @Field(key: "challenge") var challenge: String
-    @Field(key: "signature") var signature: String
-    @Field(key: "journey_id") var journeyID: String
-    @OptionalField(key: "approval_id") var approvalID: String?
-    @Field(key: "signed_at") var signedAt: Date
+    let approvalData: String
+    let nonce: String
+    let challenge: String
+    let signature: String
+    let journeyID: String
+    let approvalID: String?
+    let signedAt: Date
 
-    init() {}
+    enum CodingKeys: String, CodingKey {
+        case id, nonce, challenge, signature
+        case userID = "user_id"
+        case externalUserID = "external_user_id"
+        case deviceID = "device_id"
+        case publicKeyID = "public_key_id"
+        case publicKey = "public_key"
+        case approvalData = "approval_data"
+        case journeyID = "journey_id"
+        case approvalID = "approval_id"
+        case signedAt = "signed_at"
+    }
 
     init(id: String, signature: TransactionSignature) {
         self.id = id
@@ -45,7 +53,7 @@ final class TransactionEvidenceModel: Model, @unchecked Sendable {
     /// The self-contained bundle `GET /admin/v1/evidence/{id}` returns.
     func bundle() throws -> EvidenceBundle {
         EvidenceBundle(
-            id: id!, approvalData: try ApprovalData(jsonText: approvalData), nonce: nonce,
+            id: id, approvalData: try ApprovalData(jsonText: approvalData), nonce: nonce,
             challenge: challenge, signature: signature, publicKeyID: publicKeyID, publicKey: publicKey, userID: userID,
             externalUserID: externalUserID, deviceID: deviceID, journeyID: journeyID, approvalID: approvalID,
             signedAt: ISO8601DateFormatter().string(from: signedAt))

@@ -1,0 +1,92 @@
+import CountersignCore
+import Fluent
+import Foundation
+import Journeys
+
+/// The journey interpreter's effects, over the stores. Reads go straight to the database; writes are
+/// held in the call's `UnitOfWork` and applied in the same transaction that saves the interaction, so a
+/// refused call leaves nothing.
+actor StoredJourneyEffects: JourneyEffects {
+    let services: JourneyServices
+    /// The interaction this call runs; approvals created here wake it.
+    let interactionID: String
+    /// The call's writes and what waits for their commit.
+    let work: UnitOfWork
+    let storage: Storage
+    private var pendingUsers: [UserRecord] = []
+    /// Approvals this call has already ended (e.g. the last wrong web OTP, then the rejection).
+    private var approvalsClosed: Set<String> = []
+    /// Devices this call has read, so the approval it creates for one does not read it again.
+    var devicesRead: [String: DeviceRecord] = [:]
+
+    init(services: JourneyServices, interactionID: String, work: UnitOfWork) throws {
+        self.services = services
+        self.interactionID = interactionID
+        self.work = work
+        storage = try services.database.storage
+    }
+
+    var approvals: ApprovalLifecycle { services.approvals }
+
+    /// Whether this call has not ended `approvalID` yet; from now on it has.
+    func firstClose(of approvalID: String) -> Bool {
+        approvalsClosed.insert(approvalID).inserted
+    }
+
+    func findUser(externalUserID: String) async throws -> UserContext? {
+        if let pending = pendingUsers.first(where: { $0.externalUserID == externalUserID }) {
+            return pending.context
+        }
+        return try await storage.users.find(externalUserID: externalUserID)?.context
+    }
+
+    func createUser(externalUserID: String, email: String?) async throws -> UserContext {
+        let user = UserRecord(
+            id: SecureRandom.identifier(prefix: "usr"), externalUserID: externalUserID, email: email, createdAt: services.clock.now())
+        pendingUsers.append(user)
+        await work.hold { database in try await database.storage.users.insert(user) }
+        return user.context
+    }
+
+    func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String {
+        let now = services.clock.now()
+        let key = BiometricKeyRecord(
+            id: SecureRandom.identifier(prefix: "bio"), userID: registration.userID, publicKeyID: registration.publicKeyID,
+            publicKey: registration.key.spkiBase64, keyFamily: registration.key.family.rawValue, os: registration.os, deviceID: nil,
+            status: CredentialStatus.active.rawValue, createdAt: now, revokedAt: nil)
+        await work.hold { database in try await database.storage.biometricKeys.replace(with: key, at: now) }
+        return key.id
+    }
+
+    func activeBiometricKey(userID: String, publicKeyID: String) async throws -> BiometricCredential? {
+        guard let active = try await storage.biometricKeys.active(userID: userID, publicKeyID: publicKeyID) else { return nil }
+        if active.deviceID != nil, active.deviceStatus != CredentialStatus.active.rawValue { return nil }
+        guard let key = try? VerifyingKey(base64: active.publicKey, allowRSA: true) else { return nil }
+        return BiometricCredential(key: key, deviceID: active.deviceID)
+    }
+
+    func registerDevice(_ registration: DeviceRegistration) async throws -> String {
+        let device = DeviceRecord(
+            id: SecureRandom.identifier(prefix: "dev"), userID: registration.userID, publicKey: registration.publicKey.spkiBase64,
+            name: registration.name, model: registration.model, os: registration.os,
+            pushChannel: registration.pushChannel.rawValue, pushToken: registration.pushToken, pushAppID: registration.pushAppID,
+            pushTokenInvalidAt: nil, pushTokenInvalidReason: nil, status: CredentialStatus.active.rawValue,
+            createdAt: services.clock.now(), revokedAt: nil)
+        await work.hold { database in
+            let storage = try database.storage
+            try await storage.devices.insert(device)
+            try await storage.biometricKeys.bind(registration.biometricKeyIDs, toDevice: device.id)
+        }
+        return device.id
+    }
+
+    func issueToken(_ request: TokenRequest) async throws -> String {
+        try await services.tokenIssuer.issue(request)
+    }
+
+    func recordTransactionSignature(_ signature: TransactionSignature) async throws -> String {
+        let evidence = TransactionEvidenceRecord(id: SecureRandom.identifier(prefix: "evd"), signature: signature)
+        await work.hold { database in try await database.storage.evidence.insert(evidence) }
+        return evidence.id
+    }
+}

@@ -1,0 +1,18 @@
+import Foundation
+
+/// A token signing key (ES256). The newest unretired key signs; retired keys stay published in the
+/// JWKS until every token they signed has expired.
+struct SigningKeyRecord: Codable, Sendable {
+    /// The JWT `kid`.
+    let id: String
+    let privateKeyPEM: String
+    let createdAt: Date
+    let retiredAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case privateKeyPEM = "private_key_pem"
+        case createdAt = "created_at"
+        case retiredAt = "retired_at"
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+import Journeys
+
+/// A person known to the server, identified to applications by their external user id.
+struct UserRecord: Codable, Sendable {
+    let id: String
+    let externalUserID: String
+    let email: String?
+    let createdAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case id, email
+        case externalUserID = "external_user_id"
+        case createdAt = "created_at"
+    }
+
+    /// The user as a journey sees it.
+    var context: UserContext {
+        UserContext(userID: id, externalUserID: externalUserID, email: email)
+    }
+}

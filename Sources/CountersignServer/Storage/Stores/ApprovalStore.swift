@@ -1,0 +1,104 @@
+import CountersignCore
+import FluentSQL
+import Foundation
+import Journeys
+
+/// Every statement on `approvals`. Browsers, phones and the push sender read approvals on every call,
+/// so each read the hot paths need is one query.
+struct ApprovalStore {
+    static let table = "approvals"
+    let sql: any SQLDatabase
+
+    func find(_ id: String) async throws -> ApprovalRecord? {
+        try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decoding: ApprovalRecord.self)
+    }
+
+    func insert(_ approval: ApprovalRecord) async throws {
+        try await sql.insert(into: Self.table).model(approval).run()
+    }
+
+    /// The approval with its user and the status of its latest push, in one query: what a waiting
+    /// browser reads on every poll.
+    func snapshot(_ id: String, at now: Date) async throws -> ApprovalSnapshot? {
+        guard let row = try await sql.raw("""
+            SELECT a.*, u.external_user_id, u.email,
+                (SELECT p.status FROM push_jobs p WHERE p.approval_id = a.id ORDER BY p.created_at DESC LIMIT 1) AS push_status
+            FROM \(ident: Self.table) a JOIN \(ident: UserStore.table) u ON u.id = a.user_id
+            WHERE a.id = \(bind: id)
+            """).first()
+        else { return nil }
+        let approval = try row.decode(model: ApprovalRecord.self)
+        let user = UserContext(
+            userID: approval.userID, externalUserID: try row.decode(column: "external_user_id", as: String.self),
+            email: try row.decode(column: "email", as: String?.self))
+        return ApprovalSnapshot(
+            id: id, status: approval.status(at: now), user: user, deviceID: approval.deviceID,
+            amr: approval.amr.split(separator: ",").map(String.init), authTime: approval.authTime, failureCode: approval.failureCode,
+            expiresAt: approval.expiresAt, approvalData: try approval.approvalData.map(ApprovalData.init(jsonText:)),
+            otpLength: approval.otpLength, otpAttemptsLeft: approval.otpAttemptsLeft,
+            pushStatus: try row.decode(column: "push_status", as: String?.self))
+    }
+
+    /// The status of approval `id` as of `now`; a vanished approval reads as expired.
+    func status(of id: String, at now: Date) async throws -> ApprovalStatus {
+        struct Row: Decodable {
+            let status: String
+            let expiresAt: Date
+            enum CodingKeys: String, CodingKey {
+                case status
+                case expiresAt = "expires_at"
+            }
+        }
+        guard let row = try await sql.raw("SELECT status, expires_at FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decoding: Row.self)
+        else { return .expired }
+        return ApprovalRecord.status(stored: row.status, expiresAt: row.expiresAt, at: now)
+    }
+
+    /// Ends the approval if it is still open: pending and not past its expiry. Returns whether this
+    /// call ended it; an approval already settled, cancelled or expired is left as it is.
+    func close(
+        _ id: String, as status: ApprovalStatus, failureCode: String?, amr: [String], authTime: Date?, at now: Date
+    ) async throws -> Bool {
+        try await !sql.raw("""
+            UPDATE \(ident: Self.table)
+            SET status = \(bind: status.rawValue), failure_code = \(bind: failureCode), amr = \(bind: amr.joined(separator: ",")),
+                auth_time = \(bind: authTime), resolved_at = \(bind: now)
+            WHERE id = \(bind: id) AND status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)
+            RETURNING id
+            """).all().isEmpty
+    }
+
+    /// Counts one wrong web OTP if `attemptsLeftSeen` is still the count (compare and set); returns whether it did.
+    func countWrongOTP(_ id: String, attemptsLeftSeen seen: Int) async throws -> Bool {
+        try await !sql.raw("""
+            UPDATE \(ident: Self.table) SET otp_attempts_left = \(bind: seen - 1)
+            WHERE id = \(bind: id) AND otp_attempts_left = \(bind: seen)
+            RETURNING id
+            """).all().isEmpty
+    }
+
+    /// Approval `id` with its application's name, in one query (the push sender, before each send).
+    func addressed(_ id: String) async throws -> AddressedApproval? {
+        try await addressed(where: "a.id = \(bind: id)").first
+    }
+
+    /// The approvals waiting for `deviceID` at `now`, oldest first, with their applications' names (the
+    /// phone's inbox).
+    func pending(forDevice deviceID: String, at now: Date) async throws -> [AddressedApproval] {
+        try await addressed(where: """
+            a.device_id = \(bind: deviceID) AND a.status = \(bind: ApprovalStatus.pending.rawValue) AND a.expires_at > \(bind: now)
+            ORDER BY a.created_at
+            """)
+    }
+
+    private func addressed(where condition: SQLQueryString) async throws -> [AddressedApproval] {
+        try await sql.raw("""
+            SELECT a.*, app.name AS application_name
+            FROM \(ident: Self.table) a JOIN \(ident: ClientStore.applicationTable) app ON app.id = a.application_id
+            WHERE \(condition)
+            """).all().map { row in
+            AddressedApproval(
+                approval: try row.decode(model: ApprovalRecord.self), applicationName: try row.decode(column: "application_name", as: String.self))
+        }
+    }
+}

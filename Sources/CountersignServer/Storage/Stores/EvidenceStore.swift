@@ -1,0 +1,24 @@
+import FluentSQL
+import Foundation
+
+/// Every statement on `transaction_evidence`. Evidence is never deleted.
+struct EvidenceStore {
+    static let table = "transaction_evidence"
+    let sql: any SQLDatabase
+
+    func insert(_ evidence: TransactionEvidenceRecord) async throws {
+        try await sql.insert(into: Self.table).model(evidence).run()
+    }
+
+    func find(_ id: String) async throws -> TransactionEvidenceRecord? {
+        try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decoding: TransactionEvidenceRecord.self)
+    }
+
+    /// Evidence newest first, optionally of one user or approval.
+    func newest(userID: String?, approvalID: String?, limit: Int) async throws -> [TransactionEvidenceRecord] {
+        var query = sql.select().column("*").from(Self.table)
+        if let userID { query = query.where("user_id", .equal, userID) }
+        if let approvalID { query = query.where("approval_id", .equal, approvalID) }
+        return try await query.orderBy("signed_at", .descending).limit(limit).all(decoding: TransactionEvidenceRecord.self)
+    }
+}

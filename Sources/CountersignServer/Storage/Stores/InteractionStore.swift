@@ -1,0 +1,26 @@
+import FluentSQL
+import Foundation
+
+/// Every statement on `interactions`.
+struct InteractionStore {
+    static let table = "interactions"
+    let sql: any SQLDatabase
+
+    func find(_ id: String) async throws -> InteractionRecord? {
+        try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decoding: InteractionRecord.self)
+    }
+
+    func insert(_ record: InteractionRecord) async throws {
+        try await sql.insert(into: Self.table).model(record).run()
+    }
+
+    /// Saves the run's next state if nobody saved one since `record` was read; returns whether it did.
+    func saveNext(of record: InteractionRecord, state: String, tokenHash: String?, finished: Bool) async throws -> Bool {
+        try await !sql.raw("""
+            UPDATE \(ident: Self.table)
+            SET token_hash = \(bind: tokenHash), version = version + 1, finished = \(bind: finished), state = \(bind: state)
+            WHERE id = \(bind: record.id) AND version = \(bind: record.version)
+            RETURNING id
+            """).all().isEmpty
+    }
+}

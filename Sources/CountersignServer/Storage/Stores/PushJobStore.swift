@@ -1,0 +1,63 @@
+import FluentSQL
+import Foundation
+
+/// Every statement on `push_jobs` and `push_deliveries`: the push queue and its delivery records.
+struct PushJobStore {
+    static let table = "push_jobs"
+    static let deliveryTable = "push_deliveries"
+    let sql: any SQLDatabase
+
+    /// Saves a new job, and for the inbox its delivery already made.
+    func insert(_ job: PushJobRecord, delivery: PushDeliveryRecord?) async throws {
+        try await sql.insert(into: Self.table).model(job).run()
+        if let delivery { try await insert(delivery) }
+    }
+
+    func insert(_ delivery: PushDeliveryRecord) async throws {
+        try await sql.insert(into: Self.deliveryTable).model(delivery).run()
+    }
+
+    /// Claims up to `limit` due jobs by moving them under one fresh lease until `leaseEnd`. A job
+    /// another instance claimed in between is already due later, so the update passes it by.
+    func claimDue(at now: Date, limit: Int, leaseEnd: Date) async throws -> [PushJobRecord] {
+        let lease = UUID().uuidString
+        let queued = PushStatus.queued.rawValue
+        try await sql.raw("""
+            UPDATE \(ident: Self.table) SET lease = \(bind: lease), next_attempt_at = \(bind: leaseEnd)
+            WHERE status = \(bind: queued) AND next_attempt_at <= \(bind: now) AND id IN (
+                SELECT id FROM \(ident: Self.table) WHERE status = \(bind: queued) AND next_attempt_at <= \(bind: now)
+                ORDER BY next_attempt_at LIMIT \(literal: limit))
+            """).run()
+        return try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE lease = \(bind: lease)").all(decoding: PushJobRecord.self)
+    }
+
+    /// Ends the job's attempt: its new status and attempt count, due again at `nextAttemptAt`, lease released.
+    func finishAttempt(_ id: String, status: PushStatus, attempts: Int, nextAttemptAt: Date) async throws {
+        try await sql.raw("""
+            UPDATE \(ident: Self.table)
+            SET status = \(bind: status.rawValue), attempts = \(bind: attempts), lease = NULL, next_attempt_at = \(bind: nextAttemptAt)
+            WHERE id = \(bind: id)
+            """).run()
+    }
+
+    /// Releases the job's lease, due again at `now` (a send cut short by stopping).
+    func release(_ id: String, dueAt now: Date) async throws {
+        try await sql.raw("UPDATE \(ident: Self.table) SET lease = NULL, next_attempt_at = \(bind: now) WHERE id = \(bind: id)").run()
+    }
+
+    /// Ends a job without an attempt (its approval closed while it waited).
+    func abandon(_ id: String) async throws {
+        try await sql.raw("""
+            UPDATE \(ident: Self.table) SET status = \(bind: PushStatus.failed.rawValue), lease = NULL WHERE id = \(bind: id)
+            """).run()
+    }
+
+    /// Delivery records, newest first, optionally of one approval or device.
+    func deliveries(approvalID: String?, deviceID: String?, limit: Int) async throws -> [PushDeliveryRecord] {
+        var query = sql.select().column("*").from(Self.deliveryTable)
+        if let approvalID { query = query.where("approval_id", .equal, approvalID) }
+        if let deviceID { query = query.where("device_id", .equal, deviceID) }
+        return try await query.orderBy("attempted_at", .descending).orderBy("attempt", .descending).limit(limit)
+            .all(decoding: PushDeliveryRecord.self)
+    }
+}

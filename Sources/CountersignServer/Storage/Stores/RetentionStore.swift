@@ -1,0 +1,46 @@
+import FluentSQL
+import Foundation
+
+/// The expiry sweeper's statements: deletes in batches, each batch short so that writers wait at most
+/// one (on SQLite a delete holds the only write lock while it runs).
+struct RetentionStore {
+    let sql: any SQLDatabase
+
+    /// What one batch of expired approvals removed.
+    struct RemovedApprovals: Sendable {
+        var approvals = 0
+        var pushJobs = 0
+        var pushDeliveries = 0
+    }
+
+    /// Deletes up to `limit` rows of `table` whose `expires_at` is before `date`; returns how many.
+    func deleteExpired(from table: String, before date: Date, limit: Int) async throws -> Int {
+        try await sql.raw("""
+            DELETE FROM \(ident: table) WHERE id IN (
+                SELECT id FROM \(ident: table) WHERE expires_at < \(bind: date) LIMIT \(literal: limit))
+            RETURNING id
+            """).all().count
+    }
+
+    /// Deletes up to `limit` approvals expired before `cutoff` with their push jobs and delivery records.
+    /// Run it in a transaction: every statement writes, so SQLite takes the write lock at the first one
+    /// instead of failing to upgrade a read.
+    func deleteExpiredApprovals(before cutoff: Date, limit: Int) async throws -> RemovedApprovals {
+        // Oldest first, along the expiry index: ordering by the random ids instead walked the whole id
+        // index on every statement (about 200 ms a batch at 100,000 approvals, against 18 ms).
+        let batch: SQLQueryString = """
+            SELECT id FROM \(ident: ApprovalStore.table) WHERE expires_at < \(bind: cutoff) ORDER BY expires_at LIMIT \(literal: limit)
+            """
+        var removed = RemovedApprovals()
+        removed.pushDeliveries = try await sql.raw("""
+            DELETE FROM \(ident: PushJobStore.deliveryTable) WHERE approval_id IN (\(batch)) RETURNING id
+            """).all().count
+        removed.pushJobs = try await sql.raw("""
+            DELETE FROM \(ident: PushJobStore.table) WHERE approval_id IN (\(batch)) RETURNING id
+            """).all().count
+        removed.approvals = try await sql.raw("""
+            DELETE FROM \(ident: ApprovalStore.table) WHERE id IN (\(batch)) RETURNING id
+            """).all().count
+        return removed
+    }
+}

@@ -1,0 +1,17 @@
+import FluentSQL
+import Foundation
+
+/// Every statement on `used_device_signatures`: device signatures already accepted, each kept until it
+/// could no longer be fresh, so it is accepted once. The expiry sweeper removes them after that.
+struct UsedDeviceSignatureStore {
+    static let table = "used_device_signatures"
+    let sql: any SQLDatabase
+
+    /// Records `fingerprint` (SHA-256 hex of what was signed and the signature's identity) until
+    /// `expiresAt`; a fingerprint already recorded fails with a constraint violation.
+    func record(_ fingerprint: String, until expiresAt: Date) async throws {
+        try await sql.raw("""
+            INSERT INTO \(ident: Self.table) (id, expires_at) VALUES (\(bind: fingerprint), \(bind: expiresAt))
+            """).run()
+    }
+}
