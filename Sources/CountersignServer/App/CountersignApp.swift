@@ -45,7 +45,7 @@ public enum CountersignApp {
         app.lifecycle.use(pushClient)
         let clock = dependencies.clock
         let gateways = PushGateways(
-            database: app.db, secrets: secretBox, client: pushClient.client, inbox: InboxPushGateway(events: events),
+            configs: try app.db.storage.pushConfigs, secrets: secretBox, client: pushClient.client, inbox: InboxPushGateway(events: events),
             now: { clock.now() })
         // Opens every stored key: a wrong master key stops the server here rather than failing its first push.
         try await gateways.refresh()

@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import CountersignCore
-import FluentSQL
 import Foundation
 import Push
 
@@ -8,7 +7,7 @@ import Push
 /// configurations and rebuilt by `refresh` when those change (on any instance); between changes they
 /// are reused, so provider and access tokens stay cached.
 actor PushGateways {
-    private let database: any Database
+    private let configs: PushConfigStore
     private let secrets: SecretBox
     private let client: HTTPClient
     /// The inbox needs no configuration. New inbox pushes are rung at commit (`ApprovalLifecycle`); the
@@ -17,8 +16,8 @@ actor PushGateways {
     private let now: @Sendable () -> Date
     private var built: (fingerprint: String, apns: APNsGateway, fcm: FCMGateway)?
 
-    init(database: any Database, secrets: SecretBox, client: HTTPClient, inbox: InboxPushGateway, now: @escaping @Sendable () -> Date) {
-        self.database = database
+    init(configs: PushConfigStore, secrets: SecretBox, client: HTTPClient, inbox: InboxPushGateway, now: @escaping @Sendable () -> Date) {
+        self.configs = configs
         self.secrets = secrets
         self.client = client
         self.inbox = inbox
@@ -38,20 +37,25 @@ actor PushGateways {
     /// light read of ids and update times, and the key material only when something changed. Opening
     /// every key, it fails on a wrong master key (so the server does not start with one).
     func refresh() async throws {
-        let configs = try database.storage.pushConfigs
         let fingerprint = try await configs.version()
         if let built, built.fingerprint == fingerprint { return }
+        let (apns, fcm) = try Self.open(try await configs.all(), with: secrets)
+        built = (
+            fingerprint, await APNsGateway(configurations: apns, client: client, now: now),
+            await FCMGateway(accounts: fcm, client: client, now: now))
+    }
+
+    /// Decrypts and checks every configuration, sorted by provider.
+    private static func open(_ configs: [PushConfigRecord], with secrets: SecretBox) throws -> ([APNsConfiguration], [FCMServiceAccount]) {
         var apns: [APNsConfiguration] = []
         var fcm: [FCMServiceAccount] = []
-        for config in try await configs.all() {
+        for config in configs {
             switch try config.provider(opening: secrets) {
             case .apns(let configuration): apns.append(configuration)
             case .fcm(let account): fcm.append(account)
             }
         }
-        built = (
-            fingerprint, await APNsGateway(configurations: apns, client: client, now: now),
-            await FCMGateway(accounts: fcm, client: client, now: now))
+        return (apns, fcm)
     }
 
     private func current() async throws -> (fingerprint: String, apns: APNsGateway, fcm: FCMGateway) {
