@@ -66,7 +66,7 @@ struct ExpirySweepTests {
     func removesManyBatches() async throws {
         try await Self.run { server in
             _ = try await RegisteredPhone.register(server, email: "ada@example.com")
-            let sql = try #require(server.app.db as? any SQLDatabase)
+            let sql = try #require(server.app.countersignSQL)
             let browser = TestBrowser(server)
             _ = try await browser.signIn(email: "ada@example.com")
             // Copies of the real approval, enough for several batches.
@@ -93,7 +93,7 @@ struct ExpirySweepTests {
 extension TestServer {
     /// The number of rows in `table`.
     func count(_ table: String) async throws -> Int {
-        let sql = try #require(app.db as? any SQLDatabase)
+        let sql = try #require(app.countersignSQL)
         let row = try #require(try await sql.raw("SELECT COUNT(*) AS n FROM \(ident: table)").first())
         return try row.decode(column: "n", as: Int.self)
     }

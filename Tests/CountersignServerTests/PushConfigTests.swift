@@ -64,7 +64,7 @@ struct PushConfigTests {
                 #expect((refusal["next_attempt_at"] ?? .null) == .null, "no retry is scheduled")
                 #expect(try await browser.pollLater(server).data?["push_status"] == "failed")
                 // The job is closed, so the sender has nothing more to send.
-                let sql = try #require(server.app.db as? any SQLDatabase)
+                let sql = try #require(server.app.countersignSQL)
                 let job = try await sql.raw("SELECT status FROM push_jobs").first(decoding: [String: String].self)
                 #expect(job?["status"] == "failed")
                 #expect(providers.apns.requests.count == 2)
@@ -212,7 +212,7 @@ struct PushConfigTests {
                         providers.apns.requests.count == 1 && providers.google.received.count == 1
                     }
 
-                    let sql = try #require(server.app.db as? any SQLDatabase)
+                    let sql = try #require(server.app.countersignSQL)
                     let rows = try await sql.raw("SELECT sealed_secret, key_id, issuer, app_id FROM push_configs").all()
                     #expect(rows.count == 2)
                     let stored = try rows.map { row in

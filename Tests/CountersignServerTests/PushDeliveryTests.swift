@@ -124,7 +124,7 @@ struct PushDeliveryTests {
             #expect(next.journeyStepID == JourneyStepID.rejection)
             #expect(next.data?["reason"] == .string(ErrorCode.pushTokenInvalid))
             // The refused token gets no job: the queue holds nothing more for the sender to send.
-            let sql = try #require(server.app.db as? any SQLDatabase)
+            let sql = try #require(server.app.countersignSQL)
             #expect(try await sql.raw("SELECT id FROM push_jobs").all().count == 1, "nothing more is queued for a token Apple refused")
             #expect(providers.apns.requests.count == 1, "nothing more is sent to a token Apple refused")
         }
@@ -202,7 +202,7 @@ struct PushDeliveryTests {
             #expect(try await browser.client.submitClientResponse(.cancel).data?["reason"] == "cancelled")
 
             server.clock.advance(by: 31)
-            let sql = try #require(server.app.db as? any SQLDatabase)
+            let sql = try #require(server.app.countersignSQL)
             try await eventually("the job is closed") {
                 try await sql.raw("SELECT status FROM push_jobs").first(decoding: [String: String].self)?["status"] == "failed"
             }

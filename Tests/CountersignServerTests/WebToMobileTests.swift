@@ -151,7 +151,7 @@ struct WebToMobileTests {
             }
             // The browser's outcome stands: cancelled, no token, and the approval was not changed by the phone.
             #expect(cancelled.data?["reason"] == "cancelled" && cancelled.token == nil)
-            let sql = try #require(server.app.db as? any SQLDatabase)
+            let sql = try #require(server.app.countersignSQL)
             let statuses = try await sql.raw("SELECT status FROM approvals").all(decoding: [String: String].self)
             #expect(statuses.map { $0["status"] } == ["cancelled"])
 

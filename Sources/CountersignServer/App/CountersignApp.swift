@@ -1,4 +1,5 @@
 import Fluent
+import FluentSQL
 import Foundation
 import Vapor
 
@@ -30,13 +31,16 @@ public enum CountersignApp {
         if app.logger.logLevel < .info { app.logger.logLevel = .info }
         app.http.server.configuration.hostname = configuration.hostname
         app.http.server.configuration.port = configuration.port
-        try await prepareDatabase(app, location: configuration.database)
+        let storage = try await DatabaseSetup.open(app, location: configuration.database)
+        // Registered first, so it closes last: after the background services that use it have stopped.
+        app.lifecycle.use(StorageLifetime(storage: storage))
+        app.countersignStorage = storage
 
         let journeys = try JourneyRegistry.load(directory: configuration.journeysDirectory)
         let tokenIssuer = try await TokenIssuer.bootstrap(
-            database: app.db, issuer: configuration.publicURL, lifetime: configuration.tokenLifetime, clock: dependencies.clock)
+            storage: storage, issuer: configuration.publicURL, lifetime: configuration.tokenLifetime, clock: dependencies.clock)
         let adminKeys = try await AdminKeyVerifier.bootstrap(
-            configuredKey: configuration.adminKey, database: app.db, clock: dependencies.clock, announce: dependencies.announceAdminKey)
+            configuredKey: configuration.adminKey, storage: storage, clock: dependencies.clock, announce: dependencies.announceAdminKey)
         let events = InProcessEventBus()
         let secretBox = try SecretBox.load(configuration.masterKey)
         let pushClient = PushHTTPClient()
@@ -45,23 +49,23 @@ public enum CountersignApp {
         app.lifecycle.use(pushClient)
         let clock = dependencies.clock
         let gateways = PushGateways(
-            configs: try app.db.storage.pushConfigs, secrets: secretBox, client: pushClient.client, inbox: InboxPushGateway(events: events),
+            configs: storage.pushConfigs, secrets: secretBox, client: pushClient.client, inbox: InboxPushGateway(events: events),
             now: { clock.now() })
         // Opens every stored key: a wrong master key stops the server here rather than failing its first push.
         try await gateways.refresh()
         let approvals = ApprovalLifecycle(
-            database: app.db, clock: clock, otpKey: try await ServerSecrets.otpKey(on: app.db), events: events, inbox: gateways.inbox)
+            storage: storage, clock: clock, otpKey: try await ServerSecrets.otpKey(on: storage), events: events, inbox: gateways.inbox)
         let pushSender = PushSender(
-            database: app.db, gateways: gateways, clock: clock, events: events, approvals: approvals, retryPolicy: PushRetryPolicy(),
+            storage: storage, gateways: gateways, clock: clock, events: events, approvals: approvals, retryPolicy: PushRetryPolicy(),
             logger: app.logger)
         app.lifecycle.use(pushSender)
         app.lifecycle.use(ExpirySweeper(
-            database: app.db, clock: clock, retention: configuration.recordRetention, interval: configuration.sweepInterval,
+            storage: storage, clock: clock, retention: configuration.recordRetention, interval: configuration.sweepInterval,
             logger: app.logger))
-        let services = JourneyServices(database: app.db, tokenIssuer: tokenIssuer, clock: clock, approvals: approvals)
+        let services = JourneyServices(storage: storage, tokenIssuer: tokenIssuer, clock: clock, approvals: approvals)
         let interactions = InteractionService(
             services: services, journeys: journeys, interactionLifetime: configuration.interactionLifetime)
-        let verifier = DeviceSignatureVerifier(database: app.db, clock: dependencies.clock)
+        let verifier = DeviceSignatureVerifier(storage: storage, clock: dependencies.clock)
 
         app.middleware = Middlewares()
         app.middleware.use(RouteLoggingMiddleware(logLevel: .info))
@@ -70,17 +74,41 @@ public enum CountersignApp {
         try app.register(collection: OrchestrationRoutes(service: interactions))
         try app.register(collection: ApprovalRoutes(
             mobileApprove: MobileApproveService(interactions: interactions, verifier: verifier),
-            interactions: interactions, verifier: verifier, events: events))
+            interactions: interactions, verifier: verifier, events: events, storage: storage))
         try app.register(collection: try BrowserRoutes())
         try app.register(collection: try WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer))
-        try app.register(collection: AdminRoutes(verifier: adminKeys, journeys: journeys, tokenIssuer: tokenIssuer, clock: dependencies.clock))
-        try app.register(collection: EvidenceRoutes(verifier: adminKeys))
-        try app.register(collection: StatsRoutes(verifier: adminKeys, clock: clock))
-        try app.register(collection: PushAdminRoutes(verifier: adminKeys, secrets: secretBox, clock: clock))
+        try app.register(collection: AdminRoutes(verifier: adminKeys, storage: storage, journeys: journeys, tokenIssuer: tokenIssuer, clock: dependencies.clock))
+        try app.register(collection: EvidenceRoutes(verifier: adminKeys, storage: storage))
+        try app.register(collection: StatsRoutes(verifier: adminKeys, storage: storage, clock: clock))
+        try app.register(collection: PushAdminRoutes(verifier: adminKeys, storage: storage, secrets: secretBox, clock: clock))
     }
 
-    /// Connects the database and applies any migrations that have not run.
+    /// Connects the database, applies any migrations that have not run, and closes it.
     public static func prepareDatabase(_ app: Application, location: DatabaseLocation) async throws {
-        try await DatabaseSetup.prepare(app, location: location)
+        try await DatabaseSetup.open(app, location: location).shutdown()
+    }
+}
+
+extension Application {
+    private struct StorageKey: Vapor.StorageKey {
+        typealias Value = CountersignServer.Storage
+    }
+
+    /// The server's storage, once `CountersignApp.configure` has opened it.
+    var countersignStorage: CountersignServer.Storage? {
+        get { storage[StorageKey.self] }
+        set { storage[StorageKey.self] = newValue }
+    }
+
+    /// The server's database as SQL, for tools and tests that look inside it.
+    public var countersignSQL: (any SQLDatabase)? { countersignStorage?.sql }
+}
+
+/// Closes the storage when the application stops.
+private struct StorageLifetime: LifecycleHandler {
+    let storage: CountersignServer.Storage
+
+    func shutdownAsync(_ application: Application) async {
+        try? await storage.shutdown()
     }
 }

@@ -12,7 +12,7 @@ import Journeys
 /// Every write is held in the caller's `UnitOfWork`, so it commits with the rest of the call, and every
 /// wake-up waits for that commit.
 struct ApprovalLifecycle: Sendable {
-    let database: any Database
+    let storage: Storage
     let clock: any WallClock
     /// Key of the web OTP hashes.
     let otpKey: SymmetricKey
@@ -25,7 +25,7 @@ struct ApprovalLifecycle: Sendable {
     /// A pending approval for `request`, waited on by the web interaction `webInteractionID`, with its push
     /// to `device` queued. Returns the approval's id.
     func create(_ request: ApprovalRequest, webInteractionID: String, device: DeviceRecord, in work: UnitOfWork) async throws -> String {
-        guard let (applicationID, nativeClientID) = try await database.storage.clients.application(ofWebClient: request.clientID) else {
+        guard let (applicationID, nativeClientID) = try await storage.clients.application(ofWebClient: request.clientID) else {
             throw ServiceError(.conflict, ErrorCode.unknownClient, "The web client no longer exists.")
         }
         guard let nativeClientID else {
@@ -42,7 +42,7 @@ struct ApprovalLifecycle: Sendable {
             otpHash: request.otp.map { WebOTP.keyedHash(code: $0, approvalID: approvalID, key: otpKey) },
             otpLength: request.otp?.count, otpAttemptsLeft: request.otp == nil ? 0 : Self.otpAttempts, expiresAt: request.expiresAt,
             createdAt: clock.now())
-        await work.hold { database in try await database.storage.approvals.insert(approval) }
+        await work.hold { storage in try await storage.approvals.insert(approval) }
         await queuePush(of: approvalID, to: device, in: work)
         return approvalID
     }
@@ -78,10 +78,10 @@ struct ApprovalLifecycle: Sendable {
         if WebOTP.matches(code: code, approvalID: approval.id, storedHash: hash, key: otpKey) { return .valid }
         let seen = approval.otpAttemptsLeft
         let left = seen - 1
-        await work.hold { database in
+        await work.hold { storage in
             // Compare and set: a wrong code counted meanwhile by another interaction makes this call retry,
             // so parallel tries cannot share one attempt.
-            guard try await database.storage.approvals.countWrongOTP(approval.id, attemptsLeftSeen: seen) else {
+            guard try await storage.approvals.countWrongOTP(approval.id, attemptsLeftSeen: seen) else {
                 throw ServiceError(.conflict, ErrorCode.otpAttemptConflict, "Another try of this code was counted at the same time; try again.")
             }
         }
@@ -101,8 +101,8 @@ struct ApprovalLifecycle: Sendable {
     ) async {
         let approvalID = approval.id
         let now = clock.now()
-        await work.hold { database in
-            let approvals = try database.storage.approvals
+        await work.hold { storage in
+            let approvals = storage.approvals
             let closed = try await approvals.close(approvalID, as: status, failureCode: failureCode, amr: amr, authTime: authTime, at: now)
             if !closed, refusingIfClosed {
                 throw ServiceError.approvalNotPending(try await approvals.status(of: approvalID, at: now))
@@ -120,7 +120,7 @@ struct ApprovalLifecycle: Sendable {
     /// long-poll directly, sparing the queue's round trip.
     private func queuePush(of approvalID: String, to device: DeviceRecord, in work: UnitOfWork) async {
         let push = QueuedPush(approvalID: approvalID, device: device, at: clock.now())
-        await work.hold { database in try await database.storage.pushJobs.insert(push.job, delivery: push.delivery) }
+        await work.hold { storage in try await storage.pushJobs.insert(push.job, delivery: push.delivery) }
         let (events, inbox) = (events, inbox)
         await work.afterCommit {
             if push.delivery != nil {

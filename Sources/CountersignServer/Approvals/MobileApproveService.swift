@@ -10,11 +10,11 @@ struct MobileApproveService: Sendable {
     let interactions: InteractionService
     let verifier: DeviceSignatureVerifier
 
-    var database: any Database { interactions.database }
+    var storage: Storage { interactions.storage }
 
     func start(_ request: MobileApproveStartRequest) async throws -> InteractionService.Reply {
         guard let approvalID = request.payload["approval_id"] else { throw ServiceError.notValid("payload.approval_id is missing.") }
-        guard let approval = try await database.storage.approvals.find(approvalID) else {
+        guard let approval = try await storage.approvals.find(approvalID) else {
             throw ServiceError.notFound("No approval '\(approvalID)'.")
         }
         let device = try await verifier.verify(
@@ -36,7 +36,7 @@ struct MobileApproveService: Sendable {
             throw ServiceError(.forbidden, ErrorCode.clientNotInApplication, "The approval is for the application's phone client '\(approval.nativeClientID)'.")
         }
         guard let journey = interactions.journeys[approval.mobileJourneyID],
-            let user = try await database.storage.users.find(approval.userID)
+            let user = try await storage.users.find(approval.userID)
         else { throw ServiceError.notFound("The approval's mobile journey is not available.") }
 
         var state = InteractionState(

@@ -5,13 +5,13 @@ import Foundation
 /// Checks that a device signed a message: the device exists, the timestamp is fresh, the signature
 /// verifies with the device key, and the same signature has not been accepted before.
 struct DeviceSignatureVerifier: Sendable {
-    let database: any Database
+    let storage: Storage
     let clock: any WallClock
 
     /// The device, once its signature over `message` is accepted. Does not look at revocation: callers
     /// say `device_revoked` themselves after the signature proves who is asking.
     func verify(deviceID: String, message: String, timestamp: Int, signature: String) async throws -> DeviceRecord {
-        guard let device = try await database.storage.devices.find(deviceID) else {
+        guard let device = try await storage.devices.find(deviceID) else {
             throw ServiceError(.unauthenticated, ErrorCode.invalidToken, "Unknown device or bad device signature.")
         }
         let now = clock.now()
@@ -27,7 +27,7 @@ struct DeviceSignatureVerifier: Sendable {
         // removes the record once the timestamp could no longer be fresh.
         let fingerprint = SecretDigest.hex("\(deviceID)\n\(message)\n\(identity.base64EncodedString())")
         do {
-            try await database.storage.usedDeviceSignatures.record(
+            try await storage.usedDeviceSignatures.record(
                 fingerprint, until: now.addingTimeInterval(2 * DeviceProof.maximumClockSkew))
         } catch let error as any DatabaseError where error.isConstraintFailure {
             throw ServiceError(.unauthenticated, ErrorCode.signatureReplayed, "This device signature was already used.")

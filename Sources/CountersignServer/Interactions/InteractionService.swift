@@ -14,7 +14,7 @@ struct InteractionService: Sendable {
     let journeys: JourneyRegistry
     let interactionLifetime: TimeInterval
 
-    var database: any Database { services.database }
+    var storage: Storage { services.storage }
 
     /// The outcome of a call: the HTTP status and the response body.
     struct Reply {
@@ -24,7 +24,7 @@ struct InteractionService: Sendable {
 
     func start(journeyID: String, request: StartJourneyRequest) async throws -> Reply {
         guard let journey = journeys[journeyID] else { throw ServiceError.notFound("No journey '\(journeyID)'.") }
-        guard try await database.storage.clients.exists(request.clientID) else {
+        guard try await storage.clients.exists(request.clientID) else {
             throw ServiceError(.unauthenticated, ErrorCode.invalidClient, "Unknown client_id '\(request.clientID)'.")
         }
         var approvalData: ApprovalData?
@@ -55,9 +55,9 @@ struct InteractionService: Sendable {
             id: interactionID, journeyID: journey.id, clientID: state.clientID, tokenHash: token.map(SecretDigest.hex), version: 1,
             finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime), state: try Self.encode(state),
             createdAt: now)
-        try await database.transaction { database in
-            try await database.storage.interactions.insert(record)
-            try await work.apply(on: database)
+        try await storage.transaction { storage in
+            try await storage.interactions.insert(record)
+            try await work.apply(on: storage)
         }
         await work.runAfterCommit()
         return Reply(status: .ok, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
@@ -81,11 +81,11 @@ struct InteractionService: Sendable {
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
         let encodedState = try Self.encode(state)
         let finished = state.isFinished
-        try await database.transaction { database in
-            let saved = try await database.storage.interactions.saveNext(
+        try await storage.transaction { storage in
+            let saved = try await storage.interactions.saveNext(
                 of: interaction, state: encodedState, tokenHash: token.map(SecretDigest.hex), finished: finished)
             guard saved else { throw ServiceError.invalidToken("The interaction token was already used.") }
-            try await work.apply(on: database)
+            try await work.apply(on: storage)
         }
         await work.runAfterCommit()
         let status: HTTPResponseStatus = presentation.isRepeatedAfterError ? .badRequest : .ok
@@ -94,7 +94,7 @@ struct InteractionService: Sendable {
 
     /// The interaction `interactionID`, when `bearer` is its current token and it is still running.
     func authorizedInteraction(_ interactionID: String, bearer: String?) async throws -> InteractionRecord {
-        guard let interaction = try await database.storage.interactions.find(interactionID) else {
+        guard let interaction = try await storage.interactions.find(interactionID) else {
             throw ServiceError.notFound("No interaction '\(interactionID)'.")
         }
         guard let bearer, let expected = interaction.tokenHash, SecretDigest.matches(bearer, storedHex: expected) else {

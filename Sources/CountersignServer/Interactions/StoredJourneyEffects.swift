@@ -23,7 +23,7 @@ actor StoredJourneyEffects: JourneyEffects {
         self.services = services
         self.interactionID = interactionID
         self.work = work
-        storage = try services.database.storage
+        storage = services.storage
     }
 
     var approvals: ApprovalLifecycle { services.approvals }
@@ -44,7 +44,7 @@ actor StoredJourneyEffects: JourneyEffects {
         let user = UserRecord(
             id: SecureRandom.identifier(prefix: "usr"), externalUserID: externalUserID, email: email, createdAt: services.clock.now())
         pendingUsers.append(user)
-        await work.hold { database in try await database.storage.users.insert(user) }
+        await work.hold { storage in try await storage.users.insert(user) }
         return user.context
     }
 
@@ -54,7 +54,7 @@ actor StoredJourneyEffects: JourneyEffects {
             id: SecureRandom.identifier(prefix: "bio"), userID: registration.userID, publicKeyID: registration.publicKeyID,
             publicKey: registration.key.spkiBase64, keyFamily: registration.key.family.rawValue, os: registration.os, deviceID: nil,
             status: CredentialStatus.active.rawValue, createdAt: now, revokedAt: nil)
-        await work.hold { database in try await database.storage.biometricKeys.replace(with: key, at: now) }
+        await work.hold { storage in try await storage.biometricKeys.replace(with: key, at: now) }
         return key.id
     }
 
@@ -72,8 +72,8 @@ actor StoredJourneyEffects: JourneyEffects {
             pushChannel: registration.pushChannel.rawValue, pushToken: registration.pushToken, pushAppID: registration.pushAppID,
             pushTokenInvalidAt: nil, pushTokenInvalidReason: nil, status: CredentialStatus.active.rawValue,
             createdAt: services.clock.now(), revokedAt: nil)
-        await work.hold { database in
-            let storage = try database.storage
+        await work.hold { storage in
+            let storage = storage
             try await storage.devices.insert(device)
             try await storage.biometricKeys.bind(registration.biometricKeyIDs, toDevice: device.id)
         }
@@ -86,7 +86,7 @@ actor StoredJourneyEffects: JourneyEffects {
 
     func recordTransactionSignature(_ signature: TransactionSignature) async throws -> String {
         let evidence = TransactionEvidenceRecord(id: SecureRandom.identifier(prefix: "evd"), signature: signature)
-        await work.hold { database in try await database.storage.evidence.insert(evidence) }
+        await work.hold { storage in try await storage.evidence.insert(evidence) }
         return evidence.id
     }
 }

@@ -11,7 +11,7 @@ import Vapor
 /// Rows go in small batches, each its own short transaction, with a pause between batches, so requests
 /// writing meanwhile wait at most one batch (on SQLite a delete holds the only write lock while it runs).
 final class ExpirySweeper: LifecycleHandler, Sendable {
-    private let database: any Database
+    private let storage: Storage
     private let clock: any WallClock
     private let retention: TimeInterval
     private let interval: Duration
@@ -34,8 +34,8 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
         var total: Int { deviceSignatures + interactions + approvals + pushJobs + pushDeliveries }
     }
 
-    init(database: any Database, clock: any WallClock, retention: TimeInterval, interval: TimeInterval, logger: Logger) {
-        self.database = database
+    init(storage: Storage, clock: any WallClock, retention: TimeInterval, interval: TimeInterval, logger: Logger) {
+        self.storage = storage
         self.clock = clock
         self.retention = retention
         self.interval = .milliseconds(Int64(interval * 1000))
@@ -78,8 +78,8 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
         var removed = Removed()
         removed.deviceSignatures = try await deleteExpired(from: UsedDeviceSignatureStore.table, before: now)
         while true {
-            let batch = try await database.transaction { database in
-                try await database.storage.retention.deleteExpiredApprovals(before: cutoff, limit: Self.batchSize)
+            let batch = try await storage.transaction { storage in
+                try await storage.retention.deleteExpiredApprovals(before: cutoff, limit: Self.batchSize)
             }
             guard batch.approvals > 0 else { break }
             removed.approvals += batch.approvals
@@ -93,7 +93,7 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
 
     /// Deletes the rows of `table` whose `expires_at` is before `date`, a batch per statement.
     private func deleteExpired(from table: String, before date: Date) async throws -> Int {
-        let retention = try database.storage.retention
+        let retention = storage.retention
         var count = 0
         while true {
             let deleted = try await retention.deleteExpired(from: table, before: date, limit: Self.batchSize)

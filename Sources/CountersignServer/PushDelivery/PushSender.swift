@@ -13,7 +13,7 @@ import Vapor
 /// `push_deliveries`, and schedules retries. Jobs survive restarts: a job claimed by an instance that
 /// stopped becomes due again when its lease runs out.
 final class PushSender: LifecycleHandler, Sendable {
-    private let database: any Database
+    private let storage: Storage
     private let gateways: PushGateways
     private let clock: any WallClock
     private let events: any EventBus
@@ -31,10 +31,10 @@ final class PushSender: LifecycleHandler, Sendable {
     static let concurrency = 64
 
     init(
-        database: any Database, gateways: PushGateways, clock: any WallClock, events: any EventBus, approvals: ApprovalLifecycle,
+        storage: Storage, gateways: PushGateways, clock: any WallClock, events: any EventBus, approvals: ApprovalLifecycle,
         retryPolicy: PushRetryPolicy, logger: Logger
     ) {
-        self.database = database
+        self.storage = storage
         self.gateways = gateways
         self.clock = clock
         self.events = events
@@ -94,14 +94,14 @@ final class PushSender: LifecycleHandler, Sendable {
     private func claimDueJobs(limit: Int) async throws -> [PushJobRecord] {
         guard limit > 0 else { return [] }
         let now = clock.now()
-        return try await database.storage.pushJobs.claimDue(at: now, limit: limit, leaseEnd: now.addingTimeInterval(Self.lease))
+        return try await storage.pushJobs.claimDue(at: now, limit: limit, leaseEnd: now.addingTimeInterval(Self.lease))
     }
 
     /// One attempt of one job, and what follows from its outcome.
     private func process(_ job: PushJobRecord) async {
         do {
             let now = clock.now()
-            let storage = try database.storage
+            let storage = storage
             guard let addressed = try await storage.approvals.addressed(job.approvalID), addressed.approval.status(at: now) == .pending,
                 let device = try await storage.devices.find(job.deviceID)
             else {
@@ -139,16 +139,16 @@ final class PushSender: LifecycleHandler, Sendable {
         }
 
         let work = UnitOfWork()
-        await work.hold { database in
-            let pushJobs = try database.storage.pushJobs
+        await work.hold { storage in
+            let pushJobs = storage.pushJobs
             try await pushJobs.insert(delivery)
             try await pushJobs.finishAttempt(job.id, status: verdict.job, attempts: attempt, nextAttemptAt: verdict.nextAttempt ?? now)
         }
         if case .tokenInvalid(let reason) = outcome {
-            await work.hold { database in try await database.storage.devices.markPushTokenInvalid(device.id, reason: reason, at: now) }
+            await work.hold { storage in try await storage.devices.markPushTokenInvalid(device.id, reason: reason, at: now) }
             await approvals.close(approval, as: .failed, failureCode: ErrorCode.pushTokenInvalid, in: work)
         }
-        try await work.commit(on: database)
+        try await work.commit(on: storage)
     }
 
     /// What an attempt's outcome means for the delivery record and the job; a retry is scheduled only
@@ -172,6 +172,6 @@ final class PushSender: LifecycleHandler, Sendable {
 
     /// Ends a job without an attempt (its approval closed while it waited).
     private func abandon(_ job: PushJobRecord) async throws {
-        try await database.storage.pushJobs.abandon(job.id)
+        try await storage.pushJobs.abandon(job.id)
     }
 }

@@ -1,45 +1,76 @@
 import Fluent
 import FluentPostgresDriver
 import FluentSQLiteDriver
+import Foundation
 import Vapor
 
-/// Connects the configured database and brings its schema up to date.
+/// Opens the configured database and brings its schema up to date.
+///
+/// Migrations run through Fluent's schema builder. On SQLite they run on Fluent's own connections, which
+/// are closed before GRDB opens the file: two copies of the SQLite library must never have one file open
+/// at once, or their locks would not see each other.
 enum DatabaseSetup {
-    static func prepare(_ app: Application, location: DatabaseLocation) async throws {
-        try use(location, on: app)
-        if case .sqliteFile = location {
-            // Write-ahead logging lets readers go on while a write commits; the mode is kept in the file.
-            try await app.db.storage.sql.raw("PRAGMA journal_mode=WAL").run()
+    static func open(_ app: Application, location: DatabaseLocation) async throws -> Storage {
+        switch location {
+        case .postgres(let url):
+            app.databases.use(.postgres(configuration: try SQLPostgresConfiguration(url: url), sqlLogLevel: sqlLogLevel), as: .psql)
+            try await migrate(app.databases, app: app)
+            return Storage(engine: try FluentStorageEngine(database: app.db))
+        case .sqliteFile(let path):
+            return try await openSQLite(path: path, app: app)
+        case .sqliteMemory:
+            // An ephemeral file, removed at shutdown: the migrations and GRDB must see the same database.
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-\(UUID().uuidString).sqlite").path
+            app.lifecycle.use(RemoveFilesAtShutdown(paths: ["", "-wal", "-shm"].map { path + $0 }))
+            return try await openSQLite(path: path, app: app)
         }
-        app.migrations.add(CreateInitialSchema())
-        app.migrations.add(SeedDemoApplication())
-        app.migrations.add(CreateApprovals())
-        app.migrations.add(CreateTransactionEvidence())
-        app.migrations.add(CreatePushDelivery())
-        app.migrations.add(AddQueryIndexes())
-        app.migrations.add(AddPushConfigContractFields())
-        try await app.autoMigrate()
+    }
+
+    private static func openSQLite(path: String, app: Application) async throws -> Storage {
+        let migrating = Databases(threadPool: app.threadPool, on: app.eventLoopGroup)
+        migrating.use(.sqlite(.file(path), sqlLogLevel: sqlLogLevel), as: .sqlite)
+        do {
+            try await migrate(migrating, app: app)
+        } catch {
+            await migrating.shutdownAsync()
+            throw error
+        }
+        await migrating.shutdownAsync()
+        return Storage(engine: try SQLiteStorageEngine(path: path, logger: app.logger, eventLoop: app.eventLoopGroup.any()))
+    }
+
+    private static func migrate(_ databases: Databases, app: Application) async throws {
+        let migrations = Migrations()
+        migrations.add(CreateInitialSchema())
+        migrations.add(SeedDemoApplication())
+        migrations.add(CreateApprovals())
+        migrations.add(CreateTransactionEvidence())
+        migrations.add(CreatePushDelivery())
+        migrations.add(AddQueryIndexes())
+        migrations.add(AddPushConfigContractFields())
+        let migrator = Migrator(databases: databases, migrations: migrations, logger: app.logger, on: app.eventLoopGroup.any())
+        try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
     }
 
     /// Queries are logged with their binds, which hold secrets: only at trace, which the server never logs at.
     static let sqlLogLevel = Logger.Level.trace
+}
 
-    static func use(_ location: DatabaseLocation, on app: Application) throws {
-        if case .postgres = location {} else {
-            // SQLite runs every statement on a blocking thread, and a writer waiting for another's lock
-            // retries on its thread without pause (sqlite-nio's busy handler). On the process-wide pool of
-            // one thread per core, waiting writers (of this app or, in tests, of others) can hold every
-            // thread while the writer they wait for needs one to finish: a deadlock. The app's own pool
-            // has a thread for every connection (one per event loop) and as many to spare.
-            app.threadPool = NIOThreadPool(numberOfThreads: 2 * System.coreCount)
+extension Fluent.Database {
+    /// This database as SQL, for the migrations' statements beyond the schema builder.
+    var sql: any SQLDatabase {
+        get throws {
+            guard let sql = self as? any SQLDatabase else { throw DatabaseNotSQL() }
+            return sql
         }
-        switch location {
-        case .sqliteFile(let path):
-            app.databases.use(.sqlite(.file(path), sqlLogLevel: sqlLogLevel), as: .sqlite)
-        case .sqliteMemory:
-            app.databases.use(.sqlite(.memory, sqlLogLevel: sqlLogLevel), as: .sqlite)
-        case .postgres(let url):
-            app.databases.use(.postgres(configuration: try SQLPostgresConfiguration(url: url), sqlLogLevel: sqlLogLevel), as: .psql)
-        }
+    }
+}
+
+/// Deletes files when the application stops (the ephemeral database of `sqlite::memory:`).
+private struct RemoveFilesAtShutdown: LifecycleHandler {
+    let paths: [String]
+
+    func shutdownAsync(_ application: Application) async {
+        for path in paths { try? FileManager.default.removeItem(atPath: path) }
     }
 }

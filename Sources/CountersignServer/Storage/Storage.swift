@@ -2,14 +2,29 @@ import Fluent
 import FluentSQL
 
 /// The database as the services use it: one store per table, the only place with SQL. The same stores
-/// run on SQLite and PostgreSQL, through SQLKit.
+/// run on SQLite (GRDB) and PostgreSQL (Fluent's driver), through SQLKit.
 struct Storage: Sendable {
     let sql: any SQLDatabase
+    private let engine: any StorageEngine
 
-    /// `database` as storage; both supported drivers are SQL databases.
-    init(_ database: any Database) throws {
-        guard let sql = database as? any SQLDatabase else { throw DatabaseNotSQL() }
+    init(engine: any StorageEngine) {
+        self.engine = engine
+        sql = engine.sql
+    }
+
+    private init(engine: any StorageEngine, session sql: any SQLDatabase) {
+        self.engine = engine
         self.sql = sql
+    }
+
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (Storage) async throws -> T) async throws -> T {
+        let engine = engine
+        return try await engine.transaction { sql in try await body(Storage(engine: engine, session: sql)) }
+    }
+
+    func shutdown() async throws {
+        try await engine.shutdown()
     }
 
     var interactions: InteractionStore { InteractionStore(sql: sql) }
@@ -28,11 +43,35 @@ struct Storage: Sendable {
     var statistics: StatisticsStore { StatisticsStore(sql: sql) }
 }
 
-extension Database {
-    /// This database's stores.
-    var storage: Storage {
-        get throws { try Storage(self) }
+/// Where the stores' SQL runs, and how a transaction holds its connection.
+protocol StorageEngine: Sendable {
+    /// Statements outside any transaction.
+    var sql: any SQLDatabase { get }
+    /// Runs `body` on one connection in one transaction: committed when it returns, rolled back when it throws.
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    func shutdown() async throws
+}
+
+/// PostgreSQL through Fluent's driver and its connection pool.
+struct FluentStorageEngine: StorageEngine {
+    let database: any Database
+    let sql: any SQLDatabase
+
+    init(database: any Database) throws {
+        guard let sql = database as? any SQLDatabase else { throw DatabaseNotSQL() }
+        self.database = database
+        self.sql = sql
     }
+
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await database.transaction { database in
+            guard let sql = database as? any SQLDatabase else { throw DatabaseNotSQL() }
+            return try await body(sql)
+        }
+    }
+
+    /// The pool closes with the application.
+    func shutdown() async throws {}
 }
 
 /// Runs `write`; a unique key it would break refuses the request as `already_exists` (409) with `message`.

@@ -1,13 +1,11 @@
-import Fluent
-
 /// What one call writes, held back and applied in one transaction, and what must wait for that commit
 /// (pushes, wake-ups). A refused call applies nothing and wakes no one.
 actor UnitOfWork {
-    private var writes: [@Sendable (any Database) async throws -> Void] = []
+    private var writes: [@Sendable (Storage) async throws -> Void] = []
     private var afterCommitActions: [@Sendable () async -> Void] = []
 
     /// Holds back a write until `apply(on:)`.
-    func hold(_ write: @escaping @Sendable (any Database) async throws -> Void) {
+    func hold(_ write: @escaping @Sendable (Storage) async throws -> Void) {
         writes.append(write)
     }
 
@@ -17,8 +15,8 @@ actor UnitOfWork {
     }
 
     /// Applies the held writes, in the order they were made, inside the caller's transaction.
-    func apply(on database: any Database) async throws {
-        for write in writes { try await write(database) }
+    func apply(on storage: Storage) async throws {
+        for write in writes { try await write(storage) }
         writes = []
     }
 
@@ -29,8 +27,8 @@ actor UnitOfWork {
     }
 
     /// Applies the writes in a transaction of their own, then runs what waited for them.
-    func commit(on database: any Database) async throws {
-        try await database.transaction { transaction in try await self.apply(on: transaction) }
+    func commit(on storage: Storage) async throws {
+        try await storage.transaction { transaction in try await self.apply(on: transaction) }
         await runAfterCommit()
     }
 }

@@ -13,7 +13,7 @@ import Journeys
 /// and the document is encoded again only when the set changes (a rotation, or a retired key's tokens
 /// having all expired).
 actor TokenIssuer {
-    private let database: any Database
+    private let storage: Storage
     private let issuer: String
     private let lifetime: TimeInterval
     private let clock: any WallClock
@@ -36,10 +36,10 @@ actor TokenIssuer {
     }
 
     private init(
-        database: any Database, issuer: String, lifetime: TimeInterval, clock: any WallClock, activeKeyID: String,
+        storage: Storage, issuer: String, lifetime: TimeInterval, clock: any WallClock, activeKeyID: String,
         keys: JWTKeyCollection, publicKeys: [PublicKey]
     ) {
-        self.database = database
+        self.storage = storage
         self.issuer = issuer
         self.lifetime = lifetime
         self.clock = clock
@@ -49,8 +49,8 @@ actor TokenIssuer {
     }
 
     /// Loads the active key, creating the first one when the store has none.
-    static func bootstrap(database: any Database, issuer: String, lifetime: TimeInterval, clock: any WallClock) async throws -> TokenIssuer {
-        let store = try database.storage.signingKeys
+    static func bootstrap(storage: Storage, issuer: String, lifetime: TimeInterval, clock: any WallClock) async throws -> TokenIssuer {
+        let store = storage.signingKeys
         let key: SigningKeyRecord
         if let active = try await store.active() {
             key = active
@@ -60,7 +60,7 @@ actor TokenIssuer {
         }
         let published = try await store.published(retiredAfter: clock.now().addingTimeInterval(-lifetime))
         return TokenIssuer(
-            database: database, issuer: issuer, lifetime: lifetime, clock: clock, activeKeyID: key.id,
+            storage: storage, issuer: issuer, lifetime: lifetime, clock: clock, activeKeyID: key.id,
             keys: try await collection(signingWith: key), publicKeys: try published.map(publicKey))
     }
 
@@ -84,8 +84,8 @@ actor TokenIssuer {
     func rotate() async throws -> String {
         let now = clock.now()
         let key = Self.newKey(at: now)
-        try await database.transaction { database in
-            let store = try database.storage.signingKeys
+        try await storage.transaction { storage in
+            let store = storage.signingKeys
             try await store.retireAll(at: now)
             try await store.insert(key)
         }

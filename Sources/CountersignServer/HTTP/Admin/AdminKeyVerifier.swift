@@ -9,10 +9,10 @@ struct AdminKeyVerifier: Sendable {
 
     /// Settles which key is valid; `announce` shows a newly generated key to the operator.
     static func bootstrap(
-        configuredKey: String?, database: any Database, clock: any WallClock, announce: @Sendable (String) -> Void
+        configuredKey: String?, storage: Storage, clock: any WallClock, announce: @Sendable (String) -> Void
     ) async throws -> AdminKeyVerifier {
         if let configuredKey { return AdminKeyVerifier(keyHash: SecretDigest.hex(configuredKey)) }
-        let secrets = try database.storage.serverSecrets
+        let secrets = storage.serverSecrets
         if let stored = try await secrets.adminKeyHash() { return AdminKeyVerifier(keyHash: stored) }
         let key = SecureRandom.identifier(prefix: "csk")
         try await secrets.insertAdminKeyHash(SecretDigest.hex(key), id: SecureRandom.identifier(prefix: "adm"), at: clock.now())

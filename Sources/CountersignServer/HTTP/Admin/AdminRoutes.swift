@@ -5,6 +5,7 @@ import Vapor
 /// `/admin/v1`: applications and clients, users, devices, biometric keys, journeys and signing keys.
 struct AdminRoutes: RouteCollection {
     let verifier: AdminKeyVerifier
+    let storage: Storage
     let journeys: JourneyRegistry
     let tokenIssuer: TokenIssuer
     let clock: any WallClock
@@ -28,7 +29,7 @@ struct AdminRoutes: RouteCollection {
     }
 
     func listApplications(request: Request) async throws -> [ApplicationView] {
-        let store = try request.db.storage.clients
+        let store = storage.clients
         let clients = try await store.clients()
         return try await store.applications().map { application in
             ApplicationView(
@@ -40,7 +41,7 @@ struct AdminRoutes: RouteCollection {
     func createApplication(request: Request) async throws -> Response {
         let body = try request.content.decode(CreateApplicationRequest.self)
         try Self.checkIdentifier(body.id, field: "id")
-        let clients = try request.db.storage.clients
+        let clients = storage.clients
         try await refusingDuplicate("An application '\(body.id)' already exists.") {
             try await clients.insert(ApplicationRecord(id: body.id, name: body.name, createdAt: clock.now()))
         }
@@ -49,7 +50,7 @@ struct AdminRoutes: RouteCollection {
 
     func listClients(request: Request) async throws -> [ClientView] {
         let application = try await findApplication(request)
-        return try await request.db.storage.clients.clients(ofApplication: application.id).map(ClientView.init)
+        return try await storage.clients.clients(ofApplication: application.id).map(ClientView.init)
     }
 
     func createClient(request: Request) async throws -> Response {
@@ -60,36 +61,35 @@ struct AdminRoutes: RouteCollection {
             throw ServiceError.notValid("'kind' must be web or native.")
         }
         let client = ClientRecord(id: body.id, applicationID: application.id, name: body.name, kind: kind.rawValue, createdAt: clock.now())
-        let clients = try request.db.storage.clients
+        let clients = storage.clients
         try await refusingDuplicate("A client '\(body.id)' already exists.") { try await clients.insert(client) }
         return try await ClientView(client).encodeResponse(status: .created, for: request)
     }
 
     func listUsers(request: Request) async throws -> [UserView] {
         let limit = min(request.query[Int.self, at: "limit"] ?? 100, 1000)
-        return try await request.db.storage.users.newest(limit: limit).map(UserView.init)
+        return try await storage.users.newest(limit: limit).map(UserView.init)
     }
 
     func showUser(request: Request) async throws -> UserView {
         let user = try await findUser(request)
         var view = UserView(user)
-        let storage = try request.db.storage
         view.devices = try await storage.devices.all(ofUser: user.id).map(DeviceView.init)
         view.biometricKeys = try await storage.biometricKeys.all(ofUser: user.id).map(BiometricKeyView.init)
         return view
     }
 
     func listDevices(request: Request) async throws -> [DeviceView] {
-        try await request.db.storage.devices.all(ofUser: try await findUser(request).id).map(DeviceView.init)
+        try await storage.devices.all(ofUser: try await findUser(request).id).map(DeviceView.init)
     }
 
     func listBiometricKeys(request: Request) async throws -> [BiometricKeyView] {
-        try await request.db.storage.biometricKeys.all(ofUser: try await findUser(request).id).map(BiometricKeyView.init)
+        try await storage.biometricKeys.all(ofUser: try await findUser(request).id).map(BiometricKeyView.init)
     }
 
     /// Marks a device revoked (once; revoking again changes nothing).
     func revokeDevice(request: Request) async throws -> DeviceView {
-        let devices = try request.db.storage.devices
+        let devices = storage.devices
         let id = request.parameters.get("deviceID")!
         try await devices.revoke(id, at: clock.now())
         guard let device = try await devices.find(id) else { throw ServiceError.notFound("No such device.") }
@@ -98,7 +98,7 @@ struct AdminRoutes: RouteCollection {
 
     /// Marks a biometric key revoked (once; revoking again changes nothing).
     func revokeBiometricKey(request: Request) async throws -> BiometricKeyView {
-        let keys = try request.db.storage.biometricKeys
+        let keys = storage.biometricKeys
         let id = request.parameters.get("keyID")!
         try await keys.revoke(id, at: clock.now())
         guard let key = try await keys.find(id) else { throw ServiceError.notFound("No such biometric key.") }
@@ -115,7 +115,7 @@ struct AdminRoutes: RouteCollection {
     }
 
     func listSigningKeys(request: Request) async throws -> [SigningKeyView] {
-        try await request.db.storage.signingKeys.all().map { SigningKeyView(kid: $0.id, createdAt: $0.createdAt, retiredAt: $0.retiredAt) }
+        try await storage.signingKeys.all().map { SigningKeyView(kid: $0.id, createdAt: $0.createdAt, retiredAt: $0.retiredAt) }
     }
 
     func rotateSigningKey(request: Request) async throws -> Response {
@@ -124,14 +124,14 @@ struct AdminRoutes: RouteCollection {
     }
 
     private func findApplication(_ request: Request) async throws -> ApplicationRecord {
-        guard let application = try await request.db.storage.clients.application(request.parameters.get("applicationID")!) else {
+        guard let application = try await storage.clients.application(request.parameters.get("applicationID")!) else {
             throw ServiceError.notFound("No such application.")
         }
         return application
     }
 
     private func findUser(_ request: Request) async throws -> UserRecord {
-        guard let user = try await request.db.storage.users.find(request.parameters.get("userID")!) else {
+        guard let user = try await storage.users.find(request.parameters.get("userID")!) else {
             throw ServiceError.notFound("No such user.")
         }
         return user

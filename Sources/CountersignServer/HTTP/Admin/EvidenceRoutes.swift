@@ -5,6 +5,7 @@ import Vapor
 /// `/admin/v1/evidence`: signed transactions as self-contained bundles that verify offline.
 struct EvidenceRoutes: RouteCollection {
     let verifier: AdminKeyVerifier
+    let storage: Storage
 
     func boot(routes: any RoutesBuilder) throws {
         let evidence = routes.grouped("admin", "v1", "evidence").grouped(AdminAuthenticationMiddleware(verifier: verifier))
@@ -15,7 +16,7 @@ struct EvidenceRoutes: RouteCollection {
     /// `GET /admin/v1/evidence?user_id=…&approval_id=…`: newest first, at most `limit` (100).
     func list(request: Request) async throws -> Response {
         let limit = min(request.query[Int.self, at: "limit"] ?? 100, 1000)
-        let bundles = try await request.db.storage.evidence.newest(
+        let bundles = try await storage.evidence.newest(
             userID: request.query[String.self, at: "user_id"], approvalID: request.query[String.self, at: "approval_id"], limit: limit
         ).map { try $0.bundle() }
         return try .wire(["evidence": bundles])
@@ -23,7 +24,7 @@ struct EvidenceRoutes: RouteCollection {
 
     /// `GET /admin/v1/evidence/{id}`: one bundle.
     func show(request: Request) async throws -> Response {
-        guard let evidence = try await request.db.storage.evidence.find(request.parameters.get("evidenceID")!) else {
+        guard let evidence = try await storage.evidence.find(request.parameters.get("evidenceID")!) else {
             throw ServiceError.notFound("No such evidence.")
         }
         return try .wire(try evidence.bundle())

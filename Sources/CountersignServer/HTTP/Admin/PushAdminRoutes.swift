@@ -8,6 +8,7 @@ import Vapor
 /// `/admin/v1/push-deliveries` (every delivery attempt).
 struct PushAdminRoutes: RouteCollection {
     let verifier: AdminKeyVerifier
+    let storage: Storage
     let secrets: SecretBox
     let clock: any WallClock
 
@@ -22,7 +23,7 @@ struct PushAdminRoutes: RouteCollection {
     }
 
     func list(request: Request) async throws -> [PushConfigView] {
-        try await request.db.storage.pushConfigs.all().map(PushConfigView.init)
+        try await storage.pushConfigs.all().map(PushConfigView.init)
     }
 
     func show(request: Request) async throws -> PushConfigView {
@@ -38,7 +39,7 @@ struct PushAdminRoutes: RouteCollection {
         try apply(body, to: &config, secret: nil)
         config.createdAt = clock.now()
         config.updatedAt = config.createdAt
-        let configs = try request.db.storage.pushConfigs
+        let configs = storage.pushConfigs
         try await refusingDuplicate(Self.duplicate(config)) { try await configs.insert(config) }
         return try await PushConfigView(config).encodeResponse(status: .created, for: request)
     }
@@ -52,13 +53,13 @@ struct PushAdminRoutes: RouteCollection {
         }
         try apply(body, to: &config, secret: try secrets.open(config.sealedSecret, boundTo: config.id))
         config.updatedAt = clock.now()
-        let configs = try request.db.storage.pushConfigs
+        let configs = storage.pushConfigs
         try await refusingDuplicate(Self.duplicate(config)) { [config] in try await configs.update(config) }
         return PushConfigView(config)
     }
 
     func delete(request: Request) async throws -> HTTPStatus {
-        guard try await request.db.storage.pushConfigs.delete(request.parameters.get("configID")!) else {
+        guard try await storage.pushConfigs.delete(request.parameters.get("configID")!) else {
             throw ServiceError.notFound("No such push configuration.")
         }
         return .noContent
@@ -67,7 +68,7 @@ struct PushAdminRoutes: RouteCollection {
     /// `GET /admin/v1/push-deliveries?approval_id=…&device_id=…&limit=…`: newest first, at most `limit` (100).
     func deliveries(request: Request) async throws -> [PushDeliveryView] {
         let limit = min(max(request.query[Int.self, at: "limit"] ?? 100, 1), 1000)
-        return try await request.db.storage.pushJobs.deliveries(
+        return try await storage.pushJobs.deliveries(
             approvalID: request.query[String.self, at: "approval_id"], deviceID: request.query[String.self, at: "device_id"], limit: limit
         ).map(PushDeliveryView.init)
     }
@@ -144,7 +145,7 @@ struct PushAdminRoutes: RouteCollection {
     }
 
     private func find(_ request: Request) async throws -> PushConfigRecord {
-        guard let config = try await request.db.storage.pushConfigs.find(request.parameters.get("configID")!) else {
+        guard let config = try await storage.pushConfigs.find(request.parameters.get("configID")!) else {
             throw ServiceError.notFound("No such push configuration.")
         }
         return config

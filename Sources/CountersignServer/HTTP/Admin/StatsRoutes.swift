@@ -4,6 +4,7 @@ import Vapor
 /// `GET /admin/v1/stats`: how many records the server holds, to watch load and the expiry sweep.
 struct StatsRoutes: RouteCollection {
     let verifier: AdminKeyVerifier
+    let storage: Storage
     let clock: any WallClock
 
     func boot(routes: any RoutesBuilder) throws {
@@ -32,7 +33,7 @@ struct StatsRoutes: RouteCollection {
     }
 
     func stats(request: Request) async throws -> Response {
-        let counts = try await request.db.storage.statistics.counts(at: clock.now())
+        let counts = try await storage.statistics.counts(at: clock.now())
         return try .wire(Stats(
             approvalsPending: counts.approvalsPending, approvalsStored: counts.approvalsStored,
             interactionsStored: counts.interactionsStored, pushJobsQueued: counts.pushJobsQueued, pushJobsStored: counts.pushJobsStored,

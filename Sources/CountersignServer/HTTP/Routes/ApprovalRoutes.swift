@@ -11,6 +11,7 @@ struct ApprovalRoutes: RouteCollection {
     let interactions: InteractionService
     let verifier: DeviceSignatureVerifier
     let events: any EventBus
+    let storage: Storage
 
     /// How long an inbox request may be held open at most.
     static let maximumWait = 30
@@ -54,9 +55,9 @@ struct ApprovalRoutes: RouteCollection {
 
         // Subscribe before reading, so a push between the read and the wait is not missed.
         let mailbox = await events.subscribe(EventTopic.device(deviceID))
-        var payloads = try await pendingPayloads(for: deviceID, on: request.db)
+        var payloads = try await pendingPayloads(for: deviceID, on: storage)
         if payloads.isEmpty, wait > 0, await mailbox.next(within: .seconds(wait)) != nil {
-            payloads = try await pendingPayloads(for: deviceID, on: request.db)
+            payloads = try await pendingPayloads(for: deviceID, on: storage)
         }
         await events.unsubscribe(mailbox)
         return try .wire(["approvals": payloads], cacheControl: "no-store")
@@ -71,7 +72,6 @@ struct ApprovalRoutes: RouteCollection {
             throw ServiceError(.conflict, ErrorCode.notWaiting, "The interaction is not waiting for a phone.")
         }
         let mailbox = await events.subscribe(EventTopic.interaction(interaction.id))
-        let database = request.db
         let clock = interactions.services.clock
         let bus = events
         let streamEnd = interaction.expiresAt
@@ -79,12 +79,12 @@ struct ApprovalRoutes: RouteCollection {
         // and a write throws.
         let response = Response(status: .ok, body: .init(managedAsyncStream: { writer in
             do {
-                var status = try await Self.approvalStatus(approvalID, on: database, clock: clock)
+                var status = try await Self.approvalStatus(approvalID, on: storage, clock: clock)
                 while status == .pending, clock.now() < streamEnd {
                     if await mailbox.next(within: Self.keepAliveInterval) == nil {
                         try await writer.writeBuffer(ByteBuffer(string: ": keep-alive\n\n"))
                     }
-                    status = try await Self.approvalStatus(approvalID, on: database, clock: clock)
+                    status = try await Self.approvalStatus(approvalID, on: storage, clock: clock)
                 }
                 await bus.unsubscribe(mailbox)
                 try await writer.writeBuffer(ByteBuffer(string: "event: approval\ndata: {\"status\":\"\(status.rawValue)\"}\n\n"))
@@ -99,12 +99,12 @@ struct ApprovalRoutes: RouteCollection {
     }
 
     /// The approval's status now; a vanished approval reads as expired.
-    static func approvalStatus(_ approvalID: String, on database: any Database, clock: any WallClock) async throws -> ApprovalStatus {
-        try await database.storage.approvals.status(of: approvalID, at: clock.now())
+    static func approvalStatus(_ approvalID: String, on storage: Storage, clock: any WallClock) async throws -> ApprovalStatus {
+        try await storage.approvals.status(of: approvalID, at: clock.now())
     }
 
-    private func pendingPayloads(for deviceID: String, on database: any Database) async throws -> [[String: String]] {
+    private func pendingPayloads(for deviceID: String, on storage: Storage) async throws -> [[String: String]] {
         let now = interactions.services.clock.now()
-        return try await database.storage.approvals.pending(forDevice: deviceID, at: now).map(\.pushNotification.payload)
+        return try await storage.approvals.pending(forDevice: deviceID, at: now).map(\.pushNotification.payload)
     }
 }

@@ -20,7 +20,7 @@ struct AddQueryIndexes: AsyncMigration {
     ]
 
     func prepare(on database: any Database) async throws {
-        let sql = try database.storage.sql
+        let sql = try database.sql
         for index in Self.indexes {
             var builder = sql.create(index: index.name).on(index.table)
             for column in index.columns { builder = builder.column(column) }
@@ -29,7 +29,7 @@ struct AddQueryIndexes: AsyncMigration {
     }
 
     func revert(on database: any Database) async throws {
-        let sql = try database.storage.sql
+        let sql = try database.sql
         for index in Self.indexes {
             try await sql.drop(index: index.name).run()
         }

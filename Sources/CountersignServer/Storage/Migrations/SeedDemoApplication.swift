@@ -9,7 +9,7 @@ struct SeedDemoApplication: AsyncMigration {
     static let nativeClientID = "demo-native"
 
     func prepare(on database: any Database) async throws {
-        let clients = try database.storage.clients
+        let clients = ClientStore(sql: try database.sql)
         let now = Date()
         try await clients.insert(ApplicationRecord(id: Self.applicationID, name: "Countersign Demo", createdAt: now))
         try await clients.insert(ClientRecord(
@@ -20,6 +20,6 @@ struct SeedDemoApplication: AsyncMigration {
     }
 
     func revert(on database: any Database) async throws {
-        try await database.storage.clients.delete(application: Self.applicationID)
+        try await ClientStore(sql: try database.sql).delete(application: Self.applicationID)
     }
 }

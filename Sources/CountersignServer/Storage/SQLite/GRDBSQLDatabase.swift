@@ -1,0 +1,135 @@
+import FluentKit
+import Foundation
+import GRDB
+import Logging
+import NIOCore
+import SQLKit
+import SQLiteKit
+import SQLiteNIO
+
+/// SQLKit's `SQLDatabase` over a GRDB connection pool: the stores' statements run on the calling thread,
+/// with GRDB's cached prepared statements, instead of a hop to a thread pool and back for each one.
+///
+/// SQLite statements are short and in memory (WAL, no fsync at commit), so running them inline costs
+/// less than handing them to another thread. Values are encoded and decoded as sqlite-nio does, so files
+/// written before (dates as Unix time) read the same.
+struct GRDBSQLDatabase: SQLDatabase {
+    /// Where statements go: reads outside a transaction to a reader connection, everything else to the
+    /// pool's single writer.
+    enum Session: Sendable {
+        /// Outside a transaction: a write first waits for the writer lock, so it never lands inside another
+        /// task's open transaction.
+        case autocommit(SQLiteWriteLock)
+        /// Inside a transaction holding the writer lock.
+        case transaction
+    }
+
+    let pool: DatabasePool
+    let session: Session
+    let logger: Logger
+    let eventLoop: any EventLoop
+
+    var dialect: any SQLDialect { SQLiteDialect() }
+    var queryLogLevel: Logger.Level? { nil }
+
+    func execute(sql query: any SQLKit.SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) -> EventLoopFuture<Void> {
+        let promise = eventLoop.makePromise(of: Void.self)
+        promise.completeWithTask { try await self.execute(sql: query, onRow) }
+        return promise.futureResult
+    }
+
+    func execute(sql query: any SQLKit.SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) async throws {
+        let (sql, binds) = serialize(query)
+        let arguments = StatementArguments(try binds.map(Self.databaseValue))
+        switch session {
+        case .transaction:
+            try Self.run(sql, arguments, on: pool, writing: true, onRow)
+        case .autocommit(let lock):
+            if Self.isRead(sql) {
+                try Self.run(sql, arguments, on: pool, writing: false, onRow)
+            } else {
+                try await lock.withLock { try Self.run(sql, arguments, on: pool, writing: true, onRow) }
+            }
+        }
+    }
+
+    /// A statement that only reads: it may run on a reader connection.
+    private static func isRead(_ sql: String) -> Bool {
+        sql.prefix(7).uppercased().hasPrefix("SELECT")
+    }
+
+    /// Runs one statement on the writer or a reader, here and now (GRDB's synchronous access).
+    private static func run(
+        _ sql: String, _ arguments: StatementArguments, on pool: DatabasePool, writing: Bool, _ onRow: (any SQLRow) -> Void
+    ) throws {
+        let body = { (db: GRDB.Database) throws in
+            let statement = try db.cachedStatement(sql: sql)
+            let rows = try Row.fetchCursor(statement, arguments: arguments)
+            while let row = try rows.next() { onRow(GRDBRow(row)) }
+        }
+        if writing { try pool.writeWithoutTransaction(body) } else { try pool.read(body) }
+    }
+
+    /// A bind as sqlite-nio would store it.
+    private static func databaseValue(_ bind: any Encodable & Sendable) throws -> DatabaseValue {
+        switch try SQLiteDataEncoder().encode(bind) {
+        case .integer(let value): Int64(value).databaseValue
+        case .float(let value): value.databaseValue
+        case .text(let value): value.databaseValue
+        case .blob(let buffer): Data(buffer.readableBytesView).databaseValue
+        case .null: .null
+        }
+    }
+}
+
+/// A result row, copied out of GRDB's cursor and decoded as sqlite-nio would.
+struct GRDBRow: SQLRow {
+    private let values: [(column: String, data: SQLiteData)]
+
+    init(_ row: Row) {
+        values = row.map { column, value in
+            let data: SQLiteData = switch value.storage {
+            case .null: .null
+            case .int64(let integer): .integer(SQLiteInt64(integer))
+            case .double(let double): .float(double)
+            case .string(let string): .text(string)
+            case .blob(let blob): .blob(ByteBuffer(bytes: blob))
+            }
+            return (column, data)
+        }
+    }
+
+    var allColumns: [String] { values.map(\.column) }
+
+    func contains(column: String) -> Bool { values.contains { $0.column == column } }
+
+    func decodeNil(column: String) throws -> Bool { data(column) == .null }
+
+    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
+        guard let data = data(column) else {
+            throw DecodingError.keyNotFound(
+                SQLiteColumnKey(column), .init(codingPath: [], debugDescription: "No column named '\(column)'."))
+        }
+        return try SQLiteDataDecoder().decode(D.self, from: data)
+    }
+
+    private func data(_ column: String) -> SQLiteData? {
+        values.first { $0.column == column }?.data
+    }
+
+    private struct SQLiteColumnKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
+
+/// GRDB's errors as Fluent's `DatabaseError`, so the services read a broken unique key the same way on
+/// SQLite and PostgreSQL.
+extension GRDB.DatabaseError: FluentKit.DatabaseError {
+    public var isSyntaxError: Bool { resultCode == .SQLITE_ERROR }
+    public var isConstraintFailure: Bool { resultCode == .SQLITE_CONSTRAINT }
+    public var isConnectionClosed: Bool { resultCode == .SQLITE_MISUSE }
+}
