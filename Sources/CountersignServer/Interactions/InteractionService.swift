@@ -47,7 +47,7 @@ struct InteractionService: Sendable {
         let now = services.clock.now()
         let interactionID = SecureRandom.identifier(prefix: "int")
         let work = UnitOfWork()
-        let effects = try StoredJourneyEffects(services: services, interactionID: interactionID, work: work)
+        let effects = StoredJourneyEffects(services: services, interactionID: interactionID, work: work)
         let presentation = try await run { try await JourneyRunner(journey: journey, effects: effects, now: now).start(&state) }
 
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
@@ -55,11 +55,7 @@ struct InteractionService: Sendable {
             id: interactionID, journeyID: journey.id, clientID: state.clientID, tokenHash: token.map(SecretDigest.hex), version: 1,
             finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime), state: try Self.encode(state),
             createdAt: now)
-        try await storage.transaction { storage in
-            try await storage.interactions.insert(record)
-            try await work.apply(on: storage)
-        }
-        await work.runAfterCommit()
+        try await work.commit(on: storage) { storage in try await storage.interactions.insert(record) }
         return Reply(status: .ok, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
     }
 
@@ -73,7 +69,7 @@ struct InteractionService: Sendable {
 
         var state = try Self.decodeState(interaction)
         let work = UnitOfWork()
-        let effects = try StoredJourneyEffects(services: services, interactionID: interactionID, work: work)
+        let effects = StoredJourneyEffects(services: services, interactionID: interactionID, work: work)
         let presentation = try await run {
             try await JourneyRunner(journey: journey, effects: effects, now: now).submit(response, to: &state)
         }
@@ -81,13 +77,11 @@ struct InteractionService: Sendable {
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
         let encodedState = try Self.encode(state)
         let finished = state.isFinished
-        try await storage.transaction { storage in
+        try await work.commit(on: storage) { storage in
             let saved = try await storage.interactions.saveNext(
                 of: interaction, state: encodedState, tokenHash: token.map(SecretDigest.hex), finished: finished)
             guard saved else { throw ServiceError.invalidToken("The interaction token was already used.") }
-            try await work.apply(on: storage)
         }
-        await work.runAfterCommit()
         let status: HTTPResponseStatus = presentation.isRepeatedAfterError ? .badRequest : .ok
         return Reply(status: status, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
     }

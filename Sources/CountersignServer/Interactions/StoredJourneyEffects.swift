@@ -19,7 +19,7 @@ actor StoredJourneyEffects: JourneyEffects {
     /// Devices this call has read, so the approval it creates for one does not read it again.
     var devicesRead: [String: DeviceRecord] = [:]
 
-    init(services: JourneyServices, interactionID: String, work: UnitOfWork) throws {
+    init(services: JourneyServices, interactionID: String, work: UnitOfWork) {
         self.services = services
         self.interactionID = interactionID
         self.work = work
@@ -73,7 +73,6 @@ actor StoredJourneyEffects: JourneyEffects {
             pushTokenInvalidAt: nil, pushTokenInvalidReason: nil, status: CredentialStatus.active.rawValue,
             createdAt: services.clock.now(), revokedAt: nil)
         await work.hold { storage in
-            let storage = storage
             try await storage.devices.insert(device)
             try await storage.biometricKeys.bind(registration.biometricKeyIDs, toDevice: device.id)
         }

@@ -101,7 +101,6 @@ final class PushSender: LifecycleHandler, Sendable {
     private func process(_ job: PushJobRecord) async {
         do {
             let now = clock.now()
-            let storage = storage
             guard let addressed = try await storage.approvals.addressed(job.approvalID), addressed.approval.status(at: now) == .pending,
                 let device = try await storage.devices.find(job.deviceID)
             else {

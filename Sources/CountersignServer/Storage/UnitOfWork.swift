@@ -4,7 +4,7 @@ actor UnitOfWork {
     private var writes: [@Sendable (Storage) async throws -> Void] = []
     private var afterCommitActions: [@Sendable () async -> Void] = []
 
-    /// Holds back a write until `apply(on:)`.
+    /// Holds back a write until `commit(on:first:)`.
     func hold(_ write: @escaping @Sendable (Storage) async throws -> Void) {
         writes.append(write)
     }
@@ -14,21 +14,21 @@ actor UnitOfWork {
         afterCommitActions.append(action)
     }
 
-    /// Applies the held writes, in the order they were made, inside the caller's transaction.
-    func apply(on storage: Storage) async throws {
-        for write in writes { try await write(storage) }
+    /// Commits `first` (the call's own write, such as its interaction's new state) and then the held
+    /// writes, in the order they were made, in one transaction; then runs what waited for the commit. A
+    /// lone write needs no transaction around it.
+    func commit(on storage: Storage, first: (@Sendable (Storage) async throws -> Void)? = nil) async throws {
+        let held = writes
         writes = []
-    }
-
-    /// Runs what waited for the commit, in order.
-    func runAfterCommit() async {
+        if held.isEmpty, let first {
+            try await first(storage)
+        } else if !held.isEmpty {
+            try await storage.transaction { transaction in
+                try await first?(transaction)
+                for write in held { try await write(transaction) }
+            }
+        }
         for action in afterCommitActions { await action() }
         afterCommitActions = []
-    }
-
-    /// Applies the writes in a transaction of their own, then runs what waited for them.
-    func commit(on storage: Storage) async throws {
-        try await storage.transaction { transaction in try await self.apply(on: transaction) }
-        await runAfterCommit()
     }
 }

@@ -67,7 +67,9 @@ struct GRDBSQLDatabase: SQLDatabase {
             let rows = try Row.fetchCursor(statement, arguments: arguments)
             while let row = try rows.next() { onRow(GRDBRow(row)) }
         }
-        if writing { try pool.writeWithoutTransaction(body) } else { try pool.read(body) }
+        // A read is one statement, so SQLite's implicit transaction around it isolates it; GRDB's `read`
+        // would add an explicit BEGIN and COMMIT around it.
+        if writing { try pool.writeWithoutTransaction(body) } else { try pool.unsafeRead(body) }
     }
 
     /// A bind as sqlite-nio would store it.
