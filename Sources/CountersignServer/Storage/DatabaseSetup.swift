@@ -15,7 +15,9 @@ enum DatabaseSetup {
         case .postgres(let url):
             app.databases.use(.postgres(configuration: try SQLPostgresConfiguration(url: url), sqlLogLevel: sqlLogLevel), as: .psql)
             try await migrate(app.databases, app: app)
-            return Storage(engine: try FluentStorageEngine(database: app.db))
+            // Both supported drivers are SQL databases; this one is checked once here.
+            guard app.db is any SQLDatabase else { throw DatabaseNotSQL() }
+            return Storage(engine: FluentStorageEngine(databases: app.databases, eventLoopGroup: app.eventLoopGroup, logger: app.logger))
         case .sqliteFile(let path):
             return try await openSQLite(path: path, app: app)
         case .sqliteMemory:

@@ -1,21 +1,26 @@
 import Fluent
 import FluentSQL
+import NIOPosix
 
 /// The database as the services use it: one store per table, the only place with SQL. The same stores
 /// run on SQLite (GRDB) and PostgreSQL (Fluent's driver), through SQLKit.
 struct Storage: Sendable {
-    let sql: any SQLDatabase
     private let engine: any StorageEngine
+    /// The connection of the transaction this storage runs in, if any.
+    private let session: (any SQLDatabase)?
 
     init(engine: any StorageEngine) {
         self.engine = engine
-        sql = engine.sql
+        session = nil
     }
 
-    private init(engine: any StorageEngine, session sql: any SQLDatabase) {
+    private init(engine: any StorageEngine, session: any SQLDatabase) {
         self.engine = engine
-        self.sql = sql
+        self.session = session
     }
+
+    /// Where a statement goes now: the transaction's connection, or the engine's for the calling thread.
+    var sql: any SQLDatabase { session ?? engine.sql }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (Storage) async throws -> T) async throws -> T {
@@ -45,23 +50,27 @@ struct Storage: Sendable {
 
 /// Where the stores' SQL runs, and how a transaction holds its connection.
 protocol StorageEngine: Sendable {
-    /// Statements outside any transaction.
+    /// Statements outside any transaction, from the calling thread.
     var sql: any SQLDatabase { get }
     /// Runs `body` on one connection in one transaction: committed when it returns, rolled back when it throws.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     func shutdown() async throws
 }
 
-/// PostgreSQL through Fluent's driver and its connection pool.
+/// PostgreSQL through Fluent's driver and its connection pools, one per event loop: a statement uses the
+/// pool of the loop it is made on, so its answer comes back to the same thread.
 struct FluentStorageEngine: StorageEngine {
-    let database: any Database
-    let sql: any SQLDatabase
+    let databases: Databases
+    let eventLoopGroup: any EventLoopGroup
+    let logger: Logger
 
-    init(database: any Database) throws {
-        guard let sql = database as? any SQLDatabase else { throw DatabaseNotSQL() }
-        self.database = database
-        self.sql = sql
+    /// Fluent's database for the calling event loop.
+    private var database: any Database {
+        let eventLoop = MultiThreadedEventLoopGroup.currentEventLoop ?? eventLoopGroup.any()
+        return databases.database(logger: logger, on: eventLoop)!
     }
+
+    var sql: any SQLDatabase { database as! any SQLDatabase }
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await database.transaction { database in
