@@ -168,6 +168,22 @@ struct WebToMobileTests {
         }
     }
 
+    @Test("a phone typing the web code of a request the browser cancelled meanwhile is refused with approval_closed")
+    func webCodeAfterCancel() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            let waiting = try await browser.signIn("web_login_otp", email: "ada@example.com")
+            let otp = try #require(waiting.data?["otp"]?.stringValue)
+            let opened = try await phone.startApproval()
+            #expect(opened.journeyStepID == JourneyStepID.otpValidation)
+            _ = try await browser.client.submitClientResponse(.cancel)
+            await expectRefusal(410, "approval_closed") {
+                _ = try await phone.phone.client.submitClientResponse(.clientInput, data: ["passcode": .string(otp)])
+            }
+        }
+    }
+
     @Test("deny on the phone fails the web sign-in with mobile_rejected")
     func denyFromPhone() async throws {
         try await TestServer.run { server in

@@ -94,12 +94,13 @@ struct ApprovalLifecycle: Sendable {
 
     /// Ends a pending approval and wakes the browser waiting on it once the change is committed. An
     /// approval no longer pending is left as it is; with `refusingIfClosed` (the phone answering), that
-    /// refuses the whole call.
+    /// refuses the whole call. An approval this call already closed is left alone.
     func close(
         _ approval: ApprovalRecord, as status: ApprovalStatus, failureCode: String? = nil, amr: [String] = [], authTime: Date? = nil,
         refusingIfClosed: Bool = false, in work: UnitOfWork
     ) async {
         let approvalID = approval.id
+        guard await work.firstClose(of: approvalID) else { return }
         let now = clock.now()
         await work.hold { storage in
             let approvals = storage.approvals

@@ -34,20 +34,17 @@ extension StoredJourneyEffects {
     }
 
     func cancelApproval(_ approvalID: String) async throws {
-        guard let approval = try await storage.approvals.find(approvalID), firstClose(of: approvalID) else { return }
+        guard let approval = try await storage.approvals.find(approvalID) else { return }
         await approvals.close(approval, as: .cancelled, failureCode: ErrorCode.cancelled, in: work)
     }
 
     func settleApproval(approvalID: String, outcome: ApprovalOutcome) async throws {
-        guard let approval = try await storage.approvals.find(approvalID), firstClose(of: approvalID) else { return }
+        guard let approval = try await storage.approvals.find(approvalID) else { return }
         try await approvals.settle(approval, with: outcome, in: work)
     }
 
     func checkApprovalOTP(approvalID: String, code: String) async throws -> OTPCheck {
         guard let approval = try await storage.approvals.find(approvalID) else { return .exhausted }
-        let check = await approvals.checkOTP(approval, code: code, in: work)
-        // The last wrong code closed the approval; the rejection that follows in this call must not close it again.
-        if check == .exhausted { _ = firstClose(of: approvalID) }
-        return check
+        return await approvals.checkOTP(approval, code: code, in: work)
     }
 }

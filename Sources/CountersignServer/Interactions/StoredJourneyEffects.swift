@@ -14,8 +14,6 @@ actor StoredJourneyEffects: JourneyEffects {
     let work: UnitOfWork
     let storage: Storage
     private var pendingUsers: [UserRecord] = []
-    /// Approvals this call has already ended (e.g. the last wrong web OTP, then the rejection).
-    private var approvalsClosed: Set<String> = []
     /// Devices this call has read, so the approval it creates for one does not read it again.
     var devicesRead: [String: DeviceRecord] = [:]
 
@@ -27,11 +25,6 @@ actor StoredJourneyEffects: JourneyEffects {
     }
 
     var approvals: ApprovalLifecycle { services.approvals }
-
-    /// Whether this call has not ended `approvalID` yet; from now on it has.
-    func firstClose(of approvalID: String) -> Bool {
-        approvalsClosed.insert(approvalID).inserted
-    }
 
     func findUser(externalUserID: String) async throws -> UserContext? {
         if let pending = pendingUsers.first(where: { $0.externalUserID == externalUserID }) {

@@ -3,10 +3,17 @@
 actor UnitOfWork {
     private var writes: [@Sendable (Storage) async throws -> Void] = []
     private var afterCommitActions: [@Sendable () async -> Void] = []
+    private var closedApprovals: Set<String> = []
 
     /// Holds back a write until `commit(on:first:)`.
     func hold(_ write: @escaping @Sendable (Storage) async throws -> Void) {
         writes.append(write)
+    }
+
+    /// Whether this call has not closed approval `id` yet; from now on it has. A call closes an approval
+    /// once (the last wrong web code fails it; the rejection that follows must not close it again).
+    func firstClose(of id: String) -> Bool {
+        closedApprovals.insert(id).inserted
     }
 
     /// Runs `action` once the writes are committed.
