@@ -66,6 +66,38 @@ struct TokenTests {
         }
     }
 
+    @Test("a key another instance rotated in is published and signs here once the key set is read again, within 30 s")
+    func rotationByAnotherInstance() async throws {
+        try await TestServer.run { server in
+            let phone = TestPhone(client: server.client())
+            let firstToken = try #require(try await phone.register(email: "ada@example.com").token)
+            let oldKid = try #require(try kid(of: firstToken))
+            #expect(try await server.send(.GET, "/.well-known/jwks.json").body["keys"]?.arrayValue?.count == 1)
+
+            // What another instance's rotation leaves in the shared database.
+            let newKid = "key_other_instance"
+            let sql = try #require(server.app.countersignSQL)
+            server.clock.advance(by: 1)
+            let now = server.clock.now()
+            try await sql.raw("UPDATE signing_keys SET retired_at = \(bind: now) WHERE retired_at IS NULL").run()
+            try await sql.raw("""
+                INSERT INTO signing_keys (id, private_key_pem, created_at)
+                VALUES (\(bind: newKid), \(bind: ES256PrivateKey().pemRepresentation), \(bind: now))
+                """).run()
+
+            server.clock.advance(by: 31)
+            let kids = try await server.send(.GET, "/.well-known/jwks.json").body["keys"]?.arrayValue?.compactMap { $0["kid"]?.stringValue }
+            #expect(kids == [newKid, oldKid])
+            let token = try #require(try await phone.login(as: "ada@example.com").token)
+            #expect(try kid(of: token) == newKid)
+            _ = try await server.verifiedClaims(token)
+
+            server.clock.advance(by: 3601)
+            let remaining = try await server.send(.GET, "/.well-known/jwks.json").body["keys"]?.arrayValue?.compactMap { $0["kid"]?.stringValue }
+            #expect(remaining == [newKid])
+        }
+    }
+
     @Test("a token with a tampered payload does not verify")
     func tamperedToken() async throws {
         try await TestServer.run { server in

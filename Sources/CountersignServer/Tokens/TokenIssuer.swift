@@ -9,9 +9,9 @@ import Journeys
 /// The first start generates a key and stores it; `rotate()` adds a new one and retires the old, which
 /// stays in the JWKS until every token it signed has expired.
 ///
-/// Every relying party fetches the JWKS, so it is served from memory: the published keys are parsed once
-/// and the document is encoded again only when the set changes (a rotation, or a retired key's tokens
-/// having all expired).
+/// Every relying party fetches the JWKS, so it is served from memory, encoded once. The key set is read
+/// again from the database at most every `keySetRefresh` (or sooner, when a retired key's last tokens
+/// expire): a key another instance rotated in is then published, and signs, here too.
 actor TokenIssuer {
     private let storage: Storage
     private let issuer: String
@@ -19,15 +19,12 @@ actor TokenIssuer {
     private let clock: any WallClock
     private var activeKeyID: String
     private var keys: JWTKeyCollection
-    /// The public halves of the keys that may still verify a token, newest first.
-    private var publicKeys: [PublicKey]
+    /// Public keys already parsed, by `kid`: a key's PEM is parsed once.
+    private var publicKeys: [String: JWK] = [:]
     private var encodedJWKS: EncodedJWKS?
 
-    /// A signing key as the JWKS publishes it.
-    private struct PublicKey {
-        let jwk: JWK
-        let retiredAt: Date?
-    }
+    /// How long the key set read from the database is trusted.
+    static let keySetRefresh: TimeInterval = 30
 
     /// The JWKS as sent, and until when it stays right.
     private struct EncodedJWKS {
@@ -35,17 +32,13 @@ actor TokenIssuer {
         let validUntil: Date
     }
 
-    private init(
-        storage: Storage, issuer: String, lifetime: TimeInterval, clock: any WallClock, activeKeyID: String,
-        keys: JWTKeyCollection, publicKeys: [PublicKey]
-    ) {
+    private init(storage: Storage, issuer: String, lifetime: TimeInterval, clock: any WallClock, signingKey: SigningKeyRecord) async throws {
         self.storage = storage
         self.issuer = issuer
         self.lifetime = lifetime
         self.clock = clock
-        self.activeKeyID = activeKeyID
-        self.keys = keys
-        self.publicKeys = publicKeys
+        activeKeyID = signingKey.id
+        keys = try await Self.collection(signingWith: signingKey)
     }
 
     /// Loads the active key, creating the first one when the store has none.
@@ -58,14 +51,12 @@ actor TokenIssuer {
             key = Self.newKey(at: clock.now())
             try await store.insert(key)
         }
-        let published = try await store.published(retiredAfter: clock.now().addingTimeInterval(-lifetime))
-        return TokenIssuer(
-            storage: storage, issuer: issuer, lifetime: lifetime, clock: clock, activeKeyID: key.id,
-            keys: try await collection(signingWith: key), publicKeys: try published.map(publicKey))
+        return try await TokenIssuer(storage: storage, issuer: issuer, lifetime: lifetime, clock: clock, signingKey: key)
     }
 
     /// Signs a token for a completed journey.
     func issue(_ request: TokenRequest) async throws -> String {
+        _ = try await currentKeySet()
         let now = Int(clock.now().timeIntervalSince1970)
         var amr = Self.canonicalOrder.filter(request.amr.contains) + request.amr.filter { !Self.canonicalOrder.contains($0) && $0 != "mfa" }
         if amr.count >= 2 { amr.append("mfa") }
@@ -89,30 +80,41 @@ actor TokenIssuer {
             try await store.retireAll(at: now)
             try await store.insert(key)
         }
-        keys = try await Self.collection(signingWith: key)
-        activeKeyID = key.id
-        publicKeys = try [Self.publicKey(key)] + publicKeys.map { PublicKey(jwk: $0.jwk, retiredAt: $0.retiredAt ?? now) }
+        try await sign(with: key)
         encodedJWKS = nil
         return activeKeyID
     }
 
     /// The JWKS document: the public keys of the active key and of retired keys whose tokens may still be
     /// valid, encoded for the wire.
-    func publishedKeys() throws -> Data {
-        let now = clock.now()
-        if let encodedJWKS, now < encodedJWKS.validUntil { return encodedJWKS.body }
-        publicKeys.removeAll { key in key.retiredAt.map { $0.addingTimeInterval(lifetime) <= now } ?? false }
-        let body = try JSONEncoder.wire.encode(JWKS(keys: publicKeys.map(\.jwk)))
-        let nextExpiry = publicKeys.compactMap { $0.retiredAt?.addingTimeInterval(lifetime) }.min() ?? .distantFuture
-        encodedJWKS = EncodedJWKS(body: body, validUntil: nextExpiry)
-        return body
+    func publishedKeys() async throws -> Data {
+        try await currentKeySet().body
     }
 
-    private static func publicKey(_ model: SigningKeyRecord) throws -> PublicKey {
+    /// The key set as last read, read again (switching to a newer signing key) once it is stale.
+    private func currentKeySet() async throws -> EncodedJWKS {
+        let now = clock.now()
+        if let encodedJWKS, now < encodedJWKS.validUntil { return encodedJWKS }
+        let records = try await storage.signingKeys.published(retiredAfter: now.addingTimeInterval(-lifetime))
+        if let newest = records.first(where: { $0.retiredAt == nil }), newest.id != activeKeyID { try await sign(with: newest) }
+        var jwks: [String: JWK] = [:]
+        for record in records { jwks[record.id] = try publicKeys[record.id] ?? Self.publicKey(record) }
+        publicKeys = jwks
+        let body = try JSONEncoder.wire.encode(JWKS(keys: records.compactMap { jwks[$0.id] }))
+        let lastTokensExpire = records.compactMap { $0.retiredAt?.addingTimeInterval(lifetime) }.min() ?? .distantFuture
+        let keySet = EncodedJWKS(body: body, validUntil: min(lastTokensExpire, now.addingTimeInterval(Self.keySetRefresh)))
+        encodedJWKS = keySet
+        return keySet
+    }
+
+    private func sign(with key: SigningKeyRecord) async throws {
+        keys = try await Self.collection(signingWith: key)
+        activeKeyID = key.id
+    }
+
+    private static func publicKey(_ model: SigningKeyRecord) throws -> JWK {
         let parameters = try ES256PrivateKey(pem: model.privateKeyPEM).publicKey.parameters
-        return PublicKey(
-            jwk: JWK.ecdsa(.es256, identifier: JWKIdentifier(string: model.id), x: parameters?.x, y: parameters?.y, curve: .p256),
-            retiredAt: model.retiredAt)
+        return JWK.ecdsa(.es256, identifier: JWKIdentifier(string: model.id), x: parameters?.x, y: parameters?.y, curve: .p256)
     }
 
     private static func newKey(at date: Date) -> SigningKeyRecord {

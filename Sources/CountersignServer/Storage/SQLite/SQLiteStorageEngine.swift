@@ -21,8 +21,23 @@ struct SQLiteStorageEngine: StorageEngine {
         // handler, never by spinning.
         configuration.busyMode = .timeout(5)
         pool = try DatabasePool(path: path, configuration: configuration)
+        try Self.requireMinimumVersion(of: pool)
         self.logger = logger
         self.eventLoop = eventLoop
+    }
+
+    /// The oldest SQLite the stores' statements run on (`RETURNING` came in 3.35).
+    static let minimumVersion = (major: 3, minor: 35)
+
+    /// GRDB uses the system's SQLite, which may be older than the statements need: refused at start, with
+    /// the version found, rather than with a syntax error in the middle of a call.
+    private static func requireMinimumVersion(of pool: DatabasePool) throws {
+        let version = try pool.read { db in try String.fetchOne(db, sql: "SELECT sqlite_version()") } ?? "unknown"
+        let parts = version.split(separator: ".").compactMap { Int($0) }
+        guard parts.count >= 2, (parts[0], parts[1]) >= minimumVersion else {
+            try? pool.close()
+            throw SQLiteTooOld(found: version)
+        }
     }
 
     var sql: any SQLDatabase {
@@ -46,5 +61,14 @@ struct SQLiteStorageEngine: StorageEngine {
 
     func shutdown() async throws {
         try pool.close()
+    }
+}
+
+/// The system's SQLite is older than `SQLiteStorageEngine.minimumVersion`.
+struct SQLiteTooOld: Error, CustomStringConvertible {
+    let found: String
+    var description: String {
+        let minimum = SQLiteStorageEngine.minimumVersion
+        return "SQLite \(found) is too old: Countersign needs \(minimum.major).\(minimum.minor) or later (install a newer libsqlite3)."
     }
 }
