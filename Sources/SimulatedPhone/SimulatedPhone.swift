@@ -15,14 +15,31 @@ public struct SimulatedPhone: Sendable {
         authenticator = Authenticator(keyStore: SoftwareKeyStore(url: DeviceProfile.keysFile(in: directory)))
     }
 
-    /// Runs `mobile_registration` for `email` and stores the profile in `directory`.
+    /// How the phone shows whom it registers for.
+    public enum Enrollment: Sendable {
+        /// The one-time code the relying party issued for its user: `mobile_registration`.
+        case code(String)
+        /// Only an email, trusted as given: `mobile_registration_by_email`, on development servers only.
+        case email(String)
+    }
+
+    /// Registers the phone and stores its profile in `directory`.
     public static func register(
-        server: String, clientID: String, email: String, name: String, directory: URL, transport: any HTTPTransport = URLSessionTransport()
+        server: String, clientID: String, enrollment: Enrollment, name: String, directory: URL,
+        transport: any HTTPTransport = URLSessionTransport()
     ) async throws -> DeviceProfile {
         let client = OrchestrationClient(baseURL: URL(string: server)!, clientID: clientID, transport: transport)
         let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: DeviceProfile.keysFile(in: directory)))
-        var step = try await client.startJourney("mobile_registration")
-        step = try await client.submitClientResponse(.clientInput, data: ["email": .string(email)])
+        var step: IdoResponse
+        switch enrollment {
+        case .code(let code):
+            step = try await client.startJourney("mobile_registration")
+            guard step.journeyStepID == JourneyStepID.enrollmentCode else { throw SimulatedPhoneError.refused(Self.describe(step)) }
+            step = try await client.submitClientResponse(.clientInput, data: ["enrollment_code": .string(code)])
+        case .email(let email):
+            step = try await client.startJourney("mobile_registration_by_email")
+            step = try await client.submitClientResponse(.clientInput, data: ["email": .string(email)])
+        }
         guard step.journeyStepID == JourneyStepID.mobileBiometricsRegistration, let user = step.data?["user_identifier"]?.stringValue else {
             throw SimulatedPhoneError.refused(Self.describe(step))
         }

@@ -13,8 +13,9 @@ struct CountersignBench: AsyncParsableCommand {
         commandName: "countersign-bench",
         abstract: "Measure a running Countersign server.",
         discussion: """
-            Start the server first (release build), e.g. `swift run -c release countersign serve`, and pass its
-            pid to read its CPU time and memory from /proc. See docs/BENCHMARKS.md.
+            Start the server first (release build) in development mode, whose demo clients and email registration
+            the benchmark uses, e.g. `swift run -c release countersign serve --dev`, and pass its pid to read its
+            CPU time and memory from /proc. See docs/BENCHMARKS.md.
             """,
         subcommands: [Flows.self, PendingSoak.self], defaultSubcommand: Flows.self)
 }

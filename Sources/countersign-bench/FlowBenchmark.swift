@@ -116,7 +116,8 @@ struct FlowBenchmark: Sendable {
         return FlowSample(flow: resumed - started, resume: resumed - phoneAnswered)
     }
 
-    /// Registers `count` phones, one per new user, through `mobile_registration`.
+    /// Registers `count` phones, one per new user, through the development server's
+    /// `mobile_registration_by_email`.
     static func registerPhones(_ count: Int, server: URL, transport: PooledTransport, directory: URL) async throws -> [Pair] {
         // Users of earlier runs keep their phones; new users keep each browser to one phone, without a choice.
         let run = UUID().uuidString.prefix(8).lowercased()
@@ -126,7 +127,7 @@ struct FlowBenchmark: Sendable {
                     let email = "bench-\(run)-\(index)@example.com"
                     let phoneDirectory = directory.appendingPathComponent("phone-\(index)")
                     let profile = try await SimulatedPhone.register(
-                        server: server.absoluteString, clientID: "demo-native", email: email, name: "Bench phone \(index)",
+                        server: server.absoluteString, clientID: "demo-native", enrollment: .email(email), name: "Bench phone \(index)",
                         directory: phoneDirectory, transport: transport)
                     return Pair(email: email, phone: SimulatedPhone(profile: profile, directory: phoneDirectory, transport: transport))
                 }

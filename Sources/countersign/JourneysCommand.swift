@@ -14,9 +14,12 @@ struct JourneysCommand: AsyncParsableCommand {
         @ArgumentParser.Argument(help: "Directory holding the journey files.")
         var directory: String = "./journeys"
 
+        @ArgumentParser.Flag(name: .customLong("dev"), help: "Validate as a development start does: with the development/ subdirectory.")
+        var development = false
+
         func run() async throws {
             do {
-                let journeys = try JourneyLoader.load(directory: URL(fileURLWithPath: directory))
+                let journeys = try JourneyLoader.load(directory: URL(fileURLWithPath: directory), development: development)
                 print("\(journeys.count) journeys are valid: \(journeys.map(\.id).sorted().joined(separator: ", "))")
             } catch {
                 FileHandle.standardError.write(Data((error.description + "\n").utf8))

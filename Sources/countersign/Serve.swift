@@ -20,11 +20,16 @@ struct Serve: AsyncParsableCommand {
     @ArgumentParser.Option(help: "Port to listen on (COUNTERSIGN_PORT).")
     var port: Int?
 
+    @ArgumentParser.Flag(
+        name: .customLong("dev"),
+        help: "Development mode: the demo application and the development-only journeys (email-trusting enrollment). Never in production.")
+    var development = false
+
     func run() async throws {
         // Async code then runs on the event loops that do the HTTP and database I/O, instead of handing every
         // request and every database answer between NIO's threads and Swift's cooperative pool.
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-        let configuration = try loadConfiguration(hostname: hostname, port: port)
+        let configuration = try loadConfiguration(mode: development ? .development : .production, hostname: hostname, port: port)
         try await withApplication(arguments: ["countersign", "serve"]) { app in
             try await CountersignApp.configure(
                 app, configuration: configuration,
@@ -40,20 +45,23 @@ struct Serve: AsyncParsableCommand {
 struct Migrate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Apply database migrations and exit.")
 
+    @ArgumentParser.Flag(help: "Also remove the demo application a development start created (so that a production start accepts the database).")
+    var removeDemoApplication = false
+
     func run() async throws {
-        let configuration = try loadConfiguration(hostname: nil, port: nil)
+        let configuration = try loadConfiguration(mode: .production, hostname: nil, port: nil)
         try await withApplication(arguments: ["countersign"]) { app in
-            try await CountersignApp.prepareDatabase(app, location: configuration.database)
-            print("Database is up to date.")
+            try await CountersignApp.prepareDatabase(app, location: configuration.database, removingDemoApplication: removeDemoApplication)
+            print(removeDemoApplication ? "Database is up to date; the demo application is removed." : "Database is up to date.")
         }
     }
 }
 
 /// Reads the configuration or stops with every problem listed.
-func loadConfiguration(hostname: String?, port: Int?) throws -> CountersignServer.Configuration {
+func loadConfiguration(mode: CountersignServer.Configuration.Mode, hostname: String?, port: Int?) throws -> CountersignServer.Configuration {
     do {
         return try CountersignServer.Configuration.load(
-            environment: ProcessInfo.processInfo.environment, hostname: hostname, port: port)
+            environment: ProcessInfo.processInfo.environment, mode: mode, hostname: hostname, port: port)
     } catch {
         FileHandle.standardError.write(Data((error.description + "\n").utf8))
         throw ExitCode(2)

@@ -1,6 +1,6 @@
 """The demo web app in a real headless Chromium.
 
-Every test starts `countersign serve` on a free port with a fresh SQLite database, registers
+Every test starts `countersign serve --dev` on a free port with a fresh SQLite database, registers
 `countersign device` phones against it, and drives the page at /demo with Selenium. Each test saves
 screenshots (COUNTERSIGN_SCREENSHOTS, default .build/browser-screenshots).
 
@@ -41,7 +41,7 @@ def free_port():
 
 
 class Server:
-    """`countersign serve` on a free port, with its database, keys and logs in `directory`."""
+    """`countersign serve --dev` on a free port, with its database, keys and logs in `directory`."""
 
     def __init__(self, directory):
         self.url = f"http://127.0.0.1:{free_port()}"
@@ -55,7 +55,7 @@ class Server:
             COUNTERSIGN_ADMIN_KEY="browser-tests-admin-key",
         )
         self.process = subprocess.Popen(
-            [COUNTERSIGN, "serve"], cwd=directory, env=environment, stdout=self.log, stderr=subprocess.STDOUT)
+            [COUNTERSIGN, "serve", "--dev"], cwd=directory, env=environment, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
         while True:
             try:

@@ -3,11 +3,16 @@ import Testing
 
 @Suite("The countersign command")
 struct CommandLineTests {
-    @Test("journeys lint accepts the shipped templates")
+    @Test("journeys lint accepts the shipped templates, the development ones with --dev")
     func lintTemplates() async throws {
-        let result = try await CommandRunner.run(["journeys", "lint", CommandRunner.repositoryRoot.appendingPathComponent("journeys").path])
-        #expect(result.status == 0)
-        #expect(result.output.contains("mobile_registration"))
+        let templates = CommandRunner.repositoryRoot.appendingPathComponent("journeys").path
+        let production = try await CommandRunner.run(["journeys", "lint", templates])
+        #expect(production.status == 0)
+        #expect(production.output.contains("mobile_registration"))
+        #expect(!production.output.contains("mobile_registration_by_email"))
+        let development = try await CommandRunner.run(["journeys", "lint", "--dev", templates])
+        #expect(development.status == 0)
+        #expect(development.output.contains("mobile_registration_by_email"))
     }
 
     @Test("journeys lint refuses a bad file naming file, step and reason")
@@ -64,7 +69,7 @@ struct CommandLineTests {
         #expect(header[18] == 2 && header[19] == 2, "the database file is in WAL mode")
     }
 
-    @Test("serve runs with no configuration: SQLite file, demo application, templates, discovery")
+    @Test("serve --dev runs with no configuration: SQLite file, demo application, templates, discovery")
     func serveRuns() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -73,11 +78,14 @@ struct CommandLineTests {
         ])
         defer { server.stop() }
         #expect(server.firstOutput.contains("admin API key"))
+        #expect(server.firstOutput.contains("DEVELOPMENT MODE"))
 
         let health = try await server.get("/healthz")
         #expect(health.contains("ok"))
-        let started = try await server.post("/v1/journeys/mobile_registration/start", json: #"{"client_id":"demo-native"}"#)
+        let started = try await server.post("/v1/journeys/mobile_registration_by_email/start", json: #"{"client_id":"demo-native"}"#)
         #expect(started.contains(#""journey_step_id":"email_form""#))
+        let enrolling = try await server.post("/v1/journeys/mobile_registration/start", json: #"{"client_id":"demo-native"}"#)
+        #expect(enrolling.contains(#""journey_step_id":"enrollment_code""#))
         let discovery = try await server.get("/.well-known/openid-configuration")
         #expect(discovery.contains("\"issuer\":\"http://127.0.0.1:\(server.port)\""))
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("countersign.sqlite").path))

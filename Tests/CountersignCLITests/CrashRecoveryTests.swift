@@ -41,7 +41,7 @@ struct CrashRecoveryTests {
         defer { crashing.server.stop() }
         let phoneDirectory = crashing.directory.appendingPathComponent("phone")
         let profile = try await SimulatedPhone.register(
-            server: crashing.url, clientID: "demo-native", email: "kay@example.com", name: "Kay's phone", directory: phoneDirectory)
+            server: crashing.url, clientID: "demo-native", enrollment: .email("kay@example.com"), name: "Kay's phone", directory: phoneDirectory)
         try crashing.crashAndRestart()
 
         let browser = OrchestrationClient(baseURL: URL(string: crashing.url)!, clientID: "demo-web")

@@ -11,12 +11,13 @@ final class RunningServer {
     /// What the server printed up to "Server started".
     private(set) var firstOutput = ""
 
-    /// Starts the server in `directory` (where its SQLite file and master key file live), on `port` or a free one.
-    init(directory: URL, environment: [String: String], port: Int? = nil) throws {
+    /// Starts the server in `directory` (where its SQLite file and master key file live), on `port` or a free
+    /// one; in development mode (`--dev`: the demo application) unless `development` is false.
+    init(directory: URL, environment: [String: String], port: Int? = nil, development: Bool = true) throws {
         self.port = try port ?? Self.freePort()
         let output = Pipe()
         process.executableURL = CommandRunner.executable()
-        process.arguments = ["serve", "--port", String(self.port)]
+        process.arguments = ["serve", "--port", String(self.port)] + (development ? ["--dev"] : [])
         process.currentDirectoryURL = directory
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("COUNTERSIGN_") }
             .merging(environment) { _, new in new }

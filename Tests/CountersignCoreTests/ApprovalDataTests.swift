@@ -35,6 +35,12 @@ struct ApprovalDataTests {
         #expect(throws: Never.self) { try ApprovalData(values.filter { $0.key != "k10" }) }
     }
 
+    @Test("a value longer than 128 characters is refused; 128 is accepted")
+    func valueLength() {
+        #expect(throws: ApprovalData.Violation.self) { try ApprovalData(["payee": String(repeating: "A", count: 129)]) }
+        #expect(throws: Never.self) { try ApprovalData(["payee": String(repeating: "A", count: 128)]) }
+    }
+
     @Test("non-string values are refused")
     func nonString() {
         #expect(throws: ApprovalData.Violation.self) { try ApprovalData(json: ["amount": 10]) }

@@ -16,6 +16,20 @@ struct AdminAPITests {
         }
     }
 
+    @Test("a listing's limit must be a whole number from 1 to 1000 (a negative one is not \"no limit\")", arguments: [
+        "users", "evidence", "push-deliveries",
+    ])
+    func listLimits(listing: String) async throws {
+        try await TestServer.run { server in
+            for limit in ["-1", "0", "1001", "ten", "2.5"] {
+                let refused = try await server.admin(.GET, "\(listing)?limit=\(limit)")
+                #expect(refused.status == .badRequest, "\(listing) limit=\(limit)")
+                #expect(refused.body["error"]?["code"] == .string(ErrorCode.clientResponseNotValid))
+            }
+            #expect(try await server.admin(.GET, "\(listing)?limit=1000").status == .ok)
+        }
+    }
+
     @Test("the demo application has a web and a native client")
     func demoApplication() async throws {
         try await TestServer.run { server in
@@ -51,7 +65,7 @@ struct AdminAPITests {
             #expect(ids.contains("mobile_registration"))
             #expect(ids.contains("mobile_login"))
             let journey = try await server.admin(.GET, "journeys/mobile_registration").body
-            #expect(journey["steps"]?.arrayValue?.first?["type"] == "collect_information")
+            #expect(journey["steps"]?.arrayValue?.first?["type"] == "enrollment_code")
             #expect(try await server.admin(.GET, "journeys/nope").status == .notFound)
         }
     }

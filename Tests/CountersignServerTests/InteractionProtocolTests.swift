@@ -5,9 +5,9 @@ import Vapor
 
 @Suite("Orchestration API: tokens, expiry and refusals")
 struct InteractionProtocolTests {
-    /// Starts `mobile_registration` over raw HTTP; returns the interaction id and token.
+    /// Starts `mobile_registration_by_email` over raw HTTP; returns the interaction id and token.
     func startRegistration(_ server: TestServer) async throws -> (id: String, token: String, body: JSONValue) {
-        let started = try await server.send(.POST, "/v1/journeys/mobile_registration/start", json: ["client_id": "demo-native"])
+        let started = try await server.send(.POST, "/v1/journeys/mobile_registration_by_email/start", json: ["client_id": "demo-native"])
         #expect(started.status == .ok)
         return (
             try #require(started.body["interaction_id"]?.stringValue), try #require(started.body["interaction_token"]?.stringValue),
@@ -32,7 +32,7 @@ struct InteractionProtocolTests {
             let (id, token, body) = try await startRegistration(server)
             #expect(id.hasPrefix("int_"))
             #expect(token.count >= 22)
-            #expect(body["journey_id"] == "mobile_registration")
+            #expect(body["journey_id"] == "mobile_registration_by_email")
             #expect(body["journey_step_id"] == "email_form")
             #expect(body["data"]?["form_id"] == "email_form")
             #expect(body["data"]?["schema"]?["required"] == ["email"])

@@ -3,7 +3,7 @@ import CountersignCore
 import Foundation
 import Testing
 
-@Suite("Phone registration (mobile_registration)")
+@Suite("Phone registration (mobile_registration_by_email, development)")
 struct MobileRegistrationTests {
     @Test("registers user, biometric key and device; the token names the device")
     func registersPhone() async throws {
@@ -72,7 +72,7 @@ struct MobileRegistrationTests {
     func unparsablePublicKey(publicKey: String) async throws {
         try await TestServer.run { server in
             let client = server.client()
-            _ = try await client.startJourney("mobile_registration")
+            _ = try await client.startJourney("mobile_registration_by_email")
             let step = try await client.submitClientResponse(.clientInput, data: ["email": "ed@example.com"])
             #expect(step.journeyStepID == JourneyStepID.mobileBiometricsRegistration)
             let answer: JSONValue = ["publicKey": .string(publicKey), "publicKeyId": "k1", "os": "Linux"]

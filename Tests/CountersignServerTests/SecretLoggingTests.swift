@@ -38,7 +38,7 @@ struct SecretLoggingTests {
         let clock = TestClock()
         let database = try await TestDatabase.make()
         let configuration = Configuration(
-            hostname: "127.0.0.1", port: 0, database: database.location, publicURL: TestServer.issuer, adminKey: TestServer.adminKey,
+            mode: .development, hostname: "127.0.0.1", port: 0, database: database.location, publicURL: TestServer.issuer, adminKey: TestServer.adminKey,
             journeysDirectory: TestServer.journeysDirectory, masterKey: TestServer.randomMasterKey())
         var secrets: [String] = [TestServer.adminKey]
         try await withApp(configure: { app in

@@ -94,6 +94,7 @@ struct TransactionSigningTests {
         ("a dollar sign", ["amount": "$1000"], "'amount': value may contain only"),
         ("an angle bracket", ["payee": "<b>A</b>"], "'payee': value may contain only"),
         ("an empty key", ["": "x"], "keys must not be empty"),
+        ("a value too long for the phone's screen", ["payee": .string(String(repeating: "A", count: 129))], "'payee': value must be at most 128 characters"),
         ("a key with a symbol", ["pay€e": "A"], "key may contain only"),
         ("a string instead of an object", "amount=1000", "must be a JSON object"),
         ("an array instead of an object", ["1000"], "must be a JSON object"),

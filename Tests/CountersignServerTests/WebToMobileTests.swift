@@ -7,6 +7,20 @@ import Vapor
 
 @Suite("Web-to-mobile approval")
 struct WebToMobileTests {
+    @Test("an email typed in another case reaches the same user's phone")
+    func emailCase() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            let waiting = try await browser.signIn(email: "ADA@example.COM")
+            #expect(waiting.journeyStepID == JourneyStepID.mobileApproveAuthentication)
+            #expect(try await phone.inbox().count == 1)
+            _ = try await phone.approve()
+            let claims = try await server.verifiedClaims(try #require(try await browser.poll().token))
+            #expect(claims.externalUserID == "ada@example.com")
+        }
+    }
+
     @Test("biometric approval on the phone signs the browser in")
     func biometricHappyPath() async throws {
         try await TestServer.run { server in

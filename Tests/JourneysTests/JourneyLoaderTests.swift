@@ -45,6 +45,8 @@ struct JourneyLoaderTests {
         let ids = try JourneyLoader.load(directory: directory).map(\.id)
         #expect(ids.contains("mobile_registration"))
         #expect(ids.contains("mobile_login"))
+        #expect(!ids.contains("mobile_registration_by_email"), "development journeys load only in development")
+        #expect(try JourneyLoader.load(directory: directory, development: true).map(\.id).contains("mobile_registration_by_email"))
     }
 
     @Test("each rule refuses a bad document with the file, the step and the reason", arguments: [

@@ -20,6 +20,14 @@ final class MemoryEffects: JourneyEffects {
         users.withLock { $0.append(user) }
         return user
     }
+    /// Enrollment codes the tests issued: code → external user id.
+    let enrollmentCodes = Mutex<[String: String]>([:])
+
+    func redeemEnrollmentCode(_ code: String, clientID: String) async throws -> UserContext? {
+        guard let externalUserID = enrollmentCodes.withLock({ $0.removeValue(forKey: code) }) else { return nil }
+        if let user = try await findUser(externalUserID: externalUserID) { return user }
+        return try await createUser(externalUserID: externalUserID, email: nil)
+    }
     func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String { "bio_1" }
     func activeBiometricKey(userID: String, publicKeyID: String) async throws -> BiometricCredential? {
         keys.withLock { $0[publicKeyID] }

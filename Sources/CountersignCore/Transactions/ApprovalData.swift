@@ -1,13 +1,16 @@
 import Foundation
 
 /// Transaction details a person approves on the phone (DESIGN.md §3, F14): a flat object of at most
-/// ten string values whose keys and values use only ASCII letters, digits, spaces and `. , _ -`.
+/// ten string values of at most 128 characters (so the details fit the phone's screen) whose keys and
+/// values use only ASCII letters, digits, spaces and `. , _ -`.
 ///
 /// Because of that alphabet the canonical JSON needs no escaping, so the server and every SDK derive
 /// the same bytes from the same details.
 public struct ApprovalData: Sendable, Equatable, Codable {
     /// The most properties an approval may carry.
     public static let maximumProperties = 10
+    /// The longest value, in characters.
+    public static let maximumValueLength = 128
 
     public let values: [String: String]
 
@@ -50,6 +53,9 @@ public struct ApprovalData: Sendable, Equatable, Codable {
             guard !key.isEmpty else { throw Violation(key: key, rule: "keys must not be empty") }
             guard Self.usesAllowedCharacters(key) else {
                 throw Violation(key: key, rule: "key may contain only letters, digits, spaces and . , _ -")
+            }
+            guard value.count <= Self.maximumValueLength else {
+                throw Violation(key: key, rule: "value must be at most \(Self.maximumValueLength) characters, got \(value.count)")
             }
             guard Self.usesAllowedCharacters(value) else {
                 throw Violation(key: key, rule: "value may contain only letters, digits, spaces and . , _ -")

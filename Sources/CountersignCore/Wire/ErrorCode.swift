@@ -29,6 +29,9 @@ public enum ErrorCode {
     public static let clientFailure = "client_failure"
     public static let userExists = "user_exists"
     public static let userNotFound = "user_not_found"
+    /// A registration named a user who already exists, without an enrollment code or a registered
+    /// phone's approval.
+    public static let enrollmentRequired = "enrollment_required"
     public static let notWaiting = "not_waiting"
 
     // Approvals

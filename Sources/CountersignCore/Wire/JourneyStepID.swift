@@ -8,5 +8,6 @@ public enum JourneyStepID {
     public static let mobileBiometricsAuthentication = "mobile_biometrics_authentication"
     public static let mobileBiometricsTransactionSigning = "mobile_biometrics_transaction_signing"
     public static let otpValidation = "otp_validation"
+    public static let enrollmentCode = "enrollment_code"
     public static let mobileApproveAuthentication = "mobile_approve_authentication"
 }

@@ -5,6 +5,8 @@ import Foundation
 /// `load` checks every variable and reports all bad ones together, so a misconfigured server stops at
 /// start with one message instead of failing later.
 public struct Configuration: Sendable {
+    /// Production unless started with `--dev`.
+    public var mode: Mode
     public var hostname: String
     public var port: Int
     /// Where state lives: a SQLite file or `sqlite::memory:`, or a `postgres://` URL.
@@ -24,6 +26,16 @@ public struct Configuration: Sendable {
     public var recordRetention: TimeInterval
     /// How often expired records are looked for.
     public var sweepInterval: TimeInterval
+
+    /// What a start loads besides the operator's own configuration.
+    public enum Mode: String, Sendable {
+        /// No demo application and no development-only journey; a database holding the demo application
+        /// is refused, so an enrollment that trusts the client's word can never reach production.
+        case production
+        /// The demo application (`demo-web`, `demo-native`) and the development-only journeys, such as the
+        /// enrollment that trusts an email. Said loudly at start.
+        case development
+    }
 
     /// One documented variable: its name, default and meaning (shown by `countersign serve --help`).
     public struct Variable: Sendable {
@@ -57,12 +69,13 @@ public struct Configuration: Sendable {
     ]
 
     public init(
-        hostname: String = "127.0.0.1", port: Int = 8080, database: DatabaseLocation = .sqliteFile("./countersign.sqlite"),
+        mode: Mode = .production, hostname: String = "127.0.0.1", port: Int = 8080, database: DatabaseLocation = .sqliteFile("./countersign.sqlite"),
         publicURL: String? = nil, adminKey: String? = nil, journeysDirectory: String = "./journeys",
         interactionLifetime: TimeInterval = 600, tokenLifetime: TimeInterval = 3600,
         masterKey: MasterKeySource = .file(MasterKeySource.defaultFile), recordRetention: TimeInterval = 86400,
         sweepInterval: TimeInterval = 60
     ) {
+        self.mode = mode
         self.hostname = hostname
         self.port = port
         self.database = database
@@ -78,7 +91,7 @@ public struct Configuration: Sendable {
 
     /// Reads the configuration from `environment`; flags given on the command line take precedence.
     public static func load(
-        environment: [String: String], hostname: String? = nil, port: Int? = nil
+        environment: [String: String], mode: Mode = .production, hostname: String? = nil, port: Int? = nil
     ) throws(ConfigurationError) -> Configuration {
         var problems: [String] = []
         func value(_ name: String) -> String? {
@@ -136,7 +149,7 @@ public struct Configuration: Sendable {
         }
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         return Configuration(
-            hostname: host, port: listenPort, database: database, publicURL: publicURL, adminKey: adminKey,
+            mode: mode, hostname: host, port: listenPort, database: database, publicURL: publicURL, adminKey: adminKey,
             journeysDirectory: value("COUNTERSIGN_JOURNEYS_DIR") ?? "./journeys",
             interactionLifetime: interactionLifetime, tokenLifetime: tokenLifetime, masterKey: masterKey,
             recordRetention: recordRetention, sweepInterval: sweepInterval)

@@ -36,7 +36,12 @@ public enum CountersignApp {
         app.lifecycle.use(StorageLifetime(storage: storage))
         app.countersignStorage = storage
 
-        let journeys = try JourneyRegistry.load(directory: configuration.journeysDirectory)
+        switch configuration.mode {
+        case .development: try await DevelopmentMode.prepare(storage, clock: dependencies.clock, logger: app.logger)
+        case .production: try await DevelopmentMode.refuseDemoApplication(storage)
+        }
+        let journeys = try JourneyRegistry.load(
+            directory: configuration.journeysDirectory, development: configuration.mode == .development)
         let tokenIssuer = try await TokenIssuer.bootstrap(
             storage: storage, issuer: configuration.publicURL, lifetime: configuration.tokenLifetime, clock: dependencies.clock)
         let adminKeys = try await AdminKeyVerifier.bootstrap(
@@ -53,8 +58,9 @@ public enum CountersignApp {
             now: { clock.now() })
         // Opens every stored key: a wrong master key stops the server here rather than failing its first push.
         try await gateways.refresh()
-        let approvals = ApprovalLifecycle(
-            storage: storage, clock: clock, otpKey: try await ServerSecrets.otpKey(on: storage), events: events, inbox: gateways.inbox)
+        let hashKey = try await ServerSecrets.otpKey(on: storage)
+        let approvals = ApprovalLifecycle(storage: storage, clock: clock, otpKey: hashKey, events: events, inbox: gateways.inbox)
+        let enrollmentCodes = EnrollmentCodes(storage: storage, key: hashKey, clock: clock, publicURL: configuration.publicURL)
         let pushSender = PushSender(
             storage: storage, gateways: gateways, clock: clock, events: events, approvals: approvals, retryPolicy: PushRetryPolicy(),
             logger: app.logger)
@@ -62,7 +68,8 @@ public enum CountersignApp {
         app.lifecycle.use(ExpirySweeper(
             storage: storage, clock: clock, retention: configuration.recordRetention, interval: configuration.sweepInterval,
             logger: app.logger))
-        let services = JourneyServices(storage: storage, tokenIssuer: tokenIssuer, clock: clock, approvals: approvals)
+        let services = JourneyServices(
+            storage: storage, tokenIssuer: tokenIssuer, clock: clock, approvals: approvals, enrollmentCodes: enrollmentCodes)
         let interactions = InteractionService(
             services: services, journeys: journeys, interactionLifetime: configuration.interactionLifetime)
         let verifier = DeviceSignatureVerifier(storage: storage, clock: dependencies.clock)
@@ -79,13 +86,22 @@ public enum CountersignApp {
         try app.register(collection: try WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer))
         try app.register(collection: AdminRoutes(verifier: adminKeys, storage: storage, journeys: journeys, tokenIssuer: tokenIssuer, clock: dependencies.clock))
         try app.register(collection: EvidenceRoutes(verifier: adminKeys, storage: storage))
+        try app.register(collection: EnrollmentRoutes(verifier: adminKeys, storage: storage, codes: enrollmentCodes))
         try app.register(collection: StatsRoutes(verifier: adminKeys, storage: storage, clock: clock))
         try app.register(collection: PushAdminRoutes(verifier: adminKeys, storage: storage, secrets: secretBox, clock: clock))
     }
 
-    /// Connects the database, applies any migrations that have not run, and closes it.
-    public static func prepareDatabase(_ app: Application, location: DatabaseLocation) async throws {
-        try await DatabaseSetup.open(app, location: location).shutdown()
+    /// Connects the database, applies any migrations that have not run (and removes the development
+    /// mode's demo application when asked), and closes it.
+    public static func prepareDatabase(_ app: Application, location: DatabaseLocation, removingDemoApplication: Bool = false) async throws {
+        let storage = try await DatabaseSetup.open(app, location: location)
+        do {
+            if removingDemoApplication { try await DevelopmentMode.removeDemoApplication(storage) }
+        } catch {
+            try? await storage.shutdown()
+            throw error
+        }
+        try await storage.shutdown()
     }
 }
 

@@ -6,4 +6,5 @@ struct JourneyServices: Sendable {
     let tokenIssuer: TokenIssuer
     let clock: any WallClock
     let approvals: ApprovalLifecycle
+    let enrollmentCodes: EnrollmentCodes
 }

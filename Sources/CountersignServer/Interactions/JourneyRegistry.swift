@@ -9,9 +9,10 @@ struct JourneyRegistry: Sendable {
         self.journeys = Dictionary(journeys.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// Loads every journey in `directory`; throws with every problem found.
-    static func load(directory: String) throws -> JourneyRegistry {
-        JourneyRegistry(try JourneyLoader.load(directory: URL(fileURLWithPath: directory)))
+    /// Loads every journey in `directory` (and its development-only ones in `development`); throws with
+    /// every problem found.
+    static func load(directory: String, development: Bool) throws -> JourneyRegistry {
+        JourneyRegistry(try JourneyLoader.load(directory: URL(fileURLWithPath: directory), development: development))
     }
 
     subscript(id: String) -> JourneyDefinition? { journeys[id] }

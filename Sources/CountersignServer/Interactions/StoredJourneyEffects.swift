@@ -41,6 +41,19 @@ actor StoredJourneyEffects: JourneyEffects {
         return user.context
     }
 
+    func redeemEnrollmentCode(_ code: String, clientID: String) async throws -> UserContext? {
+        guard let issued = try await services.enrollmentCodes.redeemable(code, clientID: clientID) else { return nil }
+        let now = services.clock.now()
+        await work.hold { storage in
+            // Two phones redeeming one code at once: the second commit finds it used and its call fails whole.
+            guard try await storage.enrollmentCodes.markUsed(issued.id, at: now) else {
+                throw ServiceError(.invalidRequest, ErrorCode.invalidCredentials, "The enrollment code was used meanwhile.")
+            }
+        }
+        if let user = try await findUser(externalUserID: issued.externalUserID) { return user }
+        return try await createUser(externalUserID: issued.externalUserID, email: nil)
+    }
+
     func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String {
         let now = services.clock.now()
         let key = BiometricKeyRecord(

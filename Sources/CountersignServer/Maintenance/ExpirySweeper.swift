@@ -30,8 +30,9 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
         var approvals = 0
         var pushJobs = 0
         var pushDeliveries = 0
+        var enrollmentCodes = 0
 
-        var total: Int { deviceSignatures + interactions + approvals + pushJobs + pushDeliveries }
+        var total: Int { deviceSignatures + interactions + approvals + pushJobs + pushDeliveries + enrollmentCodes }
     }
 
     init(storage: Storage, clock: any WallClock, retention: TimeInterval, interval: TimeInterval, logger: Logger) {
@@ -59,7 +60,8 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
                     logger.info("expired records removed", metadata: [
                         "device_signatures": "\(removed.deviceSignatures)", "interactions": "\(removed.interactions)",
                         "approvals": "\(removed.approvals)", "push_jobs": "\(removed.pushJobs)",
-                        "push_deliveries": "\(removed.pushDeliveries)", "duration": "\(started.duration(to: .now))",
+                        "push_deliveries": "\(removed.pushDeliveries)", "enrollment_codes": "\(removed.enrollmentCodes)",
+                        "duration": "\(started.duration(to: .now))",
                     ])
                 }
             } catch is CancellationError {
@@ -88,6 +90,7 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
             try await Task.sleep(for: Self.pauseBetweenBatches)
         }
         removed.interactions = try await deleteExpired(from: InteractionStore.table, before: cutoff)
+        removed.enrollmentCodes = try await deleteExpired(from: EnrollmentCodeStore.table, before: cutoff)
         return removed
     }
 

@@ -48,12 +48,12 @@ enum DatabaseSetup {
     private static func migrate(_ databases: Databases, app: Application) async throws {
         let migrations = Migrations()
         migrations.add(CreateInitialSchema())
-        migrations.add(SeedDemoApplication())
         migrations.add(CreateApprovals())
         migrations.add(CreateTransactionEvidence())
         migrations.add(CreatePushDelivery())
         migrations.add(AddQueryIndexes())
         migrations.add(AddPushConfigContractFields())
+        migrations.add(CreateEnrollmentCodes())
         let migrator = Migrator(databases: databases, migrations: migrations, logger: app.logger, on: app.eventLoopGroup.any())
         try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
     }

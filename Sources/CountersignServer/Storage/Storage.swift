@@ -44,6 +44,7 @@ struct Storage: Sendable {
     var signingKeys: SigningKeyStore { SigningKeyStore(sql: sql) }
     var serverSecrets: ServerSecretStore { ServerSecretStore(sql: sql) }
     var evidence: EvidenceStore { EvidenceStore(sql: sql) }
+    var enrollmentCodes: EnrollmentCodeStore { EnrollmentCodeStore(sql: sql) }
     var retention: RetentionStore { RetentionStore(sql: sql) }
     var statistics: StatisticsStore { StatisticsStore(sql: sql) }
 }

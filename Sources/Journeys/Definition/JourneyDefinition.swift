@@ -4,15 +4,19 @@ import CountersignCore
 public struct JourneyDefinition: Sendable {
     public let id: String
     public let name: String
+    /// `development_only: true`: a demo journey that trusts what the client tells it (such as an email
+    /// naming an existing user). Only a development start loads it.
+    public let developmentOnly: Bool
     /// The id of the first step.
     public let start: String
     /// Steps in document order.
     public let steps: [StepDefinition]
     private let stepsByID: [String: StepDefinition]
 
-    init(id: String, name: String, start: String, steps: [StepDefinition]) {
+    init(id: String, name: String, developmentOnly: Bool = false, start: String, steps: [StepDefinition]) {
         self.id = id
         self.name = name
+        self.developmentOnly = developmentOnly
         self.start = start
         self.steps = steps
         self.stepsByID = Dictionary(steps.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

@@ -9,6 +9,7 @@ public enum StepType: String, Sendable, CaseIterable {
     case mobileBiometricsTransactionSigning = "mobile_biometrics_transaction_signing"
     case webToMobileAuthentication = "web_to_mobile_authentication"
     case otpValidation = "otp_validation"
+    case enrollmentCode = "enrollment_code"
     case complete
     case reject
 

@@ -15,30 +15,40 @@ import Yams
 ///     type: complete
 /// ```
 public enum JourneyLoader {
+    /// The subdirectory of development-only demo journeys, loaded only by a development start.
+    public static let developmentDirectory = "development"
+
     /// Loads every `.yaml` / `.yml` file in `directory`, reporting the problems of all files at once.
-    public static func load(directory: URL) throws(JourneyLoadError) -> [JourneyDefinition] {
-        let files: [URL]
+    /// With `development`, the files in its `development/` subdirectory too; without, a journey marked
+    /// `development_only` is refused.
+    public static func load(directory: URL, development: Bool = false) throws(JourneyLoadError) -> [JourneyDefinition] {
+        var files: [(name: String, url: URL)] = []
         do {
-            files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
-                .filter { ["yaml", "yml"].contains($0.pathExtension) }
-                .sorted { $0.lastPathComponent < $1.lastPathComponent }
+            files = try yamlFiles(in: directory).map { ($0.lastPathComponent, $0) }
         } catch {
             throw JourneyLoadError(problems: [
                 JourneyValidationError(file: directory.path, stepID: nil, reason: "cannot read the directory")
             ])
         }
+        let demos = directory.appendingPathComponent(developmentDirectory)
+        if development, let demoFiles = try? yamlFiles(in: demos) {
+            files += demoFiles.map { ("\(developmentDirectory)/\($0.lastPathComponent)", $0) }
+        }
         var journeys: [JourneyDefinition] = []
         var problems: [JourneyValidationError] = []
         var fileByJourneyID: [String: String] = [:]
-        for file in files {
-            let name = file.lastPathComponent
+        for (name, file) in files {
             guard let text = try? String(contentsOf: file, encoding: .utf8) else {
                 problems.append(JourneyValidationError(file: name, stepID: nil, reason: "cannot read the file as UTF-8"))
                 continue
             }
             switch parse(yaml: text, file: name) {
             case .success(let journey):
-                if let other = fileByJourneyID[journey.id] {
+                if journey.developmentOnly, !development {
+                    problems.append(JourneyValidationError(
+                        file: name, stepID: nil,
+                        reason: "journey '\(journey.id)' is development_only: only a development start (countersign serve --dev) loads it"))
+                } else if let other = fileByJourneyID[journey.id] {
                     problems.append(JourneyValidationError(
                         file: name, stepID: nil, reason: "journey id '\(journey.id)' is already defined in \(other)"))
                 } else {
@@ -52,6 +62,12 @@ public enum JourneyLoader {
         problems += linkProblems(journeys, files: fileByJourneyID)
         guard problems.isEmpty else { throw JourneyLoadError(problems: problems) }
         return journeys
+    }
+
+    private static func yamlFiles(in directory: URL) throws -> [URL] {
+        try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+            .filter { ["yaml", "yml"].contains($0.pathExtension) }
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
     }
 
     /// Web-to-mobile steps must name a mobile journey that is loaded too.
@@ -93,7 +109,7 @@ private struct DocumentValidator {
 
     /// `<step id>_error` holds the error of a step that took its failure branch.
     static let errorSuffix = "_error"
-    static let journeyKeys: Set<String> = ["id", "name", "start", "steps"]
+    static let journeyKeys: Set<String> = ["id", "name", "development_only", "start", "steps"]
     static let stepKeys: Set<String> = ["id", "type", "config", "next", "failure", "cancel", "branches"]
     static let branchKeys: Set<String> = ["next", "schema", "display_name"]
     static let reservedOptionIDs: Set<String> = ClientResponseOptionType.allCases.map(\.rawValue).reduce(into: []) {
@@ -136,7 +152,11 @@ private struct DocumentValidator {
         checkReachability(steps: steps, start: start)
         let variables = seen.union(steps.flatMap(\.declaredVariables))
         for step in steps { checkExpressions(of: step, variables: variables) }
-        return JourneyDefinition(id: id, name: top["name"]?.stringValue ?? id, start: start, steps: steps)
+        var developmentOnly = false
+        if let flag = top["development_only"] {
+            if case .bool(let value) = flag { developmentOnly = value } else { problem(nil, "'development_only' must be true or false") }
+        }
+        return JourneyDefinition(id: id, name: top["name"]?.stringValue ?? id, developmentOnly: developmentOnly, start: start, steps: steps)
     }
 
     mutating func step(from raw: JSONValue, index: Int) -> StepDefinition? {

@@ -17,6 +17,10 @@ public struct InteractionState: Codable, Sendable {
     public var variables: [String: JSONValue]
     /// The person the journey has identified, once it has.
     public var user: UserContext?
+    /// True while `user` is only someone the client named (`create_user` found an existing user by an
+    /// identifier it was given): nothing proved the client is that person, so registration steps will not
+    /// bind keys to them. Nil once the user is proven or was created by this run.
+    public var userOnlyNamed: Bool?
     /// Authentication methods proven so far, in order.
     public var amr: [String]
     public var authTime: Date?
@@ -59,6 +63,12 @@ public struct InteractionState: Codable, Sendable {
         ExpressionContext(
             requestParams: requestParams, userContext: user?.json ?? [:],
             mobileApproveParameters: mobileApproveParameters, variables: variables)
+    }
+
+    /// Acts for `user` from now on; `proven` is false when the client only named them.
+    public mutating func actFor(_ user: UserContext, proven: Bool = true) {
+        self.user = user
+        userOnlyNamed = proven ? nil : true
     }
 
     /// Records a proven method (once) and when it was proven.

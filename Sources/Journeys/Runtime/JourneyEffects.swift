@@ -8,6 +8,9 @@ public protocol JourneyEffects: ApprovalEffects {
     func findUser(externalUserID: String) async throws -> UserContext?
     /// Creates a user; the id is assigned by the store.
     func createUser(externalUserID: String, email: String?) async throws -> UserContext
+    /// Uses up the enrollment code `code` for a phone registering through `clientID` and returns the user
+    /// it was issued for (created if new); nil when the code is wrong, used, expired or for another client.
+    func redeemEnrollmentCode(_ code: String, clientID: String) async throws -> UserContext?
     /// Stores a biometric public key for a user, replacing an earlier key with the same key id.
     /// Returns the stored key's record id.
     func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String

@@ -192,7 +192,8 @@ public struct JourneyRunner: Sendable {
     private func environment(for step: StepDefinition, state: InteractionState, secrets: [String: String]) -> StepEnvironment {
         let context = state.expressionContext
         let config = step.config.mapValues { ConfigValue.resolve($0, in: context) }
-        return StepEnvironment(step: step, config: config, effects: effects, now: now, secrets: secrets)
+        return StepEnvironment(
+            step: step, journeyIsDevelopmentOnly: journey.developmentOnly, config: config, effects: effects, now: now, secrets: secrets)
     }
 
     private func behavior(of type: StepType) -> any StepBehavior {
@@ -207,6 +208,7 @@ public struct JourneyRunner: Sendable {
         case .reject: RejectStep()
         case .webToMobileAuthentication: WebToMobileAuthenticationStep()
         case .otpValidation: OTPValidationStep()
+        case .enrollmentCode: EnrollmentCodeStep()
         }
     }
 }

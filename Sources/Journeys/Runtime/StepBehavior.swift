@@ -32,6 +32,8 @@ extension StepBehavior {
 /// outside world, and the time.
 struct StepEnvironment: Sendable {
     let step: StepDefinition
+    /// Whether the journey is a development-only demo (`development_only: true`).
+    let journeyIsDevelopmentOnly: Bool
     let config: [String: JSONValue]
     let effects: any JourneyEffects
     let now: Date

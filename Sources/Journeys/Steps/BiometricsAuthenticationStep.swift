@@ -22,7 +22,7 @@ struct BiometricsAuthenticationStep: StepBehavior {
         let refused = StepOutcome.retry(.invalidCredentials("The biometric signature does not verify."))
         if let expected = environment.string("user_identifier"), expected != answer.userIdentifier { return refused }
         guard let (user, _) = try await answer.verify(challenge: challenge, state, environment) else { return refused }
-        state.user = user
+        state.actFor(user)
         state.addAuthenticationMethod(Self.method, at: environment.now)
         return .next(output: ["user_id": .string(user.userID), "public_key_id": .string(answer.publicKeyID)])
     }

@@ -3,6 +3,8 @@ import CountersignCore
 /// `create_user`: find the user by external id or create them. The external id is `external_user_id`,
 /// else `username`, else the email (lower-cased).
 /// With a `user_exists` branch, an existing user takes that branch instead of continuing.
+/// An existing user found here is only named, not proven: registration steps refuse to bind keys to them
+/// (outside development-only journeys).
 struct CreateUserStep: StepBehavior {
     static let userExistsBranch = "user_exists"
 
@@ -12,7 +14,7 @@ struct CreateUserStep: StepBehavior {
             return .outcome(.failure(WireError(code: ErrorCode.userNotFound, message: "No user identifier was available.")))
         }
         if let existing = try await environment.effects.findUser(externalUserID: externalUserID) {
-            state.user = existing
+            state.actFor(existing, proven: false)
             if let target = environment.step.branches[Self.userExistsBranch]?.target {
                 state.variables[environment.step.id] = ["user_id": .string(existing.userID), "created": false]
                 return .outcome(.branch(to: target))
@@ -20,7 +22,7 @@ struct CreateUserStep: StepBehavior {
             return .outcome(.next(output: ["user_id": .string(existing.userID), "created": false]))
         }
         let created = try await environment.effects.createUser(externalUserID: externalUserID, email: email)
-        state.user = created
+        state.actFor(created)
         return .outcome(.next(output: ["user_id": .string(created.userID), "created": true]))
     }
 }

@@ -4,7 +4,11 @@ import CountersignCore
 /// the step's challenge; the server assigns the device id.
 struct DeviceRegistrationStep: StepBehavior {
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
-        guard let user = state.user else { return StepEnvironment.noUser }
+        let user: UserContext
+        switch environment.userToEnroll(state) {
+        case .success(let enrolled): user = enrolled
+        case .failure(let refusal): return .outcome(.failure(refusal))
+        }
         let challenge = SecureRandom.challenge()
         return .present(
             journeyStepID: JourneyStepID.deviceRegistration,

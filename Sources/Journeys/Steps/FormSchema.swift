@@ -1,7 +1,7 @@
 import CountersignCore
 
 /// The JSON Schema subset forms use: an object whose `properties` are strings, numbers, integers or
-/// booleans (strings may have `format: email`), and a `required` list.
+/// booleans (strings may have `format: email`, accepted lower-cased), and a `required` list.
 enum FormSchema {
     static let propertyTypes: Set<String> = ["string", "number", "integer", "boolean"]
 
@@ -40,8 +40,11 @@ enum FormSchema {
             guard let value = fields[name], value != .null else { continue }
             switch (property["type"]?.stringValue, value) {
             case ("string", .string(let text)):
-                if property["format"]?.stringValue == "email", !isEmailAddress(text) {
-                    return invalid("field '\(name)' must be an email address")
+                if property["format"]?.stringValue == "email" {
+                    guard isEmailAddress(text) else { return invalid("field '\(name)' must be an email address") }
+                    // Emails compare case-insensitively everywhere: the journey reads them lower-cased.
+                    accepted[name] = .string(text.lowercased())
+                    continue
                 }
             case ("number", .number), ("boolean", .bool): break
             case ("integer", .number(let number)) where number.rounded() == number: break

@@ -60,7 +60,7 @@ struct TransactionSigningStep: StepBehavior {
             user: user, deviceID: credential.deviceID ?? state.deviceID, publicKeyID: answer.publicKeyID, publicKey: credential.key,
             approvalData: approvalData, nonce: nonce, challenge: challenge, signature: answer.signature, signedAt: signedAt,
             journeyID: state.journeyID, approvalID: state.approvalID))
-        state.user = user
+        state.actFor(user)
         state.deviceID = state.deviceID ?? credential.deviceID
         state.signedApprovalData = approvalData
         state.addAuthenticationMethod(BiometricsAuthenticationStep.method, at: signedAt)

@@ -64,7 +64,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
             if let pushStatus = approval.pushStatus { data["push_status"] = .string(pushStatus) }
             return .stay(data: .object(data), secrets: secrets, error: nil)
         case .approved:
-            state.user = approval.user
+            state.actFor(approval.user)
             state.amr = approval.amr
             state.authTime = approval.authTime
             state.deviceID = approval.deviceID

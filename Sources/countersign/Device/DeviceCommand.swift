@@ -24,17 +24,46 @@ struct DeviceCommand: AsyncParsableCommand {
     }
 
     struct Register: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Register this simulated phone for a user (mobile_registration).")
+        static let configuration = CommandConfiguration(
+            abstract: "Register this simulated phone for a user.",
+            discussion: """
+                With an enrollment link or code (mobile_registration), or, on a development server only, with just an \
+                email (mobile_registration_by_email).
+                """)
         @ArgumentParser.Option(help: "Server base URL.") var server: String = "http://127.0.0.1:8080"
-        @ArgumentParser.Option(help: "The user's email.") var email: String
+        @ArgumentParser.Option(help: "The enrollment link the QR code carries (names the server, client and code).")
+        var enrollmentURI: String?
+        @ArgumentParser.Option(help: "The one-time enrollment code the relying party issued.") var enrollmentCode: String?
+        @ArgumentParser.Option(help: "The user's email (development servers only).") var email: String?
         @ArgumentParser.Option(help: "Device name shown in the browser.") var name: String = "Simulated phone"
         @ArgumentParser.Option(help: "Native client id.") var clientID: String = "demo-native"
         @OptionGroup var profile: ProfileOption
 
+        func validate() throws {
+            guard [enrollmentURI, enrollmentCode, email].compactMap({ $0 }).count == 1 else {
+                throw ValidationError("Give exactly one of --enrollment-uri, --enrollment-code and --email.")
+            }
+            if let enrollmentURI, EnrollmentLink(uri: enrollmentURI) == nil {
+                throw ValidationError("--enrollment-uri must be a countersign://enroll link with a server and a code.")
+            }
+        }
+
         func run() async throws {
+            var server = server
+            var clientID = clientID
+            let enrollment: SimulatedPhone.Enrollment
+            if let link = enrollmentURI.flatMap(EnrollmentLink.init(uri:)) {
+                server = link.server
+                clientID = link.clientID ?? clientID
+                enrollment = .code(link.code)
+            } else if let enrollmentCode {
+                enrollment = .code(enrollmentCode)
+            } else {
+                enrollment = .email(email ?? "")
+            }
             try await reportingExitCode {
                 let registered = try await SimulatedPhone.register(
-                    server: server, clientID: clientID, email: email, name: name, directory: profile.directory)
+                    server: server, clientID: clientID, enrollment: enrollment, name: name, directory: profile.directory)
                 print("Registered device \(registered.deviceID) for \(registered.userIdentifier) on \(server).")
             }
         }

@@ -18,9 +18,9 @@ struct TestPhone {
         authenticator = Authenticator(keyStore: SoftwareKeyStore(url: self.keysURL))
     }
 
-    /// Runs `mobile_registration` up to the device step and returns that step.
+    /// Runs the development server's `mobile_registration_by_email` up to the device step and returns that step.
     func registerUntilDeviceStep(email: String) async throws -> IdoResponse {
-        var step = try await client.startJourney("mobile_registration")
+        var step = try await client.startJourney("mobile_registration_by_email")
         #expect(step.journeyStepID == "email_form")
         step = try await client.submitClientResponse(.clientInput, data: ["email": .string(email)])
         #expect(step.journeyStepID == JourneyStepID.mobileBiometricsRegistration)
@@ -31,7 +31,7 @@ struct TestPhone {
         return step
     }
 
-    /// Runs `mobile_registration` to its end and returns the last response.
+    /// Runs `mobile_registration_by_email` to its end and returns the last response.
     @discardableResult
     func register(email: String) async throws -> IdoResponse {
         let step = try await registerUntilDeviceStep(email: email)

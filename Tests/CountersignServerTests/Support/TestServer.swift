@@ -10,7 +10,8 @@ import VaporTesting
 import FoundationNetworking
 #endif
 
-/// A Countersign server for one test: its own database, a hand-moved clock, the shipped journeys.
+/// A Countersign server for one test: its own database, a hand-moved clock, the shipped journeys, in
+/// development mode (the demo application and the email-trusting registration) unless `adjust` says otherwise.
 struct TestServer {
     static let adminKey = "test-admin-key-0123456789"
     static let issuer = "http://countersign.test"
@@ -44,7 +45,7 @@ struct TestServer {
         _ body: (TestServer) async throws -> Void
     ) async throws {
         var configuration = Configuration(
-            hostname: "127.0.0.1", port: 0, database: database.location, publicURL: issuer, adminKey: adminKey,
+            mode: .development, hostname: "127.0.0.1", port: 0, database: database.location, publicURL: issuer, adminKey: adminKey,
             journeysDirectory: journeysDirectory, masterKey: masterKey)
         adjust(&configuration)
         do {

@@ -4,10 +4,14 @@ import Foundation
 import Testing
 
 extension TestServer {
-    /// A journeys directory with the shipped templates plus the test fixtures.
+    /// A journeys directory with the shipped templates (the development ones in `development/`) plus the
+    /// test fixtures.
     static func journeysWithFixtures() throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journeys-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: URL(fileURLWithPath: journeysDirectory).appendingPathComponent("development"),
+            to: directory.appendingPathComponent("development"))
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
         for source in [URL(fileURLWithPath: journeysDirectory), fixtures] {
             for file in try FileManager.default.contentsOfDirectory(at: source, includingPropertiesForKeys: nil) where file.pathExtension == "yaml" {

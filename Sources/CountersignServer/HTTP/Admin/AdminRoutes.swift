@@ -67,8 +67,7 @@ struct AdminRoutes: RouteCollection {
     }
 
     func listUsers(request: Request) async throws -> [UserView] {
-        let limit = min(request.query[Int.self, at: "limit"] ?? 100, 1000)
-        return try await storage.users.newest(limit: limit).map(UserView.init)
+        try await storage.users.newest(limit: try request.listLimit()).map(UserView.init)
     }
 
     func showUser(request: Request) async throws -> UserView {

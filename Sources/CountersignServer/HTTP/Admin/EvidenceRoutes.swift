@@ -15,7 +15,7 @@ struct EvidenceRoutes: RouteCollection {
 
     /// `GET /admin/v1/evidence?user_id=…&approval_id=…`: newest first, at most `limit` (100).
     func list(request: Request) async throws -> Response {
-        let limit = min(request.query[Int.self, at: "limit"] ?? 100, 1000)
+        let limit = try request.listLimit()
         let bundles = try await storage.evidence.newest(
             userID: request.query[String.self, at: "user_id"], approvalID: request.query[String.self, at: "approval_id"], limit: limit
         ).map { try $0.bundle() }

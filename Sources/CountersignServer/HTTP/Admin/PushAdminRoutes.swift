@@ -67,7 +67,7 @@ struct PushAdminRoutes: RouteCollection {
 
     /// `GET /admin/v1/push-deliveries?approval_id=…&device_id=…&limit=…`: newest first, at most `limit` (100).
     func deliveries(request: Request) async throws -> [PushDeliveryView] {
-        let limit = min(max(request.query[Int.self, at: "limit"] ?? 100, 1), 1000)
+        let limit = try request.listLimit()
         return try await storage.pushJobs.deliveries(
             approvalID: request.query[String.self, at: "approval_id"], deviceID: request.query[String.self, at: "device_id"], limit: limit
         ).map(PushDeliveryView.init)

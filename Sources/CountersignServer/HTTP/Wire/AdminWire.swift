@@ -176,3 +176,30 @@ struct CreateClientRequest: Content {
     let name: String
     let kind: String
 }
+
+struct IssueEnrollmentCodeRequest: Content {
+    let externalUserID: String
+    let clientID: String?
+    /// Seconds the code stays valid.
+    let expiresIn: TimeInterval?
+
+    enum CodingKeys: String, CodingKey {
+        case externalUserID = "external_user_id"
+        case clientID = "client_id"
+        case expiresIn = "expires_in"
+    }
+}
+
+/// A new enrollment code: shown once, never stored in clear.
+struct EnrollmentCodeView: Content {
+    let code: String
+    let expiresAt: Date
+    /// What the QR code carries.
+    let enrollmentURI: String
+
+    enum CodingKeys: String, CodingKey {
+        case code
+        case expiresAt = "expires_at"
+        case enrollmentURI = "enrollment_uri"
+    }
+}

@@ -11,6 +11,10 @@ struct ClientStore {
         try await sql.raw("SELECT id FROM \(ident: Self.table) WHERE id = \(bind: id)").first() != nil
     }
 
+    func client(_ id: String) async throws -> ClientRecord? {
+        try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decoding: ClientRecord.self)
+    }
+
     /// The application of web client `webClientID` and its first native client (nil when it has none);
     /// nil when the web client does not exist.
     func application(ofWebClient webClientID: String) async throws -> (applicationID: String, nativeClientID: String?)? {

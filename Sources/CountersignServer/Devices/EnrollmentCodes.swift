@@ -1,0 +1,43 @@
+import CountersignCore
+import Crypto
+import Foundation
+
+/// Issues the one-time codes a phone enrolls with (DESIGN.md §6): the relying party, which knows who its
+/// signed-in user is, asks for a code; the person scans it on the new phone, whose registration journey
+/// redeems it. Only the code's keyed hash is stored.
+struct EnrollmentCodes: Sendable {
+    static let defaultLifetime: TimeInterval = 600
+    static let longestLifetime: TimeInterval = 86400
+
+    let storage: Storage
+    /// The key of the codes' hashes.
+    let key: SymmetricKey
+    let clock: any WallClock
+    /// The server the link sends the phone to.
+    let publicURL: String
+
+    /// A code as handed to the relying party, the only time it exists in clear.
+    struct Issued {
+        let code: String
+        let expiresAt: Date
+        let link: EnrollmentLink
+    }
+
+    /// Issues a code for `externalUserID`, redeemable through `clientID` (any native client when nil).
+    func issue(externalUserID: String, clientID: String?, lifetime: TimeInterval) async throws -> Issued {
+        let now = clock.now()
+        let code = EnrollmentCode.generate()
+        let record = EnrollmentCodeRecord(
+            id: SecureRandom.identifier(prefix: "enr"), codeHash: EnrollmentCode.keyedHash(code, key: key),
+            externalUserID: externalUserID, clientID: clientID, createdAt: now, expiresAt: now.addingTimeInterval(lifetime),
+            usedAt: nil)
+        try await storage.enrollmentCodes.insert(record)
+        return Issued(code: code, expiresAt: record.expiresAt, link: EnrollmentLink(server: publicURL, clientID: clientID, code: code))
+    }
+
+    /// The code's record when `clientID` may redeem it now.
+    func redeemable(_ code: String, clientID: String) async throws -> EnrollmentCodeRecord? {
+        try await storage.enrollmentCodes.redeemable(
+            codeHash: EnrollmentCode.keyedHash(code, key: key), clientID: clientID, at: clock.now())
+    }
+}

@@ -1,0 +1,34 @@
+import CountersignCore
+import Vapor
+
+/// `POST /admin/v1/enrollment-codes`: the relying party's backend asks for a one-time code for one of its
+/// users, to show them (as text and QR code) so that their new phone can enroll.
+struct EnrollmentRoutes: RouteCollection {
+    let verifier: AdminKeyVerifier
+    let storage: Storage
+    let codes: EnrollmentCodes
+
+    func boot(routes: any RoutesBuilder) throws {
+        routes.grouped("admin", "v1", "enrollment-codes").grouped(AdminAuthenticationMiddleware(verifier: verifier))
+            .post(use: issue)
+    }
+
+    func issue(request: Request) async throws -> Response {
+        let body = try request.content.decode(IssueEnrollmentCodeRequest.self)
+        guard !body.externalUserID.isEmpty, body.externalUserID.count <= 256 else {
+            throw ServiceError.notValid("'external_user_id' must be 1 to 256 characters.")
+        }
+        if let clientID = body.clientID {
+            guard let client = try await storage.clients.client(clientID), client.kind == ClientKind.native.rawValue else {
+                throw ServiceError.notValid("'client_id' must name a native client.")
+            }
+        }
+        let lifetime = body.expiresIn ?? EnrollmentCodes.defaultLifetime
+        guard lifetime > 0, lifetime <= EnrollmentCodes.longestLifetime else {
+            throw ServiceError.notValid("'expires_in' must be 1 to \(Int(EnrollmentCodes.longestLifetime)) seconds.")
+        }
+        let issued = try await codes.issue(externalUserID: body.externalUserID, clientID: body.clientID, lifetime: lifetime)
+        return try .wire(
+            EnrollmentCodeView(code: issued.code, expiresAt: issued.expiresAt, enrollmentURI: issued.link.uri), status: .created)
+    }
+}
