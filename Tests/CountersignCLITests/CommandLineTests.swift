@@ -58,12 +58,16 @@ struct CommandLineTests {
         #expect((result.output + result.errors).contains("bad.yaml: step 's': unknown step type 'nope'"))
     }
 
-    @Test("migrate creates the SQLite database in the working directory")
+    @Test("migrate creates the SQLite database in the working directory, readable by its owner only")
     func migrate() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("migrate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // A database file an earlier version left readable by others is narrowed to its owner.
+        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("countersign.sqlite").path, contents: nil, attributes: [.posixPermissions: 0o644])
         let result = try await CommandRunner.run(["migrate"], directory: directory)
         #expect(result.status == 0)
+        let mode = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("countersign.sqlite").path)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
         let header = try Data(contentsOf: directory.appendingPathComponent("countersign.sqlite")).prefix(20)
         #expect(header.starts(with: Data("SQLite format 3".utf8)))
         #expect(header[18] == 2 && header[19] == 2, "the database file is in WAL mode")
@@ -89,8 +93,10 @@ struct CommandLineTests {
         let discovery = try await server.get("/.well-known/openid-configuration")
         #expect(discovery.contains("\"issuer\":\"http://127.0.0.1:\(server.port)\""))
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("countersign.sqlite").path))
-        let keyFile = directory.appendingPathComponent("countersign.master-key").path
-        let mode = try FileManager.default.attributesOfItem(atPath: keyFile)[.posixPermissions] as? NSNumber
-        #expect(mode?.intValue == 0o600, "the master key file is readable by its owner only")
+        for file in ["countersign.master-key", "countersign.sqlite", "countersign.sqlite-wal"] {
+            let path = directory.appendingPathComponent(file).path
+            let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber
+            #expect(mode?.intValue == 0o600, "\(file) is readable by its owner only")
+        }
     }
 }

@@ -219,9 +219,14 @@ struct PushConfigTests {
                         try ["sealed_secret", "key_id", "issuer", "app_id"].map { try row.decode(column: $0, as: String.self) }.joined(separator: " ")
                     }
                     let logs = store.lines.withLock { $0 }.joined(separator: "\n")
-                    let signingKey = try #require(try await sql.raw("SELECT private_key_pem FROM signing_keys").first(decoding: [String: String].self))
+                    let signingKey = try #require(try await sql.raw("SELECT id, private_key_pem FROM signing_keys").first(decoding: [String: String].self))
                     #expect(logs.contains("/admin/v1/push-configs"), "the server's log lines were captured")
-                    let tokenSigningKey = try P256.Signing.PrivateKey(pemRepresentation: try #require(signingKey["private_key_pem"]))
+                    // The key is sealed with the master key, bound to its kid.
+                    let sealedText = try #require(signingKey["private_key_pem"])
+                    let sealedKey = try AES.GCM.SealedBox(combined: try #require(Data(base64Encoded: sealedText)))
+                    let kid = try #require(signingKey["id"])
+                    let pem = try AES.GCM.open(sealedKey, using: SymmetricKey(data: masterKeyBytes), authenticating: Data(kid.utf8))
+                    let tokenSigningKey = try P256.Signing.PrivateKey(pemRepresentation: String(decoding: pem, as: UTF8.self))
                     for fragment in FakePushProviders.fragments(of: tokenSigningKey) {
                         #expect(!logs.contains(fragment), "a log line shows the token signing key")
                     }

@@ -29,10 +29,15 @@ struct TokenTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("db.sqlite").path
         var first: JSONValue = .null
-        try await TestServer.run(adjust: { $0.database = .sqliteFile(path) }) { server in
+        let masterKey = TestServer.randomMasterKey()
+        let sameDatabaseAndKey = { (configuration: inout Configuration) in
+            configuration.database = .sqliteFile(path)
+            configuration.masterKey = masterKey
+        }
+        try await TestServer.run(adjust: sameDatabaseAndKey) { server in
             first = try await server.send(.GET, "/.well-known/jwks.json").body
         }
-        try await TestServer.run(adjust: { $0.database = .sqliteFile(path) }) { server in
+        try await TestServer.run(adjust: sameDatabaseAndKey) { server in
             let second = try await server.send(.GET, "/.well-known/jwks.json").body
             #expect(second == first)
         }

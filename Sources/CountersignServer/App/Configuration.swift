@@ -58,7 +58,7 @@ public struct Configuration: Sendable {
         Variable(name: "COUNTERSIGN_TOKEN_TTL", defaultValue: "3600", meaning: "seconds an issued token is valid"),
         Variable(
             name: "COUNTERSIGN_MASTER_KEY", defaultValue: "(read from the key file)",
-            meaning: "base64 of 32 random bytes; encrypts push secrets at rest"),
+            meaning: "base64 of 32 random bytes; seals secrets at rest (push keys, signing keys, interaction states)"),
         Variable(
             name: "COUNTERSIGN_MASTER_KEY_FILE", defaultValue: "./countersign.master-key",
             meaning: "key file used when COUNTERSIGN_MASTER_KEY is unset (created with mode 0600)"),

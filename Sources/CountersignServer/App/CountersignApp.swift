@@ -42,12 +42,13 @@ public enum CountersignApp {
         }
         let journeys = try JourneyRegistry.load(
             directory: configuration.journeysDirectory, development: configuration.mode == .development)
+        let secretBox = try SecretBox.load(configuration.masterKey)
         let tokenIssuer = try await TokenIssuer.bootstrap(
-            storage: storage, issuer: configuration.publicURL, lifetime: configuration.tokenLifetime, clock: dependencies.clock)
+            keyVault: SigningKeyVault(storage: storage, secrets: secretBox), issuer: configuration.publicURL,
+            lifetime: configuration.tokenLifetime, clock: dependencies.clock)
         let adminKeys = try await AdminKeyVerifier.bootstrap(
             configuredKey: configuration.adminKey, storage: storage, clock: dependencies.clock, announce: dependencies.announceAdminKey)
         let events = InProcessEventBus()
-        let secretBox = try SecretBox.load(configuration.masterKey)
         let pushClient = PushHTTPClient()
         // Registered at once, so the client is closed even when start-up fails below. Shutdown runs in
         // reverse: the sender stops before its client closes.
@@ -58,7 +59,7 @@ public enum CountersignApp {
             now: { clock.now() })
         // Opens every stored key: a wrong master key stops the server here rather than failing its first push.
         try await gateways.refresh()
-        let hashKey = try await ServerSecrets.otpKey(on: storage)
+        let hashKey = try await ServerSecrets.otpKey(on: storage, secrets: secretBox)
         let approvals = ApprovalLifecycle(storage: storage, clock: clock, otpKey: hashKey, events: events, inbox: gateways.inbox)
         let enrollmentCodes = EnrollmentCodes(storage: storage, key: hashKey, clock: clock, publicURL: configuration.publicURL)
         let pushSender = PushSender(
@@ -71,7 +72,7 @@ public enum CountersignApp {
         let services = JourneyServices(
             storage: storage, tokenIssuer: tokenIssuer, clock: clock, approvals: approvals, enrollmentCodes: enrollmentCodes)
         let interactions = InteractionService(
-            services: services, journeys: journeys, interactionLifetime: configuration.interactionLifetime)
+            services: services, journeys: journeys, interactionLifetime: configuration.interactionLifetime, secrets: secretBox)
         let verifier = DeviceSignatureVerifier(storage: storage, clock: dependencies.clock)
 
         app.middleware = Middlewares()

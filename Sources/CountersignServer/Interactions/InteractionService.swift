@@ -9,10 +9,14 @@ import Vapor
 ///
 /// A call either commits everything it did (the interaction's new state, a rotated token, the journey's
 /// writes) in one transaction, or nothing at all. Pushes and wake-ups follow the commit.
+///
+/// An interaction's state holds what its client must not read and nobody should find in a copy of the
+/// database (challenges, the web OTP the browser shows): it is stored sealed with the master key.
 struct InteractionService: Sendable {
     let services: JourneyServices
     let journeys: JourneyRegistry
     let interactionLifetime: TimeInterval
+    let secrets: SecretBox
 
     var storage: Storage { services.storage }
 
@@ -53,7 +57,8 @@ struct InteractionService: Sendable {
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
         let record = InteractionRecord(
             id: interactionID, journeyID: journey.id, clientID: state.clientID, tokenHash: token.map(SecretDigest.hex), version: 1,
-            finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime), state: try Self.encode(state),
+            finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime),
+            state: try sealed(state, interactionID: interactionID),
             createdAt: now)
         try await work.commit(on: storage) { storage in try await storage.interactions.insert(record) }
         return Reply(status: .ok, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
@@ -67,7 +72,7 @@ struct InteractionService: Sendable {
             throw ServiceError(.gone, ErrorCode.expired, "The journey '\(interaction.journeyID)' is no longer available.")
         }
 
-        var state = try Self.decodeState(interaction)
+        var state = try opened(interaction)
         let work = UnitOfWork()
         let effects = StoredJourneyEffects(services: services, interactionID: interactionID, work: work)
         let presentation = try await run {
@@ -75,7 +80,7 @@ struct InteractionService: Sendable {
         }
 
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
-        let encodedState = try Self.encode(state)
+        let encodedState = try sealed(state, interactionID: interactionID)
         let finished = state.isFinished
         try await work.commit(on: storage) { storage in
             let saved = try await storage.interactions.saveNext(
@@ -111,8 +116,21 @@ struct InteractionService: Sendable {
         }
     }
 
-    static func decodeState(_ interaction: InteractionRecord) throws -> InteractionState {
-        try JSONDecoder.wire.decode(InteractionState.self, from: Data(interaction.state.utf8))
+    /// The interaction `interactionID` (when `bearer` is its token) and the approval its current step
+    /// waits on, if it waits on one.
+    func approvalWaitedOn(_ interactionID: String, bearer: String?) async throws -> (interaction: InteractionRecord, approvalID: String?) {
+        let interaction = try await authorizedInteraction(interactionID, bearer: bearer)
+        return (interaction, WebToMobileAuthenticationStep.approvalWaitedOn(in: try opened(interaction)))
+    }
+
+    /// The interaction's state; a state stored in clear before states were sealed is read as it is.
+    private func opened(_ interaction: InteractionRecord) throws -> InteractionState {
+        let json = interaction.state.hasPrefix("{") ? interaction.state : try secrets.open(interaction.state, boundTo: interaction.id)
+        return try JSONDecoder.wire.decode(InteractionState.self, from: Data(json.utf8))
+    }
+
+    private func sealed(_ state: InteractionState, interactionID: String) throws -> String {
+        try secrets.seal(String(decoding: try JSONEncoder.wire.encode(state), as: UTF8.self), boundTo: interactionID)
     }
 
     private static func decodeClientResponse(_ body: ByteBuffer?) throws -> CountersignCore.ClientResponse {
@@ -122,10 +140,6 @@ struct InteractionService: Sendable {
         } catch {
             throw ServiceError.notValid("The body must be a JSON object with a string 'option' and optional 'data'.")
         }
-    }
-
-    private static func encode(_ state: InteractionState) throws -> String {
-        String(decoding: try JSONEncoder.wire.encode(state), as: UTF8.self)
     }
 
     private static func response(_ presentation: StepPresentation, interactionID: String, journeyID: String, token: String?) -> IdoResponse {

@@ -33,6 +33,7 @@ enum DatabaseSetup {
     }
 
     private static func openSQLite(path: String, app: Application) async throws -> Storage {
+        try restrictToOwner(path)
         let migrating = Databases(threadPool: app.threadPool, on: app.eventLoopGroup)
         migrating.use(.sqlite(.file(path), sqlLogLevel: sqlLogLevel), as: .sqlite)
         do {
@@ -43,6 +44,22 @@ enum DatabaseSetup {
         }
         await migrating.shutdownAsync()
         return Storage(engine: try SQLiteStorageEngine(path: path, logger: app.logger, eventLoop: app.eventLoopGroup.any()))
+    }
+
+    /// The database file is readable and writable by its owner only: created so when missing (SQLite gives
+    /// its `-wal` and `-shm` files the same mode), and narrowed when an older start left it open to others.
+    private static func restrictToOwner(_ path: String) throws {
+        let descriptor = Foundation.open(path, O_RDWR | O_CREAT, 0o600)
+        guard descriptor >= 0 else { throw DatabaseFileError(path: path, problem: "cannot be opened or created") }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw DatabaseFileError(path: path, problem: "cannot be read") }
+        if status.st_mode & 0o077 != 0, fchmod(descriptor, 0o600) != 0 {
+            throw DatabaseFileError(path: path, problem: "can be read by others and its mode cannot be set to 0600")
+        }
+        for companion in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + companion) {
+            _ = chmod(path + companion, 0o600)
+        }
     }
 
     private static func migrate(_ databases: Databases, app: Application) async throws {
@@ -79,4 +96,11 @@ private struct RemoveFilesAtShutdown: LifecycleHandler {
     func shutdownAsync(_ application: Application) async {
         for path in paths { try? FileManager.default.removeItem(atPath: path) }
     }
+}
+
+/// The SQLite file cannot be made private to its owner.
+struct DatabaseFileError: Error, CustomStringConvertible {
+    let path: String
+    let problem: String
+    var description: String { "The database file \(path) \(problem)." }
 }

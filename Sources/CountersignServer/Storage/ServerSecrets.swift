@@ -3,28 +3,34 @@ import Crypto
 import Fluent
 import Foundation
 
-/// Server-wide secrets, created at first start and kept in the database so every instance shares them.
+/// Server-wide secrets, created at first start and kept in the database, sealed with the master key, so
+/// every instance shares them.
 enum ServerSecrets {
     static let otpKeyID = "otp_hmac_key"
 
-    /// The key of the web OTP hashes (256 random bits).
-    static func otpKey(on storage: Storage) async throws -> SymmetricKey {
-        if let stored = try await stored(otpKeyID, on: storage) { return stored }
+    /// The key of the keyed hashes of web OTPs and enrollment codes (256 random bits).
+    static func otpKey(on storage: Storage, secrets: SecretBox) async throws -> SymmetricKey {
+        if let stored = try await stored(otpKeyID, on: storage, secrets: secrets) { return stored }
         let bytes = Data(SecureRandom.bytes(32))
         do {
-            try await storage.serverSecrets.insert(otpKeyID, value: bytes.base64EncodedString())
+            try await storage.serverSecrets.insert(otpKeyID, value: try secrets.seal(bytes.base64EncodedString(), boundTo: otpKeyID))
             return SymmetricKey(data: bytes)
         } catch {
             // Another instance created it first: use theirs.
-            guard let stored = try await stored(otpKeyID, on: storage) else { throw error }
+            guard let stored = try await stored(otpKeyID, on: storage, secrets: secrets) else { throw error }
             return stored
         }
     }
 
-    private static func stored(_ id: String, on storage: Storage) async throws -> SymmetricKey? {
-        guard let value = try await storage.serverSecrets.value(of: id), let bytes = Data(base64Encoded: value) else {
-            return nil
+    /// The secret `id`, opened; one a server stored in clear before secrets were sealed is sealed now.
+    private static func stored(_ id: String, on storage: Storage, secrets: SecretBox) async throws -> SymmetricKey? {
+        let store = storage.serverSecrets
+        guard let value = try await store.value(of: id) else { return nil }
+        if let clear = Data(base64Encoded: value), clear.count == 32 {
+            try await store.replace(id, value: try secrets.seal(value, boundTo: id))
+            return SymmetricKey(data: clear)
         }
+        guard let bytes = Data(base64Encoded: try secrets.open(value, boundTo: id)) else { throw SecretBoxError.cannotOpen(id) }
         return SymmetricKey(data: bytes)
     }
 }

@@ -13,7 +13,7 @@ import Journeys
 /// again from the database at most every `keySetRefresh` (or sooner, when a retired key's last tokens
 /// expire): a key another instance rotated in is then published, and signs, here too.
 actor TokenIssuer {
-    private let storage: Storage
+    private let keyVault: SigningKeyVault
     private let issuer: String
     private let lifetime: TimeInterval
     private let clock: any WallClock
@@ -32,8 +32,8 @@ actor TokenIssuer {
         let validUntil: Date
     }
 
-    private init(storage: Storage, issuer: String, lifetime: TimeInterval, clock: any WallClock, signingKey: SigningKeyRecord) async throws {
-        self.storage = storage
+    private init(keyVault: SigningKeyVault, issuer: String, lifetime: TimeInterval, clock: any WallClock, signingKey: SigningKeyRecord) async throws {
+        self.keyVault = keyVault
         self.issuer = issuer
         self.lifetime = lifetime
         self.clock = clock
@@ -42,16 +42,16 @@ actor TokenIssuer {
     }
 
     /// Loads the active key, creating the first one when the store has none.
-    static func bootstrap(storage: Storage, issuer: String, lifetime: TimeInterval, clock: any WallClock) async throws -> TokenIssuer {
-        let store = storage.signingKeys
+    static func bootstrap(keyVault: SigningKeyVault, issuer: String, lifetime: TimeInterval, clock: any WallClock) async throws -> TokenIssuer {
+        try await keyVault.sealKeysStoredInClear()
         let key: SigningKeyRecord
-        if let active = try await store.active() {
+        if let active = try await keyVault.active() {
             key = active
         } else {
             key = Self.newKey(at: clock.now())
-            try await store.insert(key)
+            try await keyVault.insert(key)
         }
-        return try await TokenIssuer(storage: storage, issuer: issuer, lifetime: lifetime, clock: clock, signingKey: key)
+        return try await TokenIssuer(keyVault: keyVault, issuer: issuer, lifetime: lifetime, clock: clock, signingKey: key)
     }
 
     /// Signs a token for a completed journey.
@@ -75,11 +75,7 @@ actor TokenIssuer {
     func rotate() async throws -> String {
         let now = clock.now()
         let key = Self.newKey(at: now)
-        try await storage.transaction { storage in
-            let store = storage.signingKeys
-            try await store.retireAll(at: now)
-            try await store.insert(key)
-        }
+        try await keyVault.rotate(to: key, at: now)
         try await sign(with: key)
         encodedJWKS = nil
         return activeKeyID
@@ -95,7 +91,7 @@ actor TokenIssuer {
     private func currentKeySet() async throws -> EncodedJWKS {
         let now = clock.now()
         if let encodedJWKS, now < encodedJWKS.validUntil { return encodedJWKS }
-        let records = try await storage.signingKeys.published(retiredAfter: now.addingTimeInterval(-lifetime))
+        let records = try await keyVault.published(retiredAfter: now.addingTimeInterval(-lifetime))
         if let newest = records.first(where: { $0.retiredAt == nil }), newest.id != activeKeyID { try await sign(with: newest) }
         var jwks: [String: JWK] = [:]
         for record in records { jwks[record.id] = try publicKeys[record.id] ?? Self.publicKey(record) }

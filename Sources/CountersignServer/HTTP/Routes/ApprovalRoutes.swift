@@ -66,9 +66,9 @@ struct ApprovalRoutes: RouteCollection {
     /// `GET /v1/interactions/{id}/events`: one server-sent event when the interaction's approval is
     /// settled (approved, denied, failed, cancelled, expired); keep-alive comments meanwhile.
     func events(request: Request) async throws -> Response {
-        let interaction = try await interactions.authorizedInteraction(request.parameters.get("interactionID")!, bearer: request.headers.bearerAuthorization?.token)
-        let state = try InteractionService.decodeState(interaction)
-        guard let approvalID = WebToMobileAuthenticationStep.approvalWaitedOn(in: state) else {
+        let (interaction, waitedOn) = try await interactions.approvalWaitedOn(
+            request.parameters.get("interactionID")!, bearer: request.headers.bearerAuthorization?.token)
+        guard let approvalID = waitedOn else {
             throw ServiceError(.conflict, ErrorCode.notWaiting, "The interaction is not waiting for a phone.")
         }
         let mailbox = await events.subscribe(EventTopic.interaction(interaction.id))

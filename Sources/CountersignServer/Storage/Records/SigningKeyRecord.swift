@@ -5,9 +5,14 @@ import Foundation
 struct SigningKeyRecord: Codable, Sendable {
     /// The JWT `kid`.
     let id: String
+    /// The PEM of the private key; in the database sealed with the master key (`SigningKeyVault`).
     let privateKeyPEM: String
     let createdAt: Date
     let retiredAt: Date?
+
+    func withPrivateKey(_ privateKeyPEM: String) -> SigningKeyRecord {
+        SigningKeyRecord(id: id, privateKeyPEM: privateKeyPEM, createdAt: createdAt, retiredAt: retiredAt)
+    }
 
     enum CodingKeys: String, CodingKey {
         case id

@@ -1,7 +1,7 @@
 import FluentSQL
 import Foundation
 
-/// Every statement on `server_secrets` (server-wide secrets such as the web OTP key, base64) and
+/// Every statement on `server_secrets` (server-wide secrets such as the web OTP key, sealed) and
 /// `admin_credentials` (the generated admin key's SHA-256 hash).
 struct ServerSecretStore {
     static let table = "server_secrets"
@@ -16,6 +16,10 @@ struct ServerSecretStore {
     /// Stores a new secret; one already stored under `id` fails with a constraint violation.
     func insert(_ id: String, value: String) async throws {
         try await sql.raw("INSERT INTO \(ident: Self.table) (id, value) VALUES (\(bind: id), \(bind: value))").run()
+    }
+
+    func replace(_ id: String, value: String) async throws {
+        try await sql.raw("UPDATE \(ident: Self.table) SET value = \(bind: value) WHERE id = \(bind: id)").run()
     }
 
     /// The stored admin key hash, if one was generated.

@@ -28,6 +28,10 @@ struct SigningKeyStore {
         try await sql.insert(into: Self.table).model(key).run()
     }
 
+    func replacePrivateKey(of id: String, with privateKeyPEM: String) async throws {
+        try await sql.raw("UPDATE \(ident: Self.table) SET private_key_pem = \(bind: privateKeyPEM) WHERE id = \(bind: id)").run()
+    }
+
     /// Retires every key not yet retired.
     func retireAll(at now: Date) async throws {
         try await sql.raw("UPDATE \(ident: Self.table) SET retired_at = \(bind: now) WHERE retired_at IS NULL").run()

@@ -1,0 +1,52 @@
+import Foundation
+
+/// The token signing keys as the issuer uses them: sealed with the master key in the database (each
+/// bound to its `kid`), open only in memory.
+struct SigningKeyVault: Sendable {
+    let storage: Storage
+    let secrets: SecretBox
+
+    /// The key that signs, opened.
+    func active() async throws -> SigningKeyRecord? {
+        try await storage.signingKeys.active().map(open)
+    }
+
+    /// The active key and the keys retired after `cutoff`, newest first, opened.
+    func published(retiredAfter cutoff: Date) async throws -> [SigningKeyRecord] {
+        try await storage.signingKeys.published(retiredAfter: cutoff).map(open)
+    }
+
+    func insert(_ key: SigningKeyRecord) async throws {
+        try await storage.signingKeys.insert(try seal(key))
+    }
+
+    /// Retires every key and adds `key`, in one transaction.
+    func rotate(to key: SigningKeyRecord, at now: Date) async throws {
+        let sealed = try seal(key)
+        try await storage.transaction { storage in
+            let store = storage.signingKeys
+            try await store.retireAll(at: now)
+            try await store.insert(sealed)
+        }
+    }
+
+    /// Seals the keys a server stored in clear before keys were sealed.
+    func sealKeysStoredInClear() async throws {
+        let store = storage.signingKeys
+        for key in try await store.all() where Self.isClear(key.privateKeyPEM) {
+            try await store.replacePrivateKey(of: key.id, with: try secrets.seal(key.privateKeyPEM, boundTo: key.id))
+        }
+    }
+
+    private func seal(_ key: SigningKeyRecord) throws -> SigningKeyRecord {
+        key.withPrivateKey(try secrets.seal(key.privateKeyPEM, boundTo: key.id))
+    }
+
+    private func open(_ key: SigningKeyRecord) throws -> SigningKeyRecord {
+        Self.isClear(key.privateKeyPEM) ? key : key.withPrivateKey(try secrets.open(key.privateKeyPEM, boundTo: key.id))
+    }
+
+    private static func isClear(_ stored: String) -> Bool {
+        stored.hasPrefix("-----BEGIN")
+    }
+}

@@ -1,0 +1,62 @@
+import CountersignCore
+import Foundation
+import JWTKit
+import Testing
+
+@Suite("Secrets at rest: what a copy of the database gives away")
+struct SecretsAtRestTests {
+    @Test("token signing keys, the hash key and interaction states are sealed; the web code a browser shows is nowhere in the database")
+    func sealedAtRest() async throws {
+        try await TestServer.run { server in
+            _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let waiting = try await TestBrowser(server).signIn("web_login_otp", email: "ada@example.com")
+            let otp = try #require(waiting.data?["otp"]?.stringValue)
+
+            let sql = try #require(server.app.countersignSQL)
+            let keys = try await sql.raw("SELECT private_key_pem FROM signing_keys").all().map { try $0.decode(column: "private_key_pem", as: String.self) }
+            #expect(!keys.isEmpty)
+            #expect(keys.allSatisfy { !$0.contains("PRIVATE KEY") && (try? ES256PrivateKey(pem: $0)) == nil })
+            let hashKeys = try await sql.raw("SELECT value FROM server_secrets").all().map { try $0.decode(column: "value", as: String.self) }
+            #expect(hashKeys.allSatisfy { Data(base64Encoded: $0)?.count != 32 }, "the HMAC key is not stored as its 32 bytes")
+            let states = try await sql.raw("SELECT state FROM interactions").all().map { try $0.decode(column: "state", as: String.self) }
+            #expect(!states.isEmpty)
+            #expect(states.allSatisfy { !$0.contains(otp) && !$0.hasPrefix("{") })
+        }
+    }
+
+    @Test("a signing key stored in clear by an older server is sealed at the next start and keeps signing; another master key cannot open it")
+    func clearKeysAreSealedAtStart() async throws {
+        let database = try await TestDatabase.make(persistent: true)
+        do {
+            let clock = TestClock()
+            let masterKey = TestServer.randomMasterKey()
+            let clearKey = ES256PrivateKey()
+            try await TestServer.run(on: database, clock: clock, masterKey: masterKey) { server in
+                let sql = try #require(server.app.countersignSQL)
+                clock.advance(by: 1)
+                try await sql.raw("UPDATE signing_keys SET retired_at = \(bind: clock.now()) WHERE retired_at IS NULL").run()
+                try await sql.raw("""
+                    INSERT INTO signing_keys (id, private_key_pem, created_at)
+                    VALUES ('key_clear', \(bind: clearKey.pemRepresentation), \(bind: clock.now()))
+                    """).run()
+            }
+            try await TestServer.run(on: database, clock: clock, masterKey: masterKey) { server in
+                let sql = try #require(server.app.countersignSQL)
+                let stored = try #require(try await sql.raw("SELECT private_key_pem FROM signing_keys WHERE id = 'key_clear'").first())
+                #expect(!(try stored.decode(column: "private_key_pem", as: String.self)).contains("PRIVATE KEY"))
+                let token = try #require(try await TestPhone(client: server.client()).register(email: "ada@example.com").token)
+                _ = try await server.verifiedClaims(token)
+                #expect(try TokenTests().kid(of: token) == "key_clear")
+            }
+            await #expect {
+                try await TestServer.run(on: database, clock: clock, masterKey: TestServer.randomMasterKey()) { _ in }
+            } throws: { error in
+                "\(error)".contains("cannot be decrypted: the master key is not the one it was stored with")
+            }
+        } catch {
+            try? await database.drop()
+            throw error
+        }
+        try await database.drop()
+    }
+}
