@@ -2,6 +2,8 @@
 public enum ErrorCode {
     // The request itself
     public static let clientResponseNotValid = "client_response_not_valid"
+    /// A body not sent as `application/json` (415).
+    public static let unsupportedMediaType = "unsupported_media_type"
     public static let invalidApprovalData = "invalid_approval_data"
     public static let invalidPushConfig = "invalid_push_config"
     public static let notFound = "not_found"

@@ -19,6 +19,8 @@ struct ServiceError: Error {
         case gone
         /// Too soon; it may be tried again after this many seconds.
         case tooSoon(retryAfter: Int)
+        /// The body is not in the format the API speaks.
+        case unsupportedMediaType
     }
 
     let kind: Kind

@@ -45,6 +45,7 @@ extension ServiceError.Kind {
         case .conflict: .conflict
         case .gone: .gone
         case .tooSoon: .tooManyRequests
+        case .unsupportedMediaType: .unsupportedMediaType
         }
     }
 }

@@ -75,14 +75,16 @@ struct TestServer {
 
     /// Sends a request and returns the status and the JSON body.
     func send(
-        _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, rawBody: String? = nil, bearer: String? = nil
+        _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, rawBody: String? = nil, bytes: [UInt8]? = nil,
+        contentType: String? = "application/json", bearer: String? = nil
     ) async throws -> (status: HTTPStatus, body: JSONValue, headers: HTTPHeaders) {
         var headers = HTTPHeaders()
-        headers.contentType = .json
+        if let contentType { headers.replaceOrAdd(name: .contentType, value: contentType) }
         if let bearer { headers.bearerAuthorization = BearerAuthorization(token: bearer) }
         var body: ByteBuffer?
         if let json { body = ByteBuffer(data: try JSONEncoder().encode(json)) }
         if let rawBody { body = ByteBuffer(string: rawBody) }
+        if let bytes { body = ByteBuffer(bytes: bytes) }
         let response = try await app.testing().sendRequest(method, path, headers: headers, body: body)
         let decoded = (try? JSONDecoder().decode(JSONValue.self, from: response.body)) ?? .null
         return (response.status, decoded, response.headers)

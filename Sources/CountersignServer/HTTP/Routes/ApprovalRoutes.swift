@@ -19,7 +19,7 @@ struct ApprovalRoutes: RouteCollection {
     static let keepAliveInterval: Duration = .seconds(15)
 
     func boot(routes: any RoutesBuilder) throws {
-        let v1 = routes.grouped("v1")
+        let v1 = routes.grouped("v1").grouped(StrictJSONMiddleware())
         v1.post("mobile-approve", "start", use: startMobileApprove)
         v1.get("devices", ":deviceID", "pending", use: pending)
         v1.get("interactions", ":interactionID", "events", use: events)

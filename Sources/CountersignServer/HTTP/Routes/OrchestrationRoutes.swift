@@ -6,7 +6,7 @@ struct OrchestrationRoutes: RouteCollection {
     let service: InteractionService
 
     func boot(routes: any RoutesBuilder) throws {
-        let v1 = routes.grouped("v1")
+        let v1 = routes.grouped("v1").grouped(StrictJSONMiddleware())
         v1.post("journeys", ":journeyID", "start", use: start)
         v1.post("interactions", ":interactionID", "submit", use: submit)
     }

@@ -1,0 +1,67 @@
+import CountersignCore
+import Foundation
+import Testing
+
+@Suite("Strict input on /v1: one reading of every body")
+struct StrictInputTests {
+    @Test("approval data naming the amount twice is refused before anything is signed or stored")
+    func duplicateAmount() async throws {
+        try await TestServer.run { server in
+            // JSONDecoder would sign the first amount; a JavaScript backend would pay the second.
+            let body = #"{"client_id":"demo-native","additional_params":{"external_user_id":"ada"},"approval_data":{"amount":"1","amount":"1000","currency":"EUR"}}"#
+            let refused = try await server.send(.POST, "/v1/journeys/mobile_transaction_signing/start", rawBody: body)
+            #expect(refused.status == .badRequest)
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.clientResponseNotValid))
+            #expect(refused.body["error"]?["message"]?.stringValue?.contains("'amount'") == true)
+            let sql = try #require(server.app.countersignSQL)
+            #expect(try await sql.raw("SELECT id FROM interactions").all().isEmpty)
+        }
+    }
+
+    @Test("a submit repeating a key, even spelled with an escape, is refused and changes nothing", arguments: [
+        #"{"option":"client_input","data":{"email":"ada@example.com","email":"eve@example.com"}}"#,
+        #"{"option":"client_input","option":"cancel","data":{"email":"ada@example.com"}}"#,
+        #"{"option":"client_input","data":{"email":"ada@example.com","\u0065mail":"eve@example.com"}}"#,
+    ])
+    func duplicateInSubmit(body: String) async throws {
+        try await TestServer.run { server in
+            let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
+            let id = try #require(started.body["interaction_id"]?.stringValue)
+            let token = try #require(started.body["interaction_token"]?.stringValue)
+            let refused = try await server.send(.POST, "/v1/interactions/\(id)/submit", rawBody: body, bearer: token)
+            #expect(refused.status == .badRequest)
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.clientResponseNotValid))
+            // The same key in different objects is no repetition, and the token still answers.
+            let cancelled = try await server.send(
+                .POST, "/v1/interactions/\(id)/submit", rawBody: #"{"option":"cancel","data":{"option":"x"}}"#, bearer: token)
+            #expect(cancelled.status == .ok)
+        }
+    }
+
+    @Test("a body not declared application/json in UTF-8 is 415 unsupported_media_type", arguments: [
+        "text/plain", "application/x-www-form-urlencoded", "application/json; charset=iso-8859-1", nil,
+    ] as [String?])
+    func mediaType(contentType: String?) async throws {
+        try await TestServer.run { server in
+            let refused = try await server.send(
+                .POST, "/v1/journeys/web_login/start", rawBody: #"{"client_id":"demo-web"}"#, contentType: contentType)
+            #expect(refused.status == .unsupportedMediaType)
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.unsupportedMediaType))
+            let accepted = try await server.send(
+                .POST, "/v1/journeys/web_login/start", rawBody: #"{"client_id":"demo-web"}"#, contentType: "application/json; charset=UTF-8")
+            #expect(accepted.status == .ok)
+        }
+    }
+
+    @Test("bytes that are not UTF-8, or a byte order mark, are refused", arguments: [
+        Array(#"{"client_id":"demo-"#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8),
+        [0xEF, 0xBB, 0xBF] + Array(#"{"client_id":"demo-web"}"#.utf8),
+    ])
+    func notUTF8(bytes: [UInt8]) async throws {
+        try await TestServer.run { server in
+            let refused = try await server.send(.POST, "/v1/journeys/web_login/start", bytes: bytes)
+            #expect(refused.status == .badRequest)
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.clientResponseNotValid))
+        }
+    }
+}
