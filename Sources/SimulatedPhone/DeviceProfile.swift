@@ -53,13 +53,16 @@ extension FileManager {
 public enum SimulatedPhoneError: Error, CustomStringConvertible {
     case notRegistered(String)
     case nothingPending
+    /// Several requests wait and none was named: the phone never guesses which one the person means.
+    case severalPending([String])
     case otpRequired
     case refused(String)
 
     public var description: String {
         switch self {
-        case .notRegistered(let path): "No simulated phone is registered in \(path). Run: countersign device register --server URL --email EMAIL"
+        case .notRegistered(let path): "No simulated phone is registered in \(path). Run: countersign device register --enrollment-uri URI"
         case .nothingPending: "No approval is waiting for this phone."
+        case .severalPending(let ids): "Several requests are waiting (\(ids.joined(separator: ", "))): name the one to answer."
         case .otpRequired: "This request asks for the code the browser shows: run again with --otp CODE."
         case .refused(let reason): reason
         }

@@ -98,9 +98,22 @@ public struct SimulatedPhone: Sendable {
         }
     }
 
-    /// Denies the opened journey.
-    public func deny() async throws -> IdoResponse {
-        try await client.submitClientResponse(.cancel)
+    /// The waiting request named `approvalID`; without a name, the only one waiting. Several waiting and
+    /// none named is refused: answering "the oldest" could answer someone else's request.
+    public func request(named approvalID: String?) async throws -> [String: String] {
+        let pending = try await pending()
+        if let approvalID {
+            guard let payload = pending.first(where: { $0["approval_id"] == approvalID }) else { throw SimulatedPhoneError.nothingPending }
+            return payload
+        }
+        guard let only = pending.first else { throw SimulatedPhoneError.nothingPending }
+        guard pending.count == 1 else { throw SimulatedPhoneError.severalPending(pending.compactMap { $0["approval_id"] }) }
+        return only
+    }
+
+    /// Denies the opened journey; `notMine` reports the request as not the person's own ("this wasn't me").
+    public func deny(notMine: Bool = false) async throws -> IdoResponse {
+        try await client.submitClientResponse(.cancel, data: notMine ? ["reason": .string(DenialReason.notMine)] : nil)
     }
 
     /// A line a person can read about a response that is not what was expected.

@@ -14,7 +14,9 @@ struct BenchCommandTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: CommandRunner.repositoryRoot.appendingPathComponent("journeys"), to: journeys)
         let webLogin = journeys.appendingPathComponent("web_login.yaml")
-        try String(contentsOf: webLogin, encoding: .utf8).replacingOccurrences(of: "expires_in: 300", with: "expires_in: 30")
+        // The soak holds many pending approvals per user, which the push-fatigue limits would refuse.
+        try String(contentsOf: webLogin, encoding: .utf8)
+            .replacingOccurrences(of: "expires_in: 300", with: "expires_in: 30\n      one_pending_per_user: false\n      backoff_seconds: 0")
             .write(to: webLogin, atomically: true, encoding: .utf8)
         return try RunningServer(directory: directory, environment: [
             "COUNTERSIGN_JOURNEYS_DIR": journeys.path, "COUNTERSIGN_ADMIN_KEY": adminKey,

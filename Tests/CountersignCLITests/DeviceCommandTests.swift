@@ -32,12 +32,21 @@ struct DeviceCommandTests {
     }
 
     /// A running server and a simulated phone registered for `email`; returns the server and the
-    /// environment naming the phone's profile.
-    static func serverWithPhone(email: String) async throws -> (RunningServer, [String: String]) {
+    /// environment naming the phone's profile. `limitsOff` turns web_login's push-fatigue limits off, so
+    /// that several requests can wait for one phone.
+    static func serverWithPhone(email: String, limitsOff: Bool = false) async throws -> (RunningServer, [String: String]) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let journeys = directory.appendingPathComponent("journeys")
+        try FileManager.default.copyItem(at: CommandRunner.repositoryRoot.appendingPathComponent("journeys"), to: journeys)
+        if limitsOff {
+            let webLogin = journeys.appendingPathComponent("web_login.yaml")
+            try String(contentsOf: webLogin, encoding: .utf8)
+                .replacingOccurrences(of: "expires_in: 300", with: "expires_in: 300\n      one_pending_per_user: false\n      backoff_seconds: 0")
+                .write(to: webLogin, atomically: true, encoding: .utf8)
+        }
         let server = try RunningServer(directory: directory, environment: [
-            "COUNTERSIGN_JOURNEYS_DIR": CommandRunner.repositoryRoot.appendingPathComponent("journeys").path,
+            "COUNTERSIGN_JOURNEYS_DIR": journeys.path,
             "COUNTERSIGN_ADMIN_KEY": "admin-key-0123456789",
         ])
         let profile = ["COUNTERSIGN_DEVICE_PROFILE": directory.appendingPathComponent("phone").path]
@@ -97,6 +106,36 @@ struct DeviceCommandTests {
         #expect(try await CommandRunner.run(["device", "deny"], environment: profile).status == 0)
         let rejected = try await browser.submit(#"{"option":"client_input","data":{}}"#)
         #expect(rejected["journey_step_id"] as? String == "action:rejection")
+    }
+
+    @Test("with two requests waiting the phone answers only the one named; deny --not-me reports the other")
+    func namedRequests() async throws {
+        let (server, profile) = try await Self.serverWithPhone(email: "di@example.com", limitsOff: true)
+        defer { server.stop() }
+        let first = Browser(server: server)
+        _ = try await first.start("web_login")
+        _ = try await first.submit(#"{"option":"client_input","data":{"email":"di@example.com"}}"#)
+        let second = Browser(server: server)
+        _ = try await second.start("web_login")
+        _ = try await second.submit(#"{"option":"client_input","data":{"email":"di@example.com"}}"#)
+        let pending = try await CommandRunner.run(["device", "pending"], environment: profile)
+        let ids = pending.output.matches(of: /request (apr_[A-Za-z0-9_-]+)/).map { String($0.1) }
+        #expect(ids.count == 2)
+
+        let unnamed = try await CommandRunner.run(["device", "approve"], environment: profile)
+        #expect(unnamed.status == 2)
+        #expect(unnamed.errors.contains("Several requests are waiting"))
+
+        let approved = try await CommandRunner.run(["device", "approve", ids[1]], environment: profile)
+        #expect(approved.status == 0, "\(approved.errors)")
+        let reported = try await CommandRunner.run(["device", "deny", "--not-me", ids[0]], environment: profile)
+        #expect(reported.status == 0, "\(reported.errors)")
+        #expect(reported.output.contains("Reported as not mine"))
+
+        let outcomes = [try await first.submit(#"{"option":"client_input","data":{}}"#), try await second.submit(#"{"option":"client_input","data":{}}"#)]
+        #expect(Set(outcomes.compactMap { $0["journey_step_id"] as? String }) == ["action:success", "action:rejection"])
+        let events = try await server.get("/admin/v1/security-events?kind=not_me", bearer: "admin-key-0123456789")
+        #expect(events.contains(ids[0]))
     }
 
     @Test("watch --auto-approve answers a request as it arrives")

@@ -70,6 +70,7 @@ struct PushConfigTests {
                 #expect(providers.apns.requests.count == 2)
 
                 #expect(try await server.admin(.PATCH, "push-configs/\(id)", json: ["team_id": .string(FakePushProviders.appleTeamID)]).status == .ok)
+                server.clock.advance(by: 11)  // past the backoff after a request that was not approved
                 _ = try await TestBrowser(server).signIn(email: "ada@example.com")
                 try await eventually("the corrected key is used") { providers.apns.requests.last?.status == 200 }
             }
@@ -150,6 +151,7 @@ struct PushConfigTests {
                 let trusted = try await server.admin(
                     .PATCH, "push-configs/\(apnsID)", json: ["ca_certificate_pem": .string(providers.apns.certificateAuthority.rootCertificatePEM)])
                 #expect(trusted.status == .ok)
+                server.clock.advance(by: 11)  // past the backoff after a request that was not approved
                 _ = try await TestBrowser(server).signIn(email: "ada@example.com")
                 try await eventually("with its authority the configuration reaches Apple's stand-in") { providers.apns.requests.last?.status == 200 }
             }

@@ -169,6 +169,7 @@ struct WebToMobileTests {
             let statuses = try await sql.raw("SELECT status FROM approvals").all(decoding: [String: String].self)
             #expect(statuses.map { $0["status"] } == ["cancelled"])
 
+            server.clock.advance(by: 11)  // past the backoff after a request that was not approved
             _ = try await browser.signIn(email: "ada@example.com")
             let openedAgain = try await phone.startApproval()
             server.clock.advance(by: 301)

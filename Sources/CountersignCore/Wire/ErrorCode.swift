@@ -43,6 +43,10 @@ public enum ErrorCode {
     public static let unknownDeviceCode = "unknown_device_code"
     public static let resendLimitReached = "resend_limit_reached"
     public static let approvalClosed = "approval_closed"
+    /// A newer request for the same user replaced this one (one pending approval per user).
+    public static let approvalSuperseded = "approval_superseded"
+    /// Too many requests for this user, or the user reported one as not theirs: 429 with `Retry-After`.
+    public static let rateLimited = "rate_limited"
     public static let mobileRejected = "mobile_rejected"
     public static let mobileNotAuthenticated = "mobile_not_authenticated"
     public static let approvalDataNotSigned = "approval_data_not_signed"

@@ -60,7 +60,10 @@ public enum CountersignApp {
         // Opens every stored key: a wrong master key stops the server here rather than failing its first push.
         try await gateways.refresh()
         let hashKey = try await ServerSecrets.otpKey(on: storage, secrets: secretBox)
-        let approvals = ApprovalLifecycle(storage: storage, clock: clock, otpKey: hashKey, events: events, inbox: gateways.inbox)
+        let securityEvents = SecurityEvents(storage: storage, clock: clock, logger: app.logger)
+        let approvals = ApprovalLifecycle(
+            storage: storage, clock: clock, otpKey: hashKey, events: events, inbox: gateways.inbox,
+            limiter: ApprovalLimiter(storage: storage, clock: clock, securityEvents: securityEvents), securityEvents: securityEvents)
         let enrollmentCodes = EnrollmentCodes(storage: storage, key: hashKey, clock: clock, publicURL: configuration.publicURL)
         let pushSender = PushSender(
             storage: storage, gateways: gateways, clock: clock, events: events, approvals: approvals, retryPolicy: PushRetryPolicy(),
@@ -87,6 +90,7 @@ public enum CountersignApp {
         try app.register(collection: try WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer))
         try app.register(collection: AdminRoutes(verifier: adminKeys, storage: storage, journeys: journeys, tokenIssuer: tokenIssuer, clock: dependencies.clock))
         try app.register(collection: EvidenceRoutes(verifier: adminKeys, storage: storage))
+        try app.register(collection: SecurityEventRoutes(verifier: adminKeys, storage: storage))
         try app.register(collection: EnrollmentRoutes(verifier: adminKeys, storage: storage, codes: enrollmentCodes))
         try app.register(collection: StatsRoutes(verifier: adminKeys, storage: storage, clock: clock))
         try app.register(collection: PushAdminRoutes(verifier: adminKeys, storage: storage, secrets: secretBox, clock: clock))

@@ -18,13 +18,20 @@ struct ApprovalLifecycle: Sendable {
     let otpKey: SymmetricKey
     let events: any EventBus
     let inbox: InboxPushGateway
+    let limiter: ApprovalLimiter
+    let securityEvents: SecurityEvents
 
     /// Wrong web OTPs an approval accepts.
     static let otpAttempts = 3
 
     /// A pending approval for `request`, waited on by the web interaction `webInteractionID`, with its push
-    /// to `device` queued. Returns the approval's id.
+    /// to `device` queued, once the push-fatigue limits allow it; with one pending approval per user, the
+    /// one waiting is cancelled as superseded. Returns the approval's id.
     func create(_ request: ApprovalRequest, webInteractionID: String, device: DeviceRecord, in work: UnitOfWork) async throws -> String {
+        let pending = try await limiter.admit(request)
+        if request.limits.onePendingPerUser {
+            for older in pending { await close(older, as: .cancelled, failureCode: ErrorCode.approvalSuperseded, in: work) }
+        }
         guard let (applicationID, nativeClientID) = try await storage.clients.application(ofWebClient: request.clientID) else {
             throw ServiceError(.conflict, ErrorCode.unknownClient, "The web client no longer exists.")
         }
@@ -65,6 +72,11 @@ struct ApprovalLifecycle: Sendable {
             }
         case .denied:
             await close(approval, as: .denied, failureCode: ErrorCode.mobileRejected, refusingIfClosed: true, in: work)
+        case .deniedNotMine:
+            await close(approval, as: .denied, failureCode: ErrorCode.mobileRejected, refusingIfClosed: true, in: work)
+            await securityEvents.record(
+                .notMine, userID: approval.userID, approvalID: approval.id, deviceID: approval.deviceID,
+                detail: "the person denied a request on the phone as not theirs", in: work)
         case .failed(let code):
             await close(approval, as: .failed, failureCode: code, refusingIfClosed: true, in: work)
         }

@@ -71,6 +71,7 @@ enum DatabaseSetup {
         migrations.add(AddQueryIndexes())
         migrations.add(AddPushConfigContractFields())
         migrations.add(CreateEnrollmentCodes())
+        migrations.add(CreateSecurityEvents())
         let migrator = Migrator(databases: databases, migrations: migrations, logger: app.logger, on: app.eventLoopGroup.any())
         try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
     }

@@ -45,6 +45,7 @@ struct Storage: Sendable {
     var serverSecrets: ServerSecretStore { ServerSecretStore(sql: sql) }
     var evidence: EvidenceStore { EvidenceStore(sql: sql) }
     var enrollmentCodes: EnrollmentCodeStore { EnrollmentCodeStore(sql: sql) }
+    var securityEvents: SecurityEventStore { SecurityEventStore(sql: sql) }
     var retention: RetentionStore { RetentionStore(sql: sql) }
     var statistics: StatisticsStore { StatisticsStore(sql: sql) }
 }

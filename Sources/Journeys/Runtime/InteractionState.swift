@@ -34,6 +34,8 @@ public struct InteractionState: Codable, Sendable {
     public var current: CurrentStep?
     /// For a mobile approve journey: the approval it settles when it ends.
     public var approvalID: String?
+    /// For a mobile approve journey: the person cancelled with "this wasn't me".
+    public var reportedNotMine: Bool?
 
     public init(
         journeyID: String, clientID: String, requestParams: [String: JSONValue] = [:],

@@ -137,6 +137,37 @@ public struct ApprovalRequest: Sendable {
     /// The web OTP, when the browser shows one; stored only as a keyed hash.
     public let otp: String?
     public let expiresAt: Date
+    public let limits: ApprovalLimits
+}
+
+/// How often one person may be asked to approve (push fatigue, DESIGN.md §6): set per web-to-mobile step.
+public struct ApprovalLimits: Sendable, Equatable {
+    /// At most one pending approval per user: a new request cancels the one waiting (the newest wins:
+    /// the person at a browser now is the one the phone should hear from, and number matching keeps an
+    /// attacker's newer request from being approved by mistake).
+    public var onePendingPerUser: Bool
+    /// After a request that was not approved (unanswered, denied, cancelled, replaced), the next one waits
+    /// this long, doubling with each such request in a row up to `longestBackoff`; an approval resets it.
+    /// Zero turns the backoff off.
+    public var firstBackoff: TimeInterval
+    public var longestBackoff: TimeInterval
+    /// How long a "this wasn't me" report stops new requests to the user.
+    public var notMeBlock: TimeInterval
+
+    public static let defaults = ApprovalLimits(onePendingPerUser: true, firstBackoff: 10, longestBackoff: 3600, notMeBlock: 3600)
+
+    public init(onePendingPerUser: Bool, firstBackoff: TimeInterval, longestBackoff: TimeInterval, notMeBlock: TimeInterval) {
+        self.onePendingPerUser = onePendingPerUser
+        self.firstBackoff = firstBackoff
+        self.longestBackoff = longestBackoff
+        self.notMeBlock = notMeBlock
+    }
+
+    /// How long to wait after the newest of `unapprovedInARow` requests that were not approved.
+    public func backoff(afterUnapproved unapprovedInARow: Int) -> TimeInterval {
+        guard unapprovedInARow > 0, firstBackoff > 0 else { return 0 }
+        return min(firstBackoff * pow(2, Double(min(unapprovedInARow - 1, 30))), longestBackoff)
+    }
 }
 
 /// Where an approval stands.
@@ -193,6 +224,8 @@ public enum ApprovalOutcome: Sendable, Equatable {
     /// `signedApprovalData`: what the phone's transaction signature covered, if it signed one.
     case approved(amr: [String], authTime: Date, signedApprovalData: ApprovalData?)
     case denied
+    /// Denied with "this wasn't me": the person did not start the request.
+    case deniedNotMine
     case failed(code: String)
 
     /// Methods that authenticate the person; the device key (`hwk`) alone does not.

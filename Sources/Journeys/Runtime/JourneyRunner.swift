@@ -40,6 +40,9 @@ public struct JourneyRunner: Sendable {
             outcome = try await behavior(of: step.type).receive(response.data, &state, environment)
         case ClientResponseOptionType.cancel.rawValue:
             try await behavior(of: step.type).cancel(&state, environment)
+            if state.approvalID != nil, response.data?["reason"]?.stringValue == DenialReason.notMine {
+                state.reportedNotMine = true
+            }
             let cancelled = WireError(code: ErrorCode.cancelled, message: "The journey was cancelled.")
             record(cancelled, of: step, &state)
             if let target = step.cancel { return try await advance(to: target, &state) }
@@ -151,7 +154,7 @@ public struct JourneyRunner: Sendable {
         if let approvalID = state.approvalID {
             let outcome: ApprovalOutcome
             if presentation.journeyStepID == JourneyStepID.rejection {
-                outcome = .denied
+                outcome = state.reportedNotMine == true ? .deniedNotMine : .denied
             } else if state.amr.contains(where: ApprovalOutcome.authenticationMethods.contains) {
                 outcome = .approved(amr: state.amr, authTime: state.authTime ?? now, signedApprovalData: state.signedApprovalData)
             } else {

@@ -76,7 +76,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         case .failed:
             return .failure(WireError(code: approval.failureCode ?? "approval_failed", message: "The approval failed on the phone."))
         case .cancelled:
-            return .failure(WireError(code: ErrorCode.cancelled, message: "The approval was cancelled."))
+            return .failure(WireError(code: approval.failureCode ?? ErrorCode.cancelled, message: "The approval was cancelled."))
         case .expired:
             return .failure(WireError(code: ErrorCode.expired, message: "The approval expired before the phone answered."))
         }
@@ -150,7 +150,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
             user: user, deviceID: device.id, clientID: state.clientID, journeyID: state.journeyID,
             mobileJourneyID: environment.string("mobile_journey") ?? "mobile_approve", approvalData: approvalData,
             additionalData: environment.config["additional_data"], correlationID: state.correlationID, otp: otp,
-            expiresAt: expiresAt))
+            expiresAt: expiresAt, limits: Self.limits(environment)))
         let resends = Self.integer("resend_attempts", environment, default: 3, in: 0...10)
         var data: [String: JSONValue] = [
             "polling_interval": .number(Double(Self.pollingInterval(environment))),
@@ -165,6 +165,17 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
             Key.lastPoll: String(environment.now.timeIntervalSince1970),
         ]
         return .present(journeyStepID: JourneyStepID.mobileApproveAuthentication, data: .object(data), secrets: secrets)
+    }
+
+    /// The step's push-fatigue limits: `one_pending_per_user`, `backoff_seconds`, `backoff_max_seconds`,
+    /// `not_me_block_seconds`.
+    static func limits(_ environment: StepEnvironment) -> ApprovalLimits {
+        let defaults = ApprovalLimits.defaults
+        return ApprovalLimits(
+            onePendingPerUser: environment.config["one_pending_per_user"] != .bool(false),
+            firstBackoff: TimeInterval(integer("backoff_seconds", environment, default: Int(defaults.firstBackoff), in: 0...3600)),
+            longestBackoff: TimeInterval(integer("backoff_max_seconds", environment, default: Int(defaults.longestBackoff), in: 0...86400)),
+            notMeBlock: TimeInterval(integer("not_me_block_seconds", environment, default: Int(defaults.notMeBlock), in: 0...604800)))
     }
 
     static func pollingInterval(_ environment: StepEnvironment) -> Int {

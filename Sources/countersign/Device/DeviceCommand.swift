@@ -84,14 +84,17 @@ struct DeviceCommand: AsyncParsableCommand {
     }
 
     struct Approve: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Approve the oldest waiting request with biometrics.")
+        static let configuration = CommandConfiguration(
+            abstract: "Approve a waiting request with biometrics: the one named, or the only one waiting.")
+        @ArgumentParser.Argument(help: "The request's approval id (as `pending` lists it); needed when several wait.")
+        var approvalID: String?
         @ArgumentParser.Option(help: "The code the browser shows, when the request asks for it.") var otp: String?
         @OptionGroup var profile: ProfileOption
 
         func run() async throws {
             try await reportingExitCode {
                 let phone = try profile.phone()
-                guard let payload = try await phone.pending().first else { throw SimulatedPhoneError.nothingPending }
+                let payload = try await phone.request(named: approvalID)
                 print(SimulatedPhone.summary(payload))
                 _ = try await phone.approve(from: try await phone.open(payload), otp: otp) { print($0) }
                 print("  approved")
@@ -100,16 +103,20 @@ struct DeviceCommand: AsyncParsableCommand {
     }
 
     struct Deny: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Deny the oldest waiting request.")
+        static let configuration = CommandConfiguration(abstract: "Deny a waiting request: the one named, or the only one waiting.")
+        @ArgumentParser.Argument(help: "The request's approval id (as `pending` lists it); needed when several wait.")
+        var approvalID: String?
+        @ArgumentParser.Flag(help: "Report it as not yours (\"this wasn't me\"): the server records it and stops new requests for a while.")
+        var notMe = false
         @OptionGroup var profile: ProfileOption
 
         func run() async throws {
             try await reportingExitCode {
                 let phone = try profile.phone()
-                guard let payload = try await phone.pending().first else { throw SimulatedPhoneError.nothingPending }
+                let payload = try await phone.request(named: approvalID)
                 _ = try await phone.open(payload)
-                _ = try await phone.deny()
-                print("Denied: \(SimulatedPhone.summary(payload))")
+                _ = try await phone.deny(notMine: notMe)
+                print("\(notMe ? "Reported as not mine" : "Denied"): \(SimulatedPhone.summary(payload))")
             }
         }
     }
@@ -136,13 +143,15 @@ struct DeviceCommand: AsyncParsableCommand {
                         let needsCode = opened.journeyStepID == JourneyStepID.otpValidation
                         // A request the browser cancelled, or that expired, meanwhile is refused; go on watching.
                         do {
-                            if autoApprove || ask("Approve? [y/n] ") {
+                            let answer = autoApprove ? "y" : prompt("Approve? [y = yes, n = no, x = this wasn't me] ")?.lowercased() ?? "n"
+                            if answer.hasPrefix("y") {
                                 let code = needsCode && !autoApprove ? prompt("Code shown in the browser: ") : nil
                                 _ = try await phone.approve(from: opened, otp: code)
                                 print("  approved")
                             } else {
-                                _ = try await phone.deny()
-                                print("  denied")
+                                let notMine = answer.hasPrefix("x")
+                                _ = try await phone.deny(notMine: notMine)
+                                print(notMine ? "  reported as not mine" : "  denied")
                             }
                         } catch let error as SimulatedPhoneError {
                             print("  not answered: \(error)")
@@ -155,10 +164,6 @@ struct DeviceCommand: AsyncParsableCommand {
                     }
                 }
             }
-        }
-
-        private func ask(_ question: String) -> Bool {
-            prompt(question)?.lowercased().hasPrefix("y") == true
         }
 
         private func prompt(_ text: String) -> String? {
@@ -187,7 +192,7 @@ extension SimulatedPhoneError {
     var exitCode: Int32 {
         switch self {
         case .refused: 1
-        case .notRegistered, .otpRequired: 2
+        case .notRegistered, .otpRequired, .severalPending: 2
         case .nothingPending: 3
         }
     }

@@ -25,8 +25,8 @@ extension TestServer {
 extension TestServer {
     /// Starts `web_login` over raw HTTP and submits `email`; returns the interaction id and the token
     /// of the waiting step.
-    func waitingWebLogin(email: String) async throws -> (id: String, token: String) {
-        let started = try await send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
+    func waitingWebLogin(_ journey: String = "web_login", email: String) async throws -> (id: String, token: String) {
+        let started = try await send(.POST, "/v1/journeys/\(journey)/start", json: ["client_id": "demo-web"])
         let id = try #require(started.body["interaction_id"]?.stringValue)
         let waiting = try await send(
             .POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": ["email": .string(email)]],

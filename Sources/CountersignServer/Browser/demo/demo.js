@@ -19,6 +19,7 @@ const reasonsInWords = {
   push_token_invalid: 'This phone can no longer receive requests. Register it again.',
   expired: 'The request expired before the phone answered.',
   cancelled: 'You cancelled the request.',
+  approval_superseded: 'A newer sign-in for this account replaced this request.',
   resend_limit_reached: 'No more resends are allowed.',
 };
 

@@ -17,6 +17,13 @@ struct ApprovalStore {
         try await sql.insert(into: Self.table).model(approval).run()
     }
 
+    /// The user's newest `limit` approvals, newest first: what the push-fatigue limits look at.
+    func newest(ofUser userID: String, limit: Int) async throws -> [ApprovalRecord] {
+        try await sql.raw("""
+            SELECT * FROM \(ident: Self.table) WHERE user_id = \(bind: userID) ORDER BY created_at DESC LIMIT \(literal: limit)
+            """).all(decoding: ApprovalRecord.self)
+    }
+
     /// The approval with its user and the status of its latest push, in one query: what a waiting
     /// browser reads on every poll.
     func snapshot(_ id: String, at now: Date) async throws -> ApprovalSnapshot? {

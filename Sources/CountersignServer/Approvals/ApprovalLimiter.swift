@@ -1,0 +1,47 @@
+import CountersignCore
+import Foundation
+import Journeys
+
+/// The push-fatigue limits a new approval must pass (DESIGN.md §6): no "this wasn't me" report within
+/// the block, and the backoff after requests that were not approved. A refusal is `429 rate_limited` with
+/// `Retry-After`, creates nothing, and is recorded as a security event.
+struct ApprovalLimiter: Sendable {
+    let storage: Storage
+    let clock: any WallClock
+    let securityEvents: SecurityEvents
+
+    /// The approvals of the user looked at: enough for the longest backoff (10 s doubled nine times is
+    /// past an hour).
+    static let approvalsLookedAt = 16
+
+    /// Refuses a new request for `request.user` when the limits say so; otherwise returns the user's
+    /// approvals still pending, newest first.
+    func admit(_ request: ApprovalRequest) async throws -> [ApprovalRecord] {
+        let now = clock.now()
+        let limits = request.limits
+        let userID = request.user.userID
+        if limits.notMeBlock > 0,
+            let reported = try await storage.securityEvents.newest(.notMine, ofUser: userID, after: now.addingTimeInterval(-limits.notMeBlock))
+        {
+            try await refuse(userID, until: reported.addingTimeInterval(limits.notMeBlock), now: now,
+                because: "the user reported a request as not theirs")
+        }
+        let recent = try await storage.approvals.newest(ofUser: userID, limit: Self.approvalsLookedAt)
+        let unapproved = recent.prefix { $0.status(at: now) != .approved }.count
+        let backoff = limits.backoff(afterUnapproved: unapproved)
+        if backoff > 0, let newest = recent.first {
+            let allowedAt = newest.createdAt.addingTimeInterval(backoff)
+            if now < allowedAt {
+                try await refuse(userID, until: allowedAt, now: now, because: "\(unapproved) requests in a row were not approved")
+            }
+        }
+        return recent.filter { $0.status(at: now) == .pending }
+    }
+
+    private func refuse(_ userID: String, until date: Date, now: Date, because reason: String) async throws -> Never {
+        // Whole seconds, rounded up; less the millisecond a time read back from the database may gain.
+        let seconds = max(1, Int((date.timeIntervalSince(now) - 0.001).rounded(.up)))
+        try await securityEvents.recordNow(.rateLimited, userID: userID, detail: "a new approval was refused for \(seconds) s: \(reason)")
+        throw ServiceError(.tooSoon(retryAfter: seconds), ErrorCode.rateLimited, "Too many requests for this user; try again in \(seconds) s.")
+    }
+}

@@ -1,0 +1,17 @@
+import Vapor
+
+/// `GET /admin/v1/security-events?user_id=…&kind=…&limit=…`: newest first.
+struct SecurityEventRoutes: RouteCollection {
+    let verifier: AdminKeyVerifier
+    let storage: Storage
+
+    func boot(routes: any RoutesBuilder) throws {
+        routes.grouped("admin", "v1", "security-events").grouped(AdminAuthenticationMiddleware(verifier: verifier)).get(use: list)
+    }
+
+    func list(request: Request) async throws -> Response {
+        let events = try await storage.securityEvents.newest(
+            userID: request.query[String.self, at: "user_id"], kind: request.query[String.self, at: "kind"], limit: try request.listLimit())
+        return try .wire(["security_events": events.map(SecurityEventView.init)])
+    }
+}

@@ -1,0 +1,94 @@
+import CountersignClient
+import CountersignCore
+import Foundation
+import Testing
+
+@Suite("Push fatigue: one person cannot be bombarded with requests")
+struct PushFatigueTests {
+    func startSignIn(_ server: TestServer, email: String = "ada@example.com") async throws -> (status: Int, body: JSONValue, retryAfter: String?) {
+        let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
+        let id = try #require(started.body["interaction_id"]?.stringValue)
+        let submitted = try await server.send(
+            .POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": ["email": .string(email)]],
+            bearer: started.body["interaction_token"]?.stringValue)
+        return (Int(submitted.status.code), submitted.body, submitted.headers.first(name: "Retry-After"))
+    }
+
+    func approvalCount(_ server: TestServer) async throws -> Int {
+        try await #require(server.app.countersignSQL).raw("SELECT id FROM approvals").all().count
+    }
+
+    @Test("sixty sign-ins in a row reach the phone once; the rest wait out a backoff that doubles, and an approval resets it")
+    func bombing() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let first = try await startSignIn(server)
+            #expect(first.status == 200)
+            for _ in 0..<59 {
+                let refused = try await startSignIn(server)
+                #expect(refused.status == 429)
+                #expect(refused.body["error"]?["code"] == .string(ErrorCode.rateLimited))
+                #expect(refused.retryAfter == "10")
+            }
+            #expect(try await approvalCount(server) == 1)
+            #expect(try await phone.inbox().count == 1)
+
+            // After the backoff a new request replaces the one waiting: one pending approval per user.
+            server.clock.advance(by: 11)
+            #expect(try await startSignIn(server).status == 200)
+            let statuses = try await #require(server.app.countersignSQL)
+                .raw("SELECT status, failure_code FROM approvals ORDER BY created_at").all(decoding: [String: String?].self)
+            #expect(statuses.map { $0["status"] ?? nil } == ["cancelled", "pending"])
+            #expect(statuses.first?["failure_code"] == .some(ErrorCode.approvalSuperseded))
+            #expect(try await phone.inbox().count == 1)
+            // Two unanswered in a row: twice as long.
+            #expect(try await startSignIn(server).retryAfter == "20")
+
+            _ = try await phone.approve()
+            #expect(try await startSignIn(server).status == 200, "an approval resets the backoff")
+
+            let events = try await server.admin(.GET, "security-events?kind=rate_limited").body["security_events"]?.arrayValue ?? []
+            #expect(events.count == 60)
+        }
+    }
+
+    @Test("\"this wasn't me\" fails the sign-in, is recorded for the operator, and stops new requests to that person for an hour")
+    func notMe() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            _ = try await browser.signIn(email: "ada@example.com")
+            _ = try await phone.startApproval()
+            let denied = try await phone.phone.client.submitClientResponse(.cancel, data: ["reason": "not_me"])
+            #expect(denied.journeyStepID == JourneyStepID.rejection)
+            let web = try await browser.poll()
+            #expect(web.data?["reason"] == .string(ErrorCode.mobileRejected))
+
+            let events = try await server.admin(.GET, "security-events?kind=not_me").body["security_events"]?.arrayValue ?? []
+            #expect(events.count == 1)
+            #expect(events.first?["device_id"] == .string(phone.deviceID))
+            #expect(events.first?["approval_id"]?.stringValue?.hasPrefix("apr_") == true)
+
+            server.clock.advance(by: 600)
+            let blocked = try await startSignIn(server)
+            #expect(blocked.status == 429)
+            #expect(blocked.body["error"]?["code"] == .string(ErrorCode.rateLimited))
+            #expect(blocked.retryAfter == "3000")
+            server.clock.advance(by: 3001)
+            #expect(try await startSignIn(server).status == 200)
+        }
+    }
+
+    @Test("a plain deny is no report: the next request waits only the backoff")
+    func plainDeny() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            _ = try await startSignIn(server)
+            _ = try await phone.startApproval()
+            _ = try await phone.phone.client.submitClientResponse(.cancel)
+            #expect(try await server.admin(.GET, "security-events?kind=not_me").body["security_events"]?.arrayValue?.isEmpty == true)
+            server.clock.advance(by: 11)
+            #expect(try await startSignIn(server).status == 200)
+        }
+    }
+}
