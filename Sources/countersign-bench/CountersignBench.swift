@@ -63,7 +63,7 @@ struct Flows: AsyncParsableCommand {
     @Option(help: "Concurrent browsers, each with its own user and phone.") var browsers = 32
     @Option(help: "Seconds of flows before measuring.") var warmup = 5
     @Option(help: "Seconds to measure.") var duration = 20
-    @Option(help: "The web journey: web_login, web_login_otp or web_transaction_signing.") var journey = BenchJourney.login.rawValue
+    @Option(help: "The web journey: web_login (number matching), web_login_biometric_only or web_transaction_signing.") var journey = BenchJourney.login.rawValue
     @Flag(help: "Browsers poll at polling_interval instead of listening on the events stream.") var polling = false
 
     func run() async throws {

@@ -6,13 +6,17 @@ import SimulatedPhone
 
 /// Which web journey the browsers run, and what they send to it.
 enum BenchJourney: String, CaseIterable, Sendable {
+    /// Number matching: the phone types the code the browser shows.
     case login = "web_login"
-    case otp = "web_login_otp"
+    case biometricOnly = "web_login_biometric_only"
     case payment = "web_transaction_signing"
+
+    /// Whether the browser shows a code the phone must type.
+    var showsCode: Bool { self == .login }
 
     func form(email: String, flow: Int) -> JSONValue {
         switch self {
-        case .login, .otp: ["email": .string(email)]
+        case .login, .biometricOnly: ["email": .string(email)]
         case .payment:
             ["email": .string(email), "amount": .string("\(100 + flow % 900)"), "currency": "EUR", "payee": .string("Merchant \(flow % 50)")]
         }
@@ -85,7 +89,7 @@ struct FlowBenchmark: Sendable {
         else {
             throw BenchError.unexpectedStep(SimulatedPhone.describe(waiting))
         }
-        if journey == .otp {
+        if journey.showsCode {
             guard let code = waiting.data?["otp"]?.stringValue else { throw BenchError.protocolViolation("no web OTP to show") }
             pair.showCode.yield(code)
         }

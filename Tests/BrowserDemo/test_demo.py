@@ -185,8 +185,8 @@ class DemoTestCase(unittest.TestCase):
     def sign_in(self, email="ada@example.com", with_code=False):
         """Fills the login form with the keyboard only and sends it with Enter."""
         self.open("login")
-        if with_code:
-            self.browser.find_element(By.CSS_SELECTOR, "input[value=web_login_otp]").click()
+        if not with_code:
+            self.browser.find_element(By.CSS_SELECTOR, "input[value=web_login_biometric_only]").click()
         field = self.browser.find_element(By.ID, "login-email")
         field.send_keys(email, Keys.ENTER)
 

@@ -35,9 +35,9 @@ struct BenchCommandTests {
     }
 
     @Test("complete flows of each web journey, and with polling, end with a verified token naming the phone; the server's usage is read", arguments: [
-        ["--journey", "web_login"], ["--journey", "web_login_otp"], ["--journey", "web_transaction_signing"],
+        ["--journey", "web_login_biometric_only"], ["--journey", "web_login"], ["--journey", "web_transaction_signing"],
         // A polling browser waits out the 3 s polling interval: time for one flow.
-        ["--journey", "web_login", "--polling", "--duration", "5"],
+        ["--journey", "web_login_biometric_only", "--polling", "--duration", "5"],
     ])
     func flows(options: [String]) async throws {
         let server = try Self.server()

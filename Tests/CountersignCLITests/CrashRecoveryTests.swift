@@ -45,7 +45,7 @@ struct CrashRecoveryTests {
         try crashing.crashAndRestart()
 
         let browser = OrchestrationClient(baseURL: URL(string: crashing.url)!, clientID: "demo-web")
-        _ = try await browser.startJourney("web_login_otp")
+        _ = try await browser.startJourney("web_login")
         try crashing.crashAndRestart()
         let waiting = try await browser.submitClientResponse(.clientInput, data: ["email": "kay@example.com"])
         #expect(waiting.journeyStepID == JourneyStepID.mobileApproveAuthentication)

@@ -32,7 +32,7 @@ struct DeviceCommandTests {
     }
 
     /// A running server and a simulated phone registered for `email`; returns the server and the
-    /// environment naming the phone's profile. `limitsOff` turns web_login's push-fatigue limits off, so
+    /// environment naming the phone's profile. `limitsOff` turns web_login_biometric_only's push-fatigue limits off, so
     /// that several requests can wait for one phone.
     static func serverWithPhone(email: String, limitsOff: Bool = false) async throws -> (RunningServer, [String: String]) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("device-\(UUID().uuidString)")
@@ -40,7 +40,7 @@ struct DeviceCommandTests {
         let journeys = directory.appendingPathComponent("journeys")
         try FileManager.default.copyItem(at: CommandRunner.repositoryRoot.appendingPathComponent("journeys"), to: journeys)
         if limitsOff {
-            let webLogin = journeys.appendingPathComponent("web_login.yaml")
+            let webLogin = journeys.appendingPathComponent("web_login_biometric_only.yaml")
             try String(contentsOf: webLogin, encoding: .utf8)
                 .replacingOccurrences(of: "expires_in: 300", with: "expires_in: 300\n      one_pending_per_user: false\n      backoff_seconds: 0")
                 .write(to: webLogin, atomically: true, encoding: .utf8)
@@ -63,7 +63,7 @@ struct DeviceCommandTests {
         defer { server.stop() }
 
         let browser = Browser(server: server)
-        _ = try await browser.start("web_login")
+        _ = try await browser.start("web_login_biometric_only")
         let waiting = try await browser.submit(#"{"option":"client_input","data":{"email":"ada@example.com"}}"#)
         #expect(waiting["journey_step_id"] as? String == "mobile_approve_authentication")
 
@@ -88,7 +88,7 @@ struct DeviceCommandTests {
         defer { server.stop() }
 
         let browser = Browser(server: server)
-        _ = try await browser.start("web_login_otp")
+        _ = try await browser.start("web_login")
         let waiting = try await browser.submit(#"{"option":"client_input","data":{"email":"bo@example.com"}}"#)
         let otp = try #require((waiting["data"] as? [String: Any])?["otp"] as? String)
 
@@ -101,7 +101,7 @@ struct DeviceCommandTests {
         let signedIn = try await browser.submit(#"{"option":"client_input","data":{}}"#)
         #expect(signedIn["journey_step_id"] as? String == "action:success")
 
-        _ = try await browser.start("web_login")
+        _ = try await browser.start("web_login_biometric_only")
         _ = try await browser.submit(#"{"option":"client_input","data":{"email":"bo@example.com"}}"#)
         #expect(try await CommandRunner.run(["device", "deny"], environment: profile).status == 0)
         let rejected = try await browser.submit(#"{"option":"client_input","data":{}}"#)
@@ -113,10 +113,10 @@ struct DeviceCommandTests {
         let (server, profile) = try await Self.serverWithPhone(email: "di@example.com", limitsOff: true)
         defer { server.stop() }
         let first = Browser(server: server)
-        _ = try await first.start("web_login")
+        _ = try await first.start("web_login_biometric_only")
         _ = try await first.submit(#"{"option":"client_input","data":{"email":"di@example.com"}}"#)
         let second = Browser(server: server)
-        _ = try await second.start("web_login")
+        _ = try await second.start("web_login_biometric_only")
         _ = try await second.submit(#"{"option":"client_input","data":{"email":"di@example.com"}}"#)
         let pending = try await CommandRunner.run(["device", "pending"], environment: profile)
         let ids = pending.output.matches(of: /request (apr_[A-Za-z0-9_-]+)/).map { String($0.1) }
@@ -145,7 +145,7 @@ struct DeviceCommandTests {
 
         let watch = Task.detached { try await CommandRunner.run(["device", "watch", "--auto-approve", "--count", "1"], environment: profile) }
         let browser = Browser(server: server)
-        _ = try await browser.start("web_login")
+        _ = try await browser.start("web_login_biometric_only")
         _ = try await browser.submit(#"{"option":"client_input","data":{"email":"cy@example.com"}}"#)
         let watched = try await watch.value
         #expect(watched.status == 0, "\(watched.errors)")

@@ -204,7 +204,7 @@ struct ResumeAndInboxTests {
     @Test("the events stream needs the current interaction token")
     func eventsNeedToken() async throws {
         try await TestServer.run { server in
-            let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
+            let started = try await server.send(.POST, "/v1/journeys/web_login_biometric_only/start", json: ["client_id": "demo-web"])
             let id = try #require(started.body["interaction_id"]?.stringValue)
             let response = try await server.send(.GET, "/v1/interactions/\(id)/events", bearer: "itk_wrong")
             #expect(response.status == .unauthorized)

@@ -6,7 +6,7 @@ import Testing
 @Suite("Push fatigue: one person cannot be bombarded with requests")
 struct PushFatigueTests {
     func startSignIn(_ server: TestServer, email: String = "ada@example.com") async throws -> (status: Int, body: JSONValue, retryAfter: String?) {
-        let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
+        let started = try await server.send(.POST, "/v1/journeys/web_login_biometric_only/start", json: ["client_id": "demo-web"])
         let id = try #require(started.body["interaction_id"]?.stringValue)
         let submitted = try await server.send(
             .POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": ["email": .string(email)]],

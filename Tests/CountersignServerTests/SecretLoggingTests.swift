@@ -52,7 +52,7 @@ struct SecretLoggingTests {
                 TestServer(app: app, clock: clock), email: "ada@example.com",
                 client: OrchestrationClient(baseURL: base, clientID: "demo-native"))
             let browser = TestBrowser(client: OrchestrationClient(baseURL: base, clientID: "demo-web"))
-            let start = try await browser.client.startJourney("web_login_otp")
+            let start = try await browser.client.startJourney("web_login")
             let waiting = try await browser.client.submitClientResponse(.clientInput, data: ["email": "ada@example.com"])
             let otp = try #require(waiting.data?["otp"]?.stringValue)
             let mobile = try await phone.startApproval()

@@ -9,7 +9,7 @@ struct SecretsAtRestTests {
     func sealedAtRest() async throws {
         try await TestServer.run { server in
             _ = try await RegisteredPhone.register(server, email: "ada@example.com")
-            let waiting = try await TestBrowser(server).signIn("web_login_otp", email: "ada@example.com")
+            let waiting = try await TestBrowser(server).signIn("web_login", email: "ada@example.com")
             let otp = try #require(waiting.data?["otp"]?.stringValue)
 
             let sql = try #require(server.app.countersignSQL)

@@ -25,7 +25,7 @@ struct StrictInputTests {
     ])
     func duplicateInSubmit(body: String) async throws {
         try await TestServer.run { server in
-            let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
+            let started = try await server.send(.POST, "/v1/journeys/web_login_biometric_only/start", json: ["client_id": "demo-web"])
             let id = try #require(started.body["interaction_id"]?.stringValue)
             let token = try #require(started.body["interaction_token"]?.stringValue)
             let refused = try await server.send(.POST, "/v1/interactions/\(id)/submit", rawBody: body, bearer: token)
@@ -44,11 +44,11 @@ struct StrictInputTests {
     func mediaType(contentType: String?) async throws {
         try await TestServer.run { server in
             let refused = try await server.send(
-                .POST, "/v1/journeys/web_login/start", rawBody: #"{"client_id":"demo-web"}"#, contentType: contentType)
+                .POST, "/v1/journeys/web_login_biometric_only/start", rawBody: #"{"client_id":"demo-web"}"#, contentType: contentType)
             #expect(refused.status == .unsupportedMediaType)
             #expect(refused.body["error"]?["code"] == .string(ErrorCode.unsupportedMediaType))
             let accepted = try await server.send(
-                .POST, "/v1/journeys/web_login/start", rawBody: #"{"client_id":"demo-web"}"#, contentType: "application/json; charset=UTF-8")
+                .POST, "/v1/journeys/web_login_biometric_only/start", rawBody: #"{"client_id":"demo-web"}"#, contentType: "application/json; charset=UTF-8")
             #expect(accepted.status == .ok)
         }
     }
@@ -59,7 +59,7 @@ struct StrictInputTests {
     ])
     func notUTF8(bytes: [UInt8]) async throws {
         try await TestServer.run { server in
-            let refused = try await server.send(.POST, "/v1/journeys/web_login/start", bytes: bytes)
+            let refused = try await server.send(.POST, "/v1/journeys/web_login_biometric_only/start", bytes: bytes)
             #expect(refused.status == .badRequest)
             #expect(refused.body["error"]?["code"] == .string(ErrorCode.clientResponseNotValid))
         }

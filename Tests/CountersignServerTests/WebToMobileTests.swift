@@ -57,7 +57,7 @@ struct WebToMobileTests {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let browser = TestBrowser(server)
-            let waiting = try await browser.signIn("web_login_otp", email: "ada@example.com")
+            let waiting = try await browser.signIn("web_login", email: "ada@example.com")
             let otp = try #require(waiting.data?["otp"]?.stringValue)
             #expect(otp.count == 6)
 
@@ -72,7 +72,7 @@ struct WebToMobileTests {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let browser = TestBrowser(server)
-            let otp = try #require(try await browser.signIn("web_login_otp", email: "ada@example.com").data?["otp"]?.stringValue)
+            let otp = try #require(try await browser.signIn("web_login", email: "ada@example.com").data?["otp"]?.stringValue)
             let wrong = otp == "000000" ? "111111" : "000000"
             let step = try await phone.startApproval()
             #expect(step.data?["attempts_left"] == 3)
@@ -188,7 +188,7 @@ struct WebToMobileTests {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let browser = TestBrowser(server)
-            let waiting = try await browser.signIn("web_login_otp", email: "ada@example.com")
+            let waiting = try await browser.signIn("web_login", email: "ada@example.com")
             let otp = try #require(waiting.data?["otp"]?.stringValue)
             let opened = try await phone.startApproval()
             #expect(opened.journeyStepID == JourneyStepID.otpValidation)

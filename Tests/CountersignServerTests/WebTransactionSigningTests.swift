@@ -51,7 +51,7 @@ struct WebTransactionSigningTests {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let browser = TestBrowser(server)
-            _ = try await browser.client.startJourney("web_login", approvalData: ["amount": "5"])
+            _ = try await browser.client.startJourney("web_login_biometric_only", approvalData: ["amount": "5"])
             _ = try await browser.client.submitClientResponse(.clientInput, data: ["email": "ada@example.com"])
             #expect(try await phone.approve().journeyStepID == JourneyStepID.success)
             let rejected = try await browser.poll()

@@ -25,7 +25,7 @@ extension TestServer {
 extension TestServer {
     /// Starts `web_login` over raw HTTP and submits `email`; returns the interaction id and the token
     /// of the waiting step.
-    func waitingWebLogin(_ journey: String = "web_login", email: String) async throws -> (id: String, token: String) {
+    func waitingWebLogin(_ journey: String = "web_login_biometric_only", email: String) async throws -> (id: String, token: String) {
         let started = try await send(.POST, "/v1/journeys/\(journey)/start", json: ["client_id": "demo-web"])
         let id = try #require(started.body["interaction_id"]?.stringValue)
         let waiting = try await send(
@@ -89,7 +89,7 @@ struct TestBrowser {
     }
 
     /// Starts `journey`, submits the email, and returns the waiting (or device choice) step.
-    func signIn(_ journey: String = "web_login", email: String) async throws -> IdoResponse {
+    func signIn(_ journey: String = "web_login_biometric_only", email: String) async throws -> IdoResponse {
         let form = try await client.startJourney(journey)
         #expect(form.journeyStepID == "login")
         return try await client.submitClientResponse(.clientInput, data: ["email": .string(email)])
