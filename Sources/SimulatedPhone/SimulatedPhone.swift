@@ -127,6 +127,13 @@ public struct SimulatedPhone: Sendable {
         approvalData.sorted { $0.key < $1.key }.map { "  \($0.key): \($0.value)" }
     }
 
+    /// Where the request came from, as a person reads it: "Firefox 128 on Linux, 192.0.2.7, at …".
+    public static func origin(of step: IdoResponse) -> String? {
+        guard let context = step.data?["request_context"]?.objectValue else { return nil }
+        func field(_ name: String) -> String { context[name]?.stringValue ?? "unknown" }
+        return "\(field("browser")) on \(field("os")), \(field("client_ip")), at \(field("requested_at"))"
+    }
+
     /// A line about a pending request: application and expiry.
     public static func summary(_ payload: [String: String]) -> String {
         "\(payload["application"] ?? "An application") asks for approval (request \(payload["approval_id"] ?? "?"), expires \(payload["expires_at"] ?? "?"))"

@@ -21,6 +21,8 @@ struct BenchCommandTests {
         return try RunningServer(directory: directory, environment: [
             "COUNTERSIGN_JOURNEYS_DIR": journeys.path, "COUNTERSIGN_ADMIN_KEY": adminKey,
             "COUNTERSIGN_RECORD_RETENTION": "0", "COUNTERSIGN_SWEEP_INTERVAL": "1",
+            // Every simulated browser starts from 127.0.0.1.
+            "COUNTERSIGN_START_RATE_PER_ADDRESS": "0", "COUNTERSIGN_START_RATE_PER_CLIENT": "0",
         ])
     }
 

@@ -150,6 +150,7 @@ struct DeviceCommandTests {
         let watched = try await watch.value
         #expect(watched.status == 0, "\(watched.errors)")
         #expect(watched.output.contains("for: cy@example.com"))
+        #expect(watched.output.contains("from: ") && watched.output.contains("127.0.0.1"), "the phone shows where the request came from")
         #expect(watched.output.contains("approved"))
         let done = try await browser.submit(#"{"option":"client_input","data":{}}"#)
         #expect(done["journey_step_id"] as? String == "action:success")

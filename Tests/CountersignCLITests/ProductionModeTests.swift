@@ -56,6 +56,21 @@ struct ProductionModeTests {
         #expect(email.status != 0)
     }
 
+    @Test("one source address starts at most its rate of journeys; the rest are 429 rate_limited")
+    func startsPerAddress() async throws {
+        let directory = try Self.temporaryDirectory("rate")
+        let server = try RunningServer(directory: directory, environment: [
+            "COUNTERSIGN_JOURNEYS_DIR": Self.templates, "COUNTERSIGN_ADMIN_KEY": Self.adminKey, "COUNTERSIGN_START_RATE_PER_ADDRESS": "1",
+        ])
+        defer { server.stop() }
+        // Ten per ten-second window; twenty-five starts span at most two windows, so five at least are refused.
+        var answers: [String] = []
+        for _ in 0..<25 { answers.append(try await server.post("/v1/journeys/web_login/start", json: #"{"client_id":"demo-web"}"#)) }
+        let started = answers.filter { $0.contains("interaction_id") }.count
+        #expect((10...20).contains(started))
+        #expect(answers.filter { $0.contains("rate_limited") }.count == 25 - started)
+    }
+
     @Test("a production start refuses a development-only journey, and a database a development start prepared until its demo application is removed")
     func refusesDevelopmentLeftovers() async throws {
         let journeys = try Self.temporaryDirectory("journeys")

@@ -16,6 +16,21 @@ struct ExpirySweepTests {
         }, body)
     }
 
+    @Test("interactions that never reached a user are removed at expiry, without waiting for the retention")
+    func anonymousInteractionsGoAtExpiry() async throws {
+        try await Self.run { server in
+            _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+            for _ in 0..<3 {
+                #expect(try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"]).status == .ok)
+            }
+            #expect(try await server.count("interactions") == 4)
+            server.clock.advance(by: 301)
+            try await eventually("the anonymous interactions were removed") { try await server.count("interactions") == 1 }
+            server.clock.advance(by: 61)
+            try await eventually("the registration's interaction was removed after the retention") { try await server.count("interactions") == 0 }
+        }
+    }
+
     @Test("expired approvals, their interactions and push records go after the retention; open ones and evidence stay")
     func removesAfterRetention() async throws {
         try await Self.run { server in

@@ -26,6 +26,9 @@ public struct Configuration: Sendable {
     public var recordRetention: TimeInterval
     /// How often expired records are looked for.
     public var sweepInterval: TimeInterval
+    /// Journeys one client, and one source address, may start per second (per instance); 0: no limit.
+    public var startRatePerClient: Int
+    public var startRatePerAddress: Int
 
     /// What a start loads besides the operator's own configuration.
     public enum Mode: String, Sendable {
@@ -66,6 +69,12 @@ public struct Configuration: Sendable {
             name: "COUNTERSIGN_RECORD_RETENTION", defaultValue: "86400",
             meaning: "seconds expired interactions, approvals and push records are kept (0: removed at expiry)"),
         Variable(name: "COUNTERSIGN_SWEEP_INTERVAL", defaultValue: "60", meaning: "seconds between sweeps for expired records"),
+        Variable(
+            name: "COUNTERSIGN_START_RATE_PER_CLIENT", defaultValue: "200",
+            meaning: "journeys one client may start per second, per instance (0: no limit)"),
+        Variable(
+            name: "COUNTERSIGN_START_RATE_PER_ADDRESS", defaultValue: "20",
+            meaning: "journeys one source address may start per second, per instance (0: no limit)"),
     ]
 
     public init(
@@ -73,7 +82,7 @@ public struct Configuration: Sendable {
         publicURL: String? = nil, adminKey: String? = nil, journeysDirectory: String = "./journeys",
         interactionLifetime: TimeInterval = 600, tokenLifetime: TimeInterval = 3600,
         masterKey: MasterKeySource = .file(MasterKeySource.defaultFile), recordRetention: TimeInterval = 86400,
-        sweepInterval: TimeInterval = 60
+        sweepInterval: TimeInterval = 60, startRatePerClient: Int = 200, startRatePerAddress: Int = 20
     ) {
         self.mode = mode
         self.hostname = hostname
@@ -87,6 +96,8 @@ public struct Configuration: Sendable {
         self.masterKey = masterKey
         self.recordRetention = recordRetention
         self.sweepInterval = sweepInterval
+        self.startRatePerClient = startRatePerClient
+        self.startRatePerAddress = startRatePerAddress
     }
 
     /// Reads the configuration from `environment`; flags given on the command line take precedence.
@@ -139,6 +150,16 @@ public struct Configuration: Sendable {
         let tokenLifetime = seconds("COUNTERSIGN_TOKEN_TTL", default: 3600)
         let recordRetention = seconds("COUNTERSIGN_RECORD_RETENTION", default: 86400, zeroAllowed: true)
         let sweepInterval = seconds("COUNTERSIGN_SWEEP_INTERVAL", default: 60)
+        func rate(_ name: String, default fallback: Int) -> Int {
+            guard let raw = value(name) else { return fallback }
+            guard let number = Int(raw), number >= 0 else {
+                problems.append("\(name)='\(raw)' must be a whole number of starts per second (0: no limit)")
+                return fallback
+            }
+            return number
+        }
+        let startRatePerClient = rate("COUNTERSIGN_START_RATE_PER_CLIENT", default: 200)
+        let startRatePerAddress = rate("COUNTERSIGN_START_RATE_PER_ADDRESS", default: 20)
         var masterKey = MasterKeySource.file(value("COUNTERSIGN_MASTER_KEY_FILE") ?? MasterKeySource.defaultFile)
         if let raw = value("COUNTERSIGN_MASTER_KEY") {
             if let bytes = Data(base64Encoded: raw), bytes.count == MasterKeySource.keyLength {
@@ -152,7 +173,8 @@ public struct Configuration: Sendable {
             mode: mode, hostname: host, port: listenPort, database: database, publicURL: publicURL, adminKey: adminKey,
             journeysDirectory: value("COUNTERSIGN_JOURNEYS_DIR") ?? "./journeys",
             interactionLifetime: interactionLifetime, tokenLifetime: tokenLifetime, masterKey: masterKey,
-            recordRetention: recordRetention, sweepInterval: sweepInterval)
+            recordRetention: recordRetention, sweepInterval: sweepInterval, startRatePerClient: startRatePerClient,
+            startRatePerAddress: startRatePerAddress)
     }
 }
 

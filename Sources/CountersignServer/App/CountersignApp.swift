@@ -75,7 +75,9 @@ public enum CountersignApp {
         let services = JourneyServices(
             storage: storage, tokenIssuer: tokenIssuer, clock: clock, approvals: approvals, enrollmentCodes: enrollmentCodes)
         let interactions = InteractionService(
-            services: services, journeys: journeys, interactionLifetime: configuration.interactionLifetime, secrets: secretBox)
+            services: services, journeys: journeys, interactionLifetime: configuration.interactionLifetime, secrets: secretBox,
+            startLimiter: StartRateLimiter(
+                perClient: configuration.startRatePerClient, perAddress: configuration.startRatePerAddress, clock: clock, logger: app.logger))
         let verifier = DeviceSignatureVerifier(storage: storage, clock: dependencies.clock)
 
         app.middleware = Middlewares()

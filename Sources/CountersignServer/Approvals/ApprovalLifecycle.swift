@@ -27,12 +27,14 @@ struct ApprovalLifecycle: Sendable {
     /// A pending approval for `request`, waited on by the web interaction `webInteractionID`, with its push
     /// to `device` queued, once the push-fatigue limits allow it; with one pending approval per user, the
     /// one waiting is cancelled as superseded. Returns the approval's id.
-    func create(_ request: ApprovalRequest, webInteractionID: String, device: DeviceRecord, in work: UnitOfWork) async throws -> String {
+    func create(
+        _ request: ApprovalRequest, webInteractionID: String, origin: RequestOrigin, device: DeviceRecord, in work: UnitOfWork
+    ) async throws -> String {
         let pending = try await limiter.admit(request)
         if request.limits.onePendingPerUser {
             for older in pending { await close(older, as: .cancelled, failureCode: ErrorCode.approvalSuperseded, in: work) }
         }
-        guard let (applicationID, nativeClientID) = try await storage.clients.application(ofWebClient: request.clientID) else {
+        guard let (applicationID, applicationName, nativeClientID) = try await storage.clients.application(ofWebClient: request.clientID) else {
             throw ServiceError(.conflict, ErrorCode.unknownClient, "The web client no longer exists.")
         }
         guard let nativeClientID else {
@@ -45,6 +47,7 @@ struct ApprovalLifecycle: Sendable {
             userID: request.user.userID, deviceID: request.deviceID, status: ApprovalStatus.pending.rawValue, failureCode: nil,
             amr: "", authTime: nil, approvalData: request.approvalData?.canonicalJSON,
             additionalData: request.additionalData.map(JSONEncoder.wire.text),
+            requestContext: JSONEncoder.wire.text(origin.context(application: applicationName, at: clock.now())),
             correlationID: request.correlationID,
             otpHash: request.otp.map { WebOTP.keyedHash(code: $0, approvalID: approvalID, key: otpKey) },
             otpLength: request.otp?.count, otpAttemptsLeft: request.otp == nil ? 0 : Self.otpAttempts, expiresAt: request.expiresAt,

@@ -12,7 +12,7 @@ struct MobileApproveService: Sendable {
 
     var storage: Storage { interactions.storage }
 
-    func start(_ request: MobileApproveStartRequest) async throws -> InteractionService.Reply {
+    func start(_ request: MobileApproveStartRequest, origin: RequestOrigin) async throws -> InteractionService.Reply {
         guard let approvalID = request.payload["approval_id"] else { throw ServiceError.notValid("payload.approval_id is missing.") }
         guard let approval = try await storage.approvals.find(approvalID) else {
             throw ServiceError.notFound("No approval '\(approvalID)'.")
@@ -46,7 +46,7 @@ struct MobileApproveService: Sendable {
         state.deviceID = device.id
         state.approvalID = approvalID
         state.addAuthenticationMethod("hwk", at: interactions.services.clock.now())
-        return try await interactions.begin(journey, state: state)
+        return try await interactions.begin(journey, state: state, origin: origin)
     }
 
     /// What `@policy.getMobileApproveParameters()` reads.
@@ -58,6 +58,7 @@ struct MobileApproveService: Sendable {
         return [
             "approval_data": try json(approval.approvalData),
             "additional_data": try json(approval.additionalData),
+            "request_context": try json(approval.requestContext),
             "correlation_id": approval.correlationID.map { .string($0) } ?? .null,
             "device_id": .string(approval.deviceID),
             "external_user_id": .string(user.externalUserID),

@@ -17,6 +17,7 @@ struct InteractionService: Sendable {
     let journeys: JourneyRegistry
     let interactionLifetime: TimeInterval
     let secrets: SecretBox
+    let startLimiter: StartRateLimiter
 
     var storage: Storage { services.storage }
 
@@ -26,8 +27,15 @@ struct InteractionService: Sendable {
         let body: IdoResponse
     }
 
-    func start(journeyID: String, request: StartJourneyRequest) async throws -> Reply {
+    /// The most `additional_params` a start may carry, as JSON: they live in the interaction's state.
+    static let additionalParamsLimit = 4096
+
+    func start(journeyID: String, request: StartJourneyRequest, origin: RequestOrigin) async throws -> Reply {
         guard let journey = journeys[journeyID] else { throw ServiceError.notFound("No journey '\(journeyID)'.") }
+        try await startLimiter.admit(clientID: request.clientID, address: origin.clientIP)
+        if let params = request.additionalParams, try JSONEncoder.wire.encode(params).count > Self.additionalParamsLimit {
+            throw ServiceError.notValid("'additional_params' must be at most \(Self.additionalParamsLimit / 1024) KiB of JSON.")
+        }
         guard try await storage.clients.exists(request.clientID) else {
             throw ServiceError(.unauthenticated, ErrorCode.invalidClient, "Unknown client_id '\(request.clientID)'.")
         }
@@ -42,16 +50,16 @@ struct InteractionService: Sendable {
         let state = InteractionState(
             journeyID: journey.id, clientID: request.clientID, requestParams: request.additionalParams ?? [:],
             approvalData: approvalData, correlationID: request.correlationID)
-        return try await begin(journey, state: state)
+        return try await begin(journey, state: state, origin: origin)
     }
 
     /// Runs a new interaction of `journey` from `state` to its first client step and stores it.
-    func begin(_ journey: JourneyDefinition, state initial: InteractionState) async throws -> Reply {
+    func begin(_ journey: JourneyDefinition, state initial: InteractionState, origin: RequestOrigin) async throws -> Reply {
         var state = initial
         let now = services.clock.now()
         let interactionID = SecureRandom.identifier(prefix: "int")
         let work = UnitOfWork()
-        let effects = StoredJourneyEffects(services: services, interactionID: interactionID, work: work)
+        let effects = StoredJourneyEffects(services: services, interactionID: interactionID, work: work, origin: origin)
         let presentation = try await run { try await JourneyRunner(journey: journey, effects: effects, now: now).start(&state) }
 
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
@@ -59,12 +67,12 @@ struct InteractionService: Sendable {
             id: interactionID, journeyID: journey.id, clientID: state.clientID, tokenHash: token.map(SecretDigest.hex), version: 1,
             finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime),
             state: try sealed(state, interactionID: interactionID),
-            createdAt: now)
+            createdAt: now, userID: state.user?.userID)
         try await work.commit(on: storage) { storage in try await storage.interactions.insert(record) }
         return Reply(status: .ok, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
     }
 
-    func submit(interactionID: String, bearer: String?, body: ByteBuffer?) async throws -> Reply {
+    func submit(interactionID: String, bearer: String?, body: ByteBuffer?, origin: RequestOrigin) async throws -> Reply {
         let interaction = try await authorizedInteraction(interactionID, bearer: bearer)
         let now = services.clock.now()
         let response = try Self.decodeClientResponse(body)
@@ -74,7 +82,7 @@ struct InteractionService: Sendable {
 
         var state = try opened(interaction)
         let work = UnitOfWork()
-        let effects = StoredJourneyEffects(services: services, interactionID: interactionID, work: work)
+        let effects = StoredJourneyEffects(services: services, interactionID: interactionID, work: work, origin: origin)
         let presentation = try await run {
             try await JourneyRunner(journey: journey, effects: effects, now: now).submit(response, to: &state)
         }
@@ -82,9 +90,10 @@ struct InteractionService: Sendable {
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
         let encodedState = try sealed(state, interactionID: interactionID)
         let finished = state.isFinished
+        let userID = state.user?.userID
         try await work.commit(on: storage) { storage in
             let saved = try await storage.interactions.saveNext(
-                of: interaction, state: encodedState, tokenHash: token.map(SecretDigest.hex), finished: finished)
+                of: interaction, state: encodedState, tokenHash: token.map(SecretDigest.hex), finished: finished, userID: userID)
             guard saved else { throw ServiceError.invalidToken("The interaction token was already used.") }
         }
         let status: HTTPResponseStatus = presentation.isRepeatedAfterError ? .badRequest : .ok

@@ -19,7 +19,7 @@ extension StoredJourneyEffects {
         guard let device else {
             throw ServiceError(.conflict, ErrorCode.noRegisteredDevices, "The device no longer exists.")
         }
-        return try await approvals.create(request, webInteractionID: interactionID, device: device, in: work)
+        return try await approvals.create(request, webInteractionID: interactionID, origin: origin, device: device, in: work)
     }
 
     func approval(_ approvalID: String) async throws -> ApprovalSnapshot? {

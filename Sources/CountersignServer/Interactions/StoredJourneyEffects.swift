@@ -12,15 +12,18 @@ actor StoredJourneyEffects: JourneyEffects {
     let interactionID: String
     /// The call's writes and what waits for their commit.
     let work: UnitOfWork
+    /// Where the call came from; approvals it creates show it on the phone.
+    let origin: RequestOrigin
     let storage: Storage
     private var pendingUsers: [UserRecord] = []
     /// Devices this call has read, so the approval it creates for one does not read it again.
     var devicesRead: [String: DeviceRecord] = [:]
 
-    init(services: JourneyServices, interactionID: String, work: UnitOfWork) {
+    init(services: JourneyServices, interactionID: String, work: UnitOfWork, origin: RequestOrigin) {
         self.services = services
         self.interactionID = interactionID
         self.work = work
+        self.origin = origin
         storage = services.storage
     }
 

@@ -78,7 +78,7 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
         let now = clock.now()
         let cutoff = now.addingTimeInterval(-retention)
         var removed = Removed()
-        removed.deviceSignatures = try await deleteExpired(from: UsedDeviceSignatureStore.table, before: now)
+        removed.deviceSignatures = try await inBatches { try await $0.deleteExpired(from: UsedDeviceSignatureStore.table, before: now, limit: $1) }
         while true {
             let batch = try await storage.transaction { storage in
                 try await storage.retention.deleteExpiredApprovals(before: cutoff, limit: Self.batchSize)
@@ -89,17 +89,20 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
             removed.pushDeliveries += batch.pushDeliveries
             try await Task.sleep(for: Self.pauseBetweenBatches)
         }
-        removed.interactions = try await deleteExpired(from: InteractionStore.table, before: cutoff)
-        removed.enrollmentCodes = try await deleteExpired(from: EnrollmentCodeStore.table, before: cutoff)
+        // Interactions that never reached a user go at expiry; the others after the retention.
+        removed.interactions = try await inBatches { try await $0.deleteExpiredAnonymousInteractions(before: now, limit: $1) }
+            + inBatches { try await $0.deleteExpired(from: InteractionStore.table, before: cutoff, limit: $1) }
+        removed.enrollmentCodes = try await inBatches { try await $0.deleteExpired(from: EnrollmentCodeStore.table, before: cutoff, limit: $1) }
         return removed
     }
 
-    /// Deletes the rows of `table` whose `expires_at` is before `date`, a batch per statement.
-    private func deleteExpired(from table: String, before date: Date) async throws -> Int {
+    /// Runs `deleteBatch` (given the batch size, returning how many rows it deleted) until a batch comes
+    /// back short, pausing between batches.
+    private func inBatches(_ deleteBatch: (RetentionStore, Int) async throws -> Int) async throws -> Int {
         let retention = storage.retention
         var count = 0
         while true {
-            let deleted = try await retention.deleteExpired(from: table, before: date, limit: Self.batchSize)
+            let deleted = try await deleteBatch(retention, Self.batchSize)
             count += deleted
             guard deleted == Self.batchSize else { return count }
             try await Task.sleep(for: Self.pauseBetweenBatches)

@@ -72,6 +72,7 @@ enum DatabaseSetup {
         migrations.add(AddPushConfigContractFields())
         migrations.add(CreateEnrollmentCodes())
         migrations.add(CreateSecurityEvents())
+        migrations.add(AddRequestContextAndInteractionUser())
         let migrator = Migrator(databases: databases, migrations: migrations, logger: app.logger, on: app.eventLoopGroup.any())
         try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
     }

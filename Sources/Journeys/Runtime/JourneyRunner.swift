@@ -23,13 +23,29 @@ public struct JourneyRunner: Sendable {
 
     /// Runs from the journey's first step to the first step that needs the client.
     public func start(_ state: inout InteractionState) async throws -> StepPresentation {
-        try await advance(to: journey.start, &state)
+        Self.showingRequestContext(try await advance(to: journey.start, &state), state)
     }
 
     /// Answers the current step with `response`.
     ///
     /// Throws `ClientResponseNotValid` for a malformed answer or an option the step does not offer.
     public func submit(_ response: ClientResponse, to state: inout InteractionState) async throws -> StepPresentation {
+        Self.showingRequestContext(try await answer(response, &state), state)
+    }
+
+    /// In a mobile approve journey every client step carries where the web request came from
+    /// (`data.request_context`: application, client IP, browser, OS, time), so that the person can tell
+    /// their own request from someone else's.
+    private static func showingRequestContext(_ presentation: StepPresentation, _ state: InteractionState) -> StepPresentation {
+        guard !state.isFinished, let context = state.mobileApproveParameters["request_context"], context != .null else { return presentation }
+        var shown = presentation
+        var data = presentation.data?.objectValue ?? [:]
+        data["request_context"] = context
+        shown.data = .object(data)
+        return shown
+    }
+
+    private func answer(_ response: ClientResponse, _ state: inout InteractionState) async throws -> StepPresentation {
         guard let current = state.current, let step = journey.step(current.stepID) else {
             throw ClientResponseNotValid("the journey has ended")
         }

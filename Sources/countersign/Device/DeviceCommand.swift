@@ -137,6 +137,7 @@ struct DeviceCommand: AsyncParsableCommand {
                         let opened = try await phone.open(payload)
                         print(SimulatedPhone.summary(payload))
                         if let user = opened.data?["user_identifier"]?.stringValue { print("  for: \(user)") }
+                        if let origin = SimulatedPhone.origin(of: opened) { print("  from: \(origin)") }
                         if let details = opened.data?["approval_data"]?.objectValue {
                             SimulatedPhone.detailLines(details.compactMapValues(\.stringValue)).forEach { print($0) }
                         }

@@ -12,6 +12,6 @@ struct SecurityEventRoutes: RouteCollection {
     func list(request: Request) async throws -> Response {
         let events = try await storage.securityEvents.newest(
             userID: request.query[String.self, at: "user_id"], kind: request.query[String.self, at: "kind"], limit: try request.listLimit())
-        return try .wire(["security_events": events.map(SecurityEventView.init)])
+        return try .wire(["security_events": events])
     }
 }

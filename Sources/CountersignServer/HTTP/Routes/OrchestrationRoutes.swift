@@ -18,7 +18,7 @@ struct OrchestrationRoutes: RouteCollection {
         } catch {
             throw ServiceError.notValid("The body must be a JSON object with a string 'client_id'.")
         }
-        let reply = try await service.start(journeyID: request.parameters.get("journeyID")!, request: body)
+        let reply = try await service.start(journeyID: request.parameters.get("journeyID")!, request: body, origin: RequestOrigin(request))
         return try Self.response(reply)
     }
 
@@ -26,10 +26,20 @@ struct OrchestrationRoutes: RouteCollection {
         let reply = try await service.submit(
             interactionID: request.parameters.get("interactionID")!,
             bearer: request.headers.bearerAuthorization?.token,
-            body: request.body.data)
+            body: request.body.data, origin: RequestOrigin(request))
         return try Self.response(reply)
     }
 
+}
+
+extension RequestOrigin {
+    /// The peer address and the User-Agent of `request`.
+    init(_ request: Request) {
+        self.init(clientIP: request.remoteAddress?.ipAddress, userAgent: request.headers.first(name: .userAgent))
+    }
+}
+
+extension OrchestrationRoutes {
     static func response(_ reply: InteractionService.Reply) throws -> Response {
         try .wire(reply.body, status: reply.status, cacheControl: "no-store")
     }

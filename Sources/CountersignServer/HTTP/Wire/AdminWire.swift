@@ -203,31 +203,3 @@ struct EnrollmentCodeView: Content {
         case enrollmentURI = "enrollment_uri"
     }
 }
-
-struct SecurityEventView: Content {
-    let id: String
-    let kind: String
-    let userID: String?
-    let approvalID: String?
-    let deviceID: String?
-    let detail: String
-    let createdAt: Date
-
-    init(_ record: SecurityEventRecord) {
-        id = record.id
-        kind = record.kind
-        userID = record.userID
-        approvalID = record.approvalID
-        deviceID = record.deviceID
-        detail = record.detail
-        createdAt = record.createdAt
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, kind, detail
-        case userID = "user_id"
-        case approvalID = "approval_id"
-        case deviceID = "device_id"
-        case createdAt = "created_at"
-    }
-}

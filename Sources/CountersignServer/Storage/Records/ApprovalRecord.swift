@@ -24,6 +24,8 @@ struct ApprovalRecord: Codable, Sendable {
     let approvalData: String?
     /// JSON text.
     let additionalData: String?
+    /// JSON text: where the web request came from (`RequestOrigin.context`), for the phone to show.
+    let requestContext: String?
     let correlationID: String?
     /// Keyed hash of the web OTP; the code itself is never stored here.
     let otpHash: String?
@@ -46,6 +48,7 @@ struct ApprovalRecord: Codable, Sendable {
         case authTime = "auth_time"
         case approvalData = "approval_data"
         case additionalData = "additional_data"
+        case requestContext = "request_context"
         case correlationID = "correlation_id"
         case otpHash = "otp_hash"
         case otpLength = "otp_length"

@@ -14,13 +14,18 @@ struct InteractionRecord: Codable, Sendable {
     let version: Int
     let finished: Bool
     let expiresAt: Date
+    /// Sealed (`InteractionService`).
     let state: String
     let createdAt: Date
+    /// The user the run has identified, once it has. An interaction that never reached one is removed
+    /// at expiry rather than kept for the retention: anonymous starts must not fill the database.
+    let userID: String?
 
     enum CodingKeys: String, CodingKey {
         case id, version, finished, state
         case journeyID = "journey_id"
         case clientID = "client_id"
+        case userID = "user_id"
         case tokenHash = "token_hash"
         case expiresAt = "expires_at"
         case createdAt = "created_at"

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Something an operator must be able to see afterwards: a "this wasn't me" report, a rate limit hit.
-/// Never a secret.
+/// Never a secret; the admin API lists the records as they are.
 struct SecurityEventRecord: Codable, Sendable {
     let id: String
     /// What happened, one of `SecurityEventKind`.

@@ -15,10 +15,11 @@ struct InteractionStore {
     }
 
     /// Saves the run's next state if nobody saved one since `record` was read; returns whether it did.
-    func saveNext(of record: InteractionRecord, state: String, tokenHash: String?, finished: Bool) async throws -> Bool {
+    func saveNext(of record: InteractionRecord, state: String, tokenHash: String?, finished: Bool, userID: String?) async throws -> Bool {
         try await !sql.raw("""
             UPDATE \(ident: Self.table)
-            SET token_hash = \(bind: tokenHash), version = version + 1, finished = \(bind: finished), state = \(bind: state)
+            SET token_hash = \(bind: tokenHash), version = version + 1, finished = \(bind: finished), state = \(bind: state),
+                user_id = \(bind: userID)
             WHERE id = \(bind: record.id) AND version = \(bind: record.version)
             RETURNING id
             """).all().isEmpty

@@ -22,6 +22,15 @@ struct RetentionStore {
             """).all().count
     }
 
+    /// Deletes up to `limit` interactions expired before `date` that never reached a user; returns how many.
+    func deleteExpiredAnonymousInteractions(before date: Date, limit: Int) async throws -> Int {
+        try await sql.raw("""
+            DELETE FROM \(ident: InteractionStore.table) WHERE id IN (
+                SELECT id FROM \(ident: InteractionStore.table) WHERE expires_at < \(bind: date) AND user_id IS NULL LIMIT \(literal: limit))
+            RETURNING id
+            """).all().count
+    }
+
     /// Deletes up to `limit` approvals expired before `cutoff` with their push jobs and delivery records.
     /// Run it in a transaction: every statement writes, so SQLite takes the write lock at the first one
     /// instead of failing to upgrade a read.

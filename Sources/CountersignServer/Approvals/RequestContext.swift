@@ -1,0 +1,50 @@
+import CountersignCore
+import Foundation
+
+/// Where a web request came from: what the phone shows beside an approval, so that a person can tell
+/// their own request from someone else's (DESIGN.md §6). It never goes into the push payload.
+struct RequestOrigin: Sendable {
+    /// The address the request came from, as the server saw it.
+    let clientIP: String?
+    let userAgent: String?
+
+    /// `{application, client_ip, browser, os, requested_at}` for `data.request_context`.
+    func context(application: String, at date: Date) -> JSONValue {
+        [
+            "application": .string(application),
+            "client_ip": clientIP.map { .string($0) } ?? .null,
+            "browser": .string(UserAgentSummary.browser(userAgent)),
+            "os": .string(UserAgentSummary.operatingSystem(userAgent)),
+            "requested_at": .string(date.formatted(.iso8601)),
+        ]
+    }
+}
+
+/// A browser's User-Agent reduced to what a person recognises: "Firefox 128", "Windows".
+enum UserAgentSummary {
+    /// Product tokens in the order that tells browsers apart (Edge and Opera also say Chrome and
+    /// Safari; Chrome also says Safari).
+    private static let browsers: [(token: String, name: String)] = [
+        ("Edg/", "Edge"), ("OPR/", "Opera"), ("Firefox/", "Firefox"), ("CriOS/", "Chrome"), ("Chrome/", "Chrome"),
+        ("Version/", "Safari"),
+    ]
+    private static let systems: [(token: String, name: String)] = [
+        ("Windows", "Windows"), ("Android", "Android"), ("iPhone", "iOS"), ("iPad", "iOS"), ("CrOS", "ChromeOS"),
+        ("Mac OS X", "macOS"), ("Linux", "Linux"),
+    ]
+
+    static func browser(_ userAgent: String?) -> String {
+        guard let userAgent else { return "unknown" }
+        for (token, name) in browsers {
+            guard let range = userAgent.range(of: token) else { continue }
+            let major = userAgent[range.upperBound...].prefix { $0.isNumber }
+            return major.isEmpty ? name : "\(name) \(major)"
+        }
+        return "unknown"
+    }
+
+    static func operatingSystem(_ userAgent: String?) -> String {
+        guard let userAgent else { return "unknown" }
+        return systems.first { userAgent.contains($0.token) }?.name ?? "unknown"
+    }
+}
