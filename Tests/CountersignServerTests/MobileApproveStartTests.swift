@@ -116,6 +116,9 @@ struct MobileApproveStartTests {
                 #expect(refused.status == .unauthorized, "\(replay)")
                 #expect(refused.code == "signature_replayed", "\(replay)")
             }
+            let events = try await server.admin(.GET, "security-events?kind=signature_replayed").body["security_events"]?.arrayValue ?? []
+            #expect(events.count == 5)
+            #expect(events.allSatisfy { $0["device_id"] == .string(phone.deviceID) })
         }
     }
 

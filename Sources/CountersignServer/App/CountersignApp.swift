@@ -46,8 +46,10 @@ public enum CountersignApp {
         let tokenIssuer = try await TokenIssuer.bootstrap(
             keyVault: SigningKeyVault(storage: storage, secrets: secretBox), issuer: configuration.publicURL,
             lifetime: configuration.tokenLifetime, clock: dependencies.clock)
+        let securityEvents = SecurityEvents(storage: storage, clock: dependencies.clock, logger: app.logger)
         let adminKeys = try await AdminKeyVerifier.bootstrap(
-            configuredKey: configuration.adminKey, storage: storage, clock: dependencies.clock, announce: dependencies.announceAdminKey)
+            configuredKey: configuration.adminKey, storage: storage, clock: dependencies.clock, securityEvents: securityEvents,
+            announce: dependencies.announceAdminKey)
         let events = InProcessEventBus()
         let pushClient = PushHTTPClient()
         // Registered at once, so the client is closed even when start-up fails below. Shutdown runs in
@@ -60,7 +62,6 @@ public enum CountersignApp {
         // Opens every stored key: a wrong master key stops the server here rather than failing its first push.
         try await gateways.refresh()
         let hashKey = try await ServerSecrets.otpKey(on: storage, secrets: secretBox)
-        let securityEvents = SecurityEvents(storage: storage, clock: clock, logger: app.logger)
         let approvals = ApprovalLifecycle(
             storage: storage, clock: clock, otpKey: hashKey, events: events, inbox: gateways.inbox,
             limiter: ApprovalLimiter(storage: storage, clock: clock, securityEvents: securityEvents), securityEvents: securityEvents)
@@ -78,7 +79,7 @@ public enum CountersignApp {
             services: services, journeys: journeys, interactionLifetime: configuration.interactionLifetime, secrets: secretBox,
             startLimiter: StartRateLimiter(
                 perClient: configuration.startRatePerClient, perAddress: configuration.startRatePerAddress, clock: clock, logger: app.logger))
-        let verifier = DeviceSignatureVerifier(storage: storage, clock: dependencies.clock)
+        let verifier = DeviceSignatureVerifier(storage: storage, clock: dependencies.clock, securityEvents: securityEvents)
 
         app.middleware = Middlewares()
         app.middleware.use(RouteLoggingMiddleware(logLevel: .info))
@@ -90,12 +91,15 @@ public enum CountersignApp {
             interactions: interactions, verifier: verifier, events: events, storage: storage))
         try app.register(collection: try BrowserRoutes())
         try app.register(collection: try WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer))
-        try app.register(collection: AdminRoutes(verifier: adminKeys, storage: storage, journeys: journeys, tokenIssuer: tokenIssuer, clock: dependencies.clock))
+        try app.register(collection: AdminRoutes(
+            verifier: adminKeys, storage: storage, journeys: journeys, tokenIssuer: tokenIssuer, clock: dependencies.clock,
+            securityEvents: securityEvents))
         try app.register(collection: EvidenceRoutes(verifier: adminKeys, storage: storage))
         try app.register(collection: SecurityEventRoutes(verifier: adminKeys, storage: storage))
         try app.register(collection: EnrollmentRoutes(verifier: adminKeys, storage: storage, codes: enrollmentCodes))
         try app.register(collection: StatsRoutes(verifier: adminKeys, storage: storage, clock: clock))
-        try app.register(collection: PushAdminRoutes(verifier: adminKeys, storage: storage, secrets: secretBox, clock: clock))
+        try app.register(collection: PushAdminRoutes(
+            verifier: adminKeys, storage: storage, secrets: secretBox, securityEvents: securityEvents, clock: clock))
     }
 
     /// Connects the database, applies any migrations that have not run (and removes the development

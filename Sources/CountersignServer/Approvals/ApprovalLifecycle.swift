@@ -102,6 +102,9 @@ struct ApprovalLifecycle: Sendable {
         }
         guard left > 0 else {
             await close(approval, as: .failed, failureCode: ErrorCode.otpAttemptsExceeded, in: work)
+            await securityEvents.record(
+                .otpExhausted, userID: approval.userID, approvalID: approval.id, deviceID: approval.deviceID,
+                detail: "the web code was typed wrong on the phone until no try was left", in: work)
             return .exhausted
         }
         return .invalid(attemptsLeft: left)

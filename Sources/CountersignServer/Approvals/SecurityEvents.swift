@@ -17,9 +17,9 @@ struct SecurityEvents: Sendable {
         await work.afterCommit { Self.log(event, to: logger) }
     }
 
-    /// Records `kind` at once: for a refusal, whose call commits nothing.
-    func recordNow(_ kind: SecurityEventKind, userID: String?, detail: String) async throws {
-        let event = event(kind, userID: userID, approvalID: nil, deviceID: nil, detail: detail)
+    /// Records `kind` at once: for a refusal, whose call commits nothing, or an admin action.
+    func recordNow(_ kind: SecurityEventKind, userID: String? = nil, deviceID: String? = nil, detail: String) async throws {
+        let event = event(kind, userID: userID, approvalID: nil, deviceID: deviceID, detail: detail)
         try await storage.securityEvents.insert(event)
         Self.log(event, to: logger)
     }

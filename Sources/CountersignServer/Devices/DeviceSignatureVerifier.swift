@@ -7,6 +7,7 @@ import Foundation
 struct DeviceSignatureVerifier: Sendable {
     let storage: Storage
     let clock: any WallClock
+    let securityEvents: SecurityEvents
 
     /// The device, once its signature over `message` is accepted. Does not look at revocation: callers
     /// say `device_revoked` themselves after the signature proves who is asking.
@@ -30,6 +31,8 @@ struct DeviceSignatureVerifier: Sendable {
             try await storage.usedDeviceSignatures.record(
                 fingerprint, until: now.addingTimeInterval(2 * DeviceProof.maximumClockSkew))
         } catch let error as any DatabaseError where error.isConstraintFailure {
+            try? await securityEvents.recordNow(
+                .signatureReplayed, userID: device.userID, deviceID: deviceID, detail: "a device signature was sent a second time")
             throw ServiceError(.unauthenticated, ErrorCode.signatureReplayed, "This device signature was already used.")
         }
         return device

@@ -6,22 +6,32 @@ import Vapor
 /// first start, shown once, and kept only as a SHA-256 hash.
 struct AdminKeyVerifier: Sendable {
     private let keyHash: String
+    let securityEvents: SecurityEvents
 
     /// Settles which key is valid; `announce` shows a newly generated key to the operator.
     static func bootstrap(
-        configuredKey: String?, storage: Storage, clock: any WallClock, announce: @Sendable (String) -> Void
+        configuredKey: String?, storage: Storage, clock: any WallClock, securityEvents: SecurityEvents,
+        announce: @Sendable (String) -> Void
     ) async throws -> AdminKeyVerifier {
-        if let configuredKey { return AdminKeyVerifier(keyHash: SecretDigest.hex(configuredKey)) }
+        if let configuredKey { return AdminKeyVerifier(keyHash: SecretDigest.hex(configuredKey), securityEvents: securityEvents) }
         let secrets = storage.serverSecrets
-        if let stored = try await secrets.adminKeyHash() { return AdminKeyVerifier(keyHash: stored) }
+        if let stored = try await secrets.adminKeyHash() { return AdminKeyVerifier(keyHash: stored, securityEvents: securityEvents) }
         let key = SecureRandom.identifier(prefix: "csk")
         try await secrets.insertAdminKeyHash(SecretDigest.hex(key), id: SecureRandom.identifier(prefix: "adm"), at: clock.now())
         announce(key)
-        return AdminKeyVerifier(keyHash: SecretDigest.hex(key))
+        return AdminKeyVerifier(keyHash: SecretDigest.hex(key), securityEvents: securityEvents)
     }
 
     func accepts(_ key: String) -> Bool {
         SecretDigest.matches(key, storedHex: keyHash)
+    }
+
+    /// Records a request refused for its key as a security event: where it went and from where, never
+    /// the key it tried.
+    func recordRefusal(of request: Request, keyGiven: Bool) async {
+        let detail = "\(request.method.rawValue) \(request.url.path) with \(keyGiven ? "a wrong" : "no") admin key from "
+            + (request.remoteAddress?.ipAddress ?? "an unknown address")
+        try? await securityEvents.recordNow(.adminAuthenticationFailed, detail: detail)
     }
 }
 
@@ -30,7 +40,9 @@ struct AdminAuthenticationMiddleware: AsyncMiddleware {
     let verifier: AdminKeyVerifier
 
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        guard let key = request.headers.bearerAuthorization?.token, verifier.accepts(key) else {
+        let key = request.headers.bearerAuthorization?.token
+        guard let key, verifier.accepts(key) else {
+            await verifier.recordRefusal(of: request, keyGiven: key != nil)
             throw ServiceError(.unauthenticated, ErrorCode.invalidToken, "A valid admin key is required.")
         }
         return try await next.respond(to: request)

@@ -9,6 +9,7 @@ struct AdminRoutes: RouteCollection {
     let journeys: JourneyRegistry
     let tokenIssuer: TokenIssuer
     let clock: any WallClock
+    let securityEvents: SecurityEvents
 
     func boot(routes: any RoutesBuilder) throws {
         let admin = routes.grouped("admin", "v1").grouped(AdminAuthenticationMiddleware(verifier: verifier))
@@ -119,6 +120,7 @@ struct AdminRoutes: RouteCollection {
 
     func rotateSigningKey(request: Request) async throws -> Response {
         let kid = try await tokenIssuer.rotate()
+        try await securityEvents.recordNow(.signingKeyRotated, detail: "the token signing key was rotated; the new kid is \(kid)")
         return try await ["kid": kid].encodeResponse(status: .created, for: request)
     }
 

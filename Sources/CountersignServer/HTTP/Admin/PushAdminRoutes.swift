@@ -10,6 +10,7 @@ struct PushAdminRoutes: RouteCollection {
     let verifier: AdminKeyVerifier
     let storage: Storage
     let secrets: SecretBox
+    let securityEvents: SecurityEvents
     let clock: any WallClock
 
     func boot(routes: any RoutesBuilder) throws {
@@ -41,6 +42,7 @@ struct PushAdminRoutes: RouteCollection {
         config.updatedAt = config.createdAt
         let configs = storage.pushConfigs
         try await refusingDuplicate(Self.duplicate(config)) { try await configs.insert(config) }
+        try await recordChange(of: config.id, "created")
         return try await PushConfigView(config).encodeResponse(status: .created, for: request)
     }
 
@@ -55,14 +57,21 @@ struct PushAdminRoutes: RouteCollection {
         config.updatedAt = clock.now()
         let configs = storage.pushConfigs
         try await refusingDuplicate(Self.duplicate(config)) { [config] in try await configs.update(config) }
+        try await recordChange(of: config.id, "changed")
         return PushConfigView(config)
     }
 
     func delete(request: Request) async throws -> HTTPStatus {
-        guard try await storage.pushConfigs.delete(request.parameters.get("configID")!) else {
+        let id = request.parameters.get("configID")!
+        guard try await storage.pushConfigs.delete(id) else {
             throw ServiceError.notFound("No such push configuration.")
         }
+        try await recordChange(of: id, "deleted")
         return .noContent
+    }
+
+    private func recordChange(of id: String, _ change: String) async throws {
+        try await securityEvents.recordNow(.pushConfigChanged, detail: "push configuration \(id) \(change)")
     }
 
     /// `GET /admin/v1/push-deliveries?approval_id=…&device_id=…&limit=…`: newest first, at most `limit` (100).

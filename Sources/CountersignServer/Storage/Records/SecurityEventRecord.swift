@@ -28,4 +28,14 @@ enum SecurityEventKind: String, Sendable {
     case notMine = "not_me"
     /// A new request for a user was refused by the push-fatigue limits.
     case rateLimited = "rate_limited"
+    /// An admin API request came without the admin key, or with a wrong one.
+    case adminAuthenticationFailed = "admin_auth_failed"
+    /// A device signature was sent a second time.
+    case signatureReplayed = "signature_replayed"
+    /// The web OTP of an approval was typed wrong on the phone until no try was left.
+    case otpExhausted = "otp_exhausted"
+    /// The token signing key was rotated.
+    case signingKeyRotated = "signing_key_rotated"
+    /// A push provider configuration was created, changed or deleted.
+    case pushConfigChanged = "push_config_changed"
 }

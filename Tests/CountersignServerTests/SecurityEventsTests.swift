@@ -1,0 +1,57 @@
+import CountersignCore
+import Foundation
+import Testing
+
+@Suite("Security events: what an operator sees afterwards")
+struct SecurityEventsTests {
+    func events(_ server: TestServer, kind: String) async throws -> [JSONValue] {
+        try await server.admin(.GET, "security-events?kind=\(kind)").body["security_events"]?.arrayValue ?? []
+    }
+
+    @Test("a wrong or missing admin key is recorded with where it went, never the key tried")
+    func adminAuthenticationFailures() async throws {
+        try await TestServer.run { server in
+            let tried = "guessed-admin-key-0123456789"
+            #expect(try await server.send(.GET, "/admin/v1/users", bearer: tried).status == .unauthorized)
+            #expect(try await server.send(.GET, "/admin/v1/stats").status == .unauthorized)
+            let recorded = try await events(server, kind: "admin_auth_failed")
+            let details = recorded.compactMap { $0["detail"]?.stringValue }
+            #expect(details.count == 2)
+            #expect(details.contains { $0.hasPrefix("GET /admin/v1/users with a wrong admin key") })
+            #expect(details.contains { $0.hasPrefix("GET /admin/v1/stats with no admin key") })
+            #expect(!details.joined().contains(tried))
+        }
+    }
+
+    @Test("a web code typed wrong until no try is left is recorded with the user, approval and device")
+    func exhaustedCode() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let waiting = try await TestBrowser(server).signIn("web_login", email: "ada@example.com")
+            let otp = try #require(waiting.data?["otp"]?.stringValue)
+            let wrong = otp == "000000" ? "111111" : "000000"
+            _ = try await phone.startApproval()
+            for _ in 0..<3 { _ = try await phone.phone.client.submitClientResponse(.clientInput, data: ["passcode": .string(wrong)]) }
+            let recorded = try await events(server, kind: "otp_exhausted")
+            #expect(recorded.count == 1)
+            #expect(recorded.first?["device_id"] == .string(phone.deviceID))
+            #expect(recorded.first?["user_id"]?.stringValue?.hasPrefix("usr_") == true)
+        }
+    }
+
+    @Test("rotating the signing key and changing push configurations are recorded")
+    func adminChanges() async throws {
+        try await FakePushProviders.run { providers in
+            try await TestServer.run { server in
+                #expect(try await server.admin(.POST, "signing-keys/rotate").status == .created)
+                let created = try await server.admin(.POST, "push-configs", json: providers.apnsConfig)
+                let id = try #require(created.body["id"]?.stringValue)
+                _ = try await server.admin(.PATCH, "push-configs/\(id)", json: ["environment": "production"])
+                _ = try await server.admin(.DELETE, "push-configs/\(id)")
+                #expect(try await events(server, kind: "signing_key_rotated").count == 1)
+                let changes = try await events(server, kind: "push_config_changed").compactMap { $0["detail"]?.stringValue }
+                #expect(Set(changes) == ["push configuration \(id) created", "push configuration \(id) changed", "push configuration \(id) deleted"])
+            }
+        }
+    }
+}
