@@ -53,7 +53,7 @@ struct AdminAPITests {
             #expect(try await server.admin(.GET, "applications/bank/clients").body.arrayValue?.count == 1)
             #expect(try await server.admin(.GET, "applications/nope/clients").status == .notFound)
             // The new client can start journeys.
-            let started = try await server.send(.POST, "/v1/journeys/mobile_login/start", json: ["client_id": "bank-web"])
+            let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "bank-web"])
             #expect(started.status == .ok)
         }
     }

@@ -23,6 +23,9 @@ public enum ErrorCode {
     public static let deviceNotOwned = "device_not_owned"
     public static let deviceNotSelected = "device_not_selected"
     public static let clientNotInApplication = "client_not_in_application"
+    /// The journey is not one this client may start (web journeys from web clients, phone journeys from
+    /// native clients, mobile approve journeys only from a push).
+    public static let journeyNotForClient = "journey_not_for_client"
 
     // Interactions and journeys
     public static let expired = "expired"

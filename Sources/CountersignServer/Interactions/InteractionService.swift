@@ -36,9 +36,10 @@ struct InteractionService: Sendable {
         if let params = request.additionalParams, try JSONEncoder.wire.encode(params).count > Self.additionalParamsLimit {
             throw ServiceError.notValid("'additional_params' must be at most \(Self.additionalParamsLimit / 1024) KiB of JSON.")
         }
-        guard try await storage.clients.exists(request.clientID) else {
+        guard let client = try await storage.clients.client(request.clientID) else {
             throw ServiceError(.unauthenticated, ErrorCode.invalidClient, "Unknown client_id '\(request.clientID)'.")
         }
+        try journeys.check(journey, mayStartFrom: client)
         var approvalData: ApprovalData?
         if let submitted = request.approvalData {
             do {

@@ -1,12 +1,17 @@
+import CountersignCore
 import Foundation
 import Journeys
 
 /// The journeys this server runs, loaded and validated at start.
 struct JourneyRegistry: Sendable {
     private let journeys: [String: JourneyDefinition]
+    /// Journeys that web-to-mobile steps push to phones: they start only from a push, through
+    /// `POST /v1/mobile-approve/start`.
+    let mobileApproveJourneyIDs: Set<String>
 
     init(_ journeys: [JourneyDefinition]) {
         self.journeys = Dictionary(journeys.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        mobileApproveJourneyIDs = Set(journeys.flatMap(\.mobileJourneyIDs))
     }
 
     /// Loads every journey in `directory` (and its development-only ones in `development`); throws with
@@ -16,6 +21,21 @@ struct JourneyRegistry: Sendable {
     }
 
     subscript(id: String) -> JourneyDefinition? { journeys[id] }
+
+    /// A web client starts web journeys, a native client phone journeys, and nobody starts a mobile
+    /// approve journey but a phone answering its push.
+    func check(_ journey: JourneyDefinition, mayStartFrom client: ClientRecord) throws {
+        if mobileApproveJourneyIDs.contains(journey.id) {
+            throw ServiceError(
+                .forbidden, ErrorCode.journeyNotForClient, "'\(journey.id)' starts only from a push, through /v1/mobile-approve/start.")
+        }
+        let native = client.kind == ClientKind.native.rawValue
+        guard journey.runsOnPhone == native else {
+            throw ServiceError(
+                .forbidden, ErrorCode.journeyNotForClient,
+                "'\(journey.id)' runs \(journey.runsOnPhone ? "on a phone" : "in a browser"); client '\(client.id)' is a \(client.kind) client.")
+        }
+    }
 
     /// All journeys, by id.
     var all: [JourneyDefinition] { journeys.values.sorted { $0.id < $1.id } }

@@ -26,6 +26,17 @@ public struct JourneyDefinition: Sendable {
     public func step(_ id: String) -> StepDefinition? {
         stepsByID[id]
     }
+
+    /// Whether the journey runs on a phone: it has a step only a phone can answer (keys, biometrics, an
+    /// enrollment code, the web code typed on the phone). Native clients start these, web clients the others.
+    public var runsOnPhone: Bool {
+        steps.contains { $0.type.isPhoneOnly }
+    }
+
+    /// The mobile journey its web-to-mobile steps push to the phone, if any.
+    public var mobileJourneyIDs: [String] {
+        steps.filter { $0.type == .webToMobileAuthentication }.compactMap { $0.config["mobile_journey"]?.stringValue }
+    }
 }
 
 /// One step of a journey as written in its YAML document.

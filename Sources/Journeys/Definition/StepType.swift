@@ -32,6 +32,16 @@ public enum StepType: String, Sendable, CaseIterable {
         }
     }
 
+    /// Whether only a phone can answer this step.
+    var isPhoneOnly: Bool {
+        switch self {
+        case .mobileBiometricsRegistration, .deviceRegistration, .mobileBiometricsAuthentication, .mobileBiometricsTransactionSigning,
+            .otpValidation, .enrollmentCode:
+            true
+        default: false
+        }
+    }
+
     /// Whether the journey ends at this step (it has no `next`).
     public var isTerminal: Bool {
         self == .complete || self == .reject

@@ -7,10 +7,6 @@ struct ClientStore {
     static let applicationTable = "applications"
     let sql: any SQLDatabase
 
-    func exists(_ id: String) async throws -> Bool {
-        try await sql.raw("SELECT id FROM \(ident: Self.table) WHERE id = \(bind: id)").first() != nil
-    }
-
     func client(_ id: String) async throws -> ClientRecord? {
         try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decoding: ClientRecord.self)
     }

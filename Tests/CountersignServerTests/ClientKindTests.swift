@@ -1,0 +1,30 @@
+import CountersignCore
+import Foundation
+import Testing
+
+@Suite("Which client may start which journey")
+struct ClientKindTests {
+    @Test("a web client cannot start a phone journey, a native client cannot start a web journey, and nobody starts a mobile approve journey directly", arguments: [
+        ("mobile_registration", "demo-web"), ("mobile_login", "demo-web"), ("mobile_transaction_signing", "demo-web"),
+        ("web_login", "demo-native"), ("web_transaction_signing", "demo-native"),
+        ("mobile_approve", "demo-native"), ("mobile_approve_otp", "demo-native"), ("mobile_approve_transaction", "demo-web"),
+    ])
+    func refused(journey: String, client: String) async throws {
+        try await TestServer.run { server in
+            let refused = try await server.send(.POST, "/v1/journeys/\(journey)/start", json: ["client_id": .string(client)])
+            #expect(refused.status == .forbidden)
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.journeyNotForClient))
+            #expect(try await server.count("interactions") == 0)
+        }
+    }
+
+    @Test("each client starts its own kind of journey")
+    func allowed() async throws {
+        try await TestServer.run { server in
+            for (journey, client) in [("web_login", "demo-web"), ("mobile_registration", "demo-native"), ("mobile_login", "demo-native")] {
+                let started = try await server.send(.POST, "/v1/journeys/\(journey)/start", json: ["client_id": .string(client)])
+                #expect(started.status == .ok, "\(journey) from \(client)")
+            }
+        }
+    }
+}
