@@ -50,6 +50,8 @@ public enum ErrorCode {
     public static let approvalSuperseded = "approval_superseded"
     /// Too many requests for this user, or the user reported one as not theirs: 429 with `Retry-After`.
     public static let rateLimited = "rate_limited"
+    /// Too many event streams or inbox long-polls held open (per interaction, per device, or in all): 429.
+    public static let tooManyWaits = "too_many_waits"
     public static let mobileRejected = "mobile_rejected"
     public static let mobileNotAuthenticated = "mobile_not_authenticated"
     public static let approvalDataNotSigned = "approval_data_not_signed"

@@ -29,6 +29,8 @@ public struct Configuration: Sendable {
     /// Journeys one client, and one source address, may start per second (per instance); 0: no limit.
     public var startRatePerClient: Int
     public var startRatePerAddress: Int
+    /// Event streams and inbox long-polls one instance holds open at most.
+    public var maximumOpenWaits: Int
 
     /// What a start loads besides the operator's own configuration.
     public enum Mode: String, Sendable {
@@ -75,6 +77,9 @@ public struct Configuration: Sendable {
         Variable(
             name: "COUNTERSIGN_START_RATE_PER_ADDRESS", defaultValue: "20",
             meaning: "journeys one source address may start per second, per instance (0: no limit)"),
+        Variable(
+            name: "COUNTERSIGN_MAX_OPEN_WAITS", defaultValue: "10000",
+            meaning: "event streams and inbox long-polls one instance holds open at once"),
     ]
 
     public init(
@@ -82,7 +87,8 @@ public struct Configuration: Sendable {
         publicURL: String? = nil, adminKey: String? = nil, journeysDirectory: String = "./journeys",
         interactionLifetime: TimeInterval = 600, tokenLifetime: TimeInterval = 3600,
         masterKey: MasterKeySource = .file(MasterKeySource.defaultFile), recordRetention: TimeInterval = 86400,
-        sweepInterval: TimeInterval = 60, startRatePerClient: Int = 200, startRatePerAddress: Int = 20
+        sweepInterval: TimeInterval = 60, startRatePerClient: Int = 200, startRatePerAddress: Int = 20,
+        maximumOpenWaits: Int = 10000
     ) {
         self.mode = mode
         self.hostname = hostname
@@ -98,6 +104,7 @@ public struct Configuration: Sendable {
         self.sweepInterval = sweepInterval
         self.startRatePerClient = startRatePerClient
         self.startRatePerAddress = startRatePerAddress
+        self.maximumOpenWaits = maximumOpenWaits
     }
 
     /// Reads the configuration from `environment`; flags given on the command line take precedence.
@@ -160,6 +167,12 @@ public struct Configuration: Sendable {
         }
         let startRatePerClient = rate("COUNTERSIGN_START_RATE_PER_CLIENT", default: 200)
         let startRatePerAddress = rate("COUNTERSIGN_START_RATE_PER_ADDRESS", default: 20)
+        var maximumOpenWaits = 10000
+        if let raw = value("COUNTERSIGN_MAX_OPEN_WAITS") {
+            if let number = Int(raw), number > 0 { maximumOpenWaits = number } else {
+                problems.append("COUNTERSIGN_MAX_OPEN_WAITS='\(raw)' must be a positive whole number")
+            }
+        }
         var masterKey = MasterKeySource.file(value("COUNTERSIGN_MASTER_KEY_FILE") ?? MasterKeySource.defaultFile)
         if let raw = value("COUNTERSIGN_MASTER_KEY") {
             if let bytes = Data(base64Encoded: raw), bytes.count == MasterKeySource.keyLength {
@@ -174,7 +187,7 @@ public struct Configuration: Sendable {
             journeysDirectory: value("COUNTERSIGN_JOURNEYS_DIR") ?? "./journeys",
             interactionLifetime: interactionLifetime, tokenLifetime: tokenLifetime, masterKey: masterKey,
             recordRetention: recordRetention, sweepInterval: sweepInterval, startRatePerClient: startRatePerClient,
-            startRatePerAddress: startRatePerAddress)
+            startRatePerAddress: startRatePerAddress, maximumOpenWaits: maximumOpenWaits)
     }
 }
 

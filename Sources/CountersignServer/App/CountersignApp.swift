@@ -79,6 +79,7 @@ public enum CountersignApp {
             services: services, journeys: journeys, interactionLifetime: configuration.interactionLifetime, secrets: secretBox,
             startLimiter: StartRateLimiter(
                 perClient: configuration.startRatePerClient, perAddress: configuration.startRatePerAddress, clock: clock, logger: app.logger))
+        let openWaits = OpenWaits(total: configuration.maximumOpenWaits)
         let verifier = DeviceSignatureVerifier(storage: storage, clock: dependencies.clock, securityEvents: securityEvents)
 
         app.middleware = Middlewares()
@@ -88,7 +89,7 @@ public enum CountersignApp {
         try app.register(collection: OrchestrationRoutes(service: interactions))
         try app.register(collection: ApprovalRoutes(
             mobileApprove: MobileApproveService(interactions: interactions, verifier: verifier),
-            interactions: interactions, verifier: verifier, events: events, storage: storage))
+            interactions: interactions, verifier: verifier, events: events, storage: storage, openWaits: openWaits))
         try app.register(collection: try BrowserRoutes())
         try app.register(collection: try WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer))
         try app.register(collection: AdminRoutes(
@@ -97,7 +98,7 @@ public enum CountersignApp {
         try app.register(collection: EvidenceRoutes(verifier: adminKeys, storage: storage))
         try app.register(collection: SecurityEventRoutes(verifier: adminKeys, storage: storage))
         try app.register(collection: EnrollmentRoutes(verifier: adminKeys, storage: storage, codes: enrollmentCodes))
-        try app.register(collection: StatsRoutes(verifier: adminKeys, storage: storage, clock: clock))
+        try app.register(collection: StatsRoutes(verifier: adminKeys, storage: storage, openWaits: openWaits, clock: clock))
         try app.register(collection: PushAdminRoutes(
             verifier: adminKeys, storage: storage, secrets: secretBox, securityEvents: securityEvents, clock: clock))
     }

@@ -5,6 +5,7 @@ import Vapor
 struct StatsRoutes: RouteCollection {
     let verifier: AdminKeyVerifier
     let storage: Storage
+    let openWaits: OpenWaits
     let clock: any WallClock
 
     func boot(routes: any RoutesBuilder) throws {
@@ -20,6 +21,9 @@ struct StatsRoutes: RouteCollection {
         let pushJobsStored: Int
         let pushDeliveriesStored: Int
         let usedDeviceSignaturesStored: Int
+        /// Requests this instance holds open now.
+        let eventStreamsOpen: Int
+        let inboxWaitsOpen: Int
 
         enum CodingKeys: String, CodingKey {
             case approvalsPending = "approvals_pending"
@@ -29,6 +33,8 @@ struct StatsRoutes: RouteCollection {
             case pushJobsStored = "push_jobs_stored"
             case pushDeliveriesStored = "push_deliveries_stored"
             case usedDeviceSignaturesStored = "used_device_signatures_stored"
+            case eventStreamsOpen = "event_streams_open"
+            case inboxWaitsOpen = "inbox_waits_open"
         }
     }
 
@@ -37,6 +43,7 @@ struct StatsRoutes: RouteCollection {
         return try .wire(Stats(
             approvalsPending: counts.approvalsPending, approvalsStored: counts.approvalsStored,
             interactionsStored: counts.interactionsStored, pushJobsQueued: counts.pushJobsQueued, pushJobsStored: counts.pushJobsStored,
-            pushDeliveriesStored: counts.pushDeliveriesStored, usedDeviceSignaturesStored: counts.usedDeviceSignaturesStored))
+            pushDeliveriesStored: counts.pushDeliveriesStored, usedDeviceSignaturesStored: counts.usedDeviceSignaturesStored,
+            eventStreamsOpen: await openWaits.eventStreams, inboxWaitsOpen: await openWaits.inboxWaits))
     }
 }

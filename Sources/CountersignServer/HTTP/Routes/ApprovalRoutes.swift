@@ -12,6 +12,7 @@ struct ApprovalRoutes: RouteCollection {
     let verifier: DeviceSignatureVerifier
     let events: any EventBus
     let storage: Storage
+    let openWaits: OpenWaits
 
     /// How long an inbox request may be held open at most.
     static let maximumWait = 30
@@ -52,15 +53,28 @@ struct ApprovalRoutes: RouteCollection {
             throw ServiceError(.forbidden, ErrorCode.deviceRevoked, "The device has been revoked.")
         }
         let wait = min(max(request.query[Int.self, at: "wait"] ?? 0, 0), Self.maximumWait)
+        if wait > 0 { try await openWaits.openInboxWait(for: deviceID) }
+        let payloads: [[String: String]]
+        do {
+            payloads = try await inbox(of: deviceID, waiting: wait)
+        } catch {
+            if wait > 0 { await openWaits.closeInboxWait(for: deviceID) }
+            throw error
+        }
+        if wait > 0 { await openWaits.closeInboxWait(for: deviceID) }
+        return try .wire(["approvals": payloads], cacheControl: "no-store")
+    }
 
+    /// The device's pending payloads, waiting up to `seconds` for one when there is none.
+    private func inbox(of deviceID: String, waiting seconds: Int) async throws -> [[String: String]] {
         // Subscribe before reading, so a push between the read and the wait is not missed.
         let mailbox = await events.subscribe(EventTopic.device(deviceID))
         var payloads = try await pendingPayloads(for: deviceID, on: storage)
-        if payloads.isEmpty, wait > 0, await mailbox.next(within: .seconds(wait)) != nil {
+        if payloads.isEmpty, seconds > 0, await mailbox.next(within: .seconds(seconds)) != nil {
             payloads = try await pendingPayloads(for: deviceID, on: storage)
         }
         await events.unsubscribe(mailbox)
-        return try .wire(["approvals": payloads], cacheControl: "no-store")
+        return payloads
     }
 
     /// `GET /v1/interactions/{id}/events`: one server-sent event when the interaction's approval is
@@ -71,27 +85,39 @@ struct ApprovalRoutes: RouteCollection {
         guard let approvalID = waitedOn else {
             throw ServiceError(.conflict, ErrorCode.notWaiting, "The interaction is not waiting for a phone.")
         }
-        let mailbox = await events.subscribe(EventTopic.interaction(interaction.id))
+        let (stream, ending) = try await openWaits.openEventStream(for: interaction.id)
+        let topic = EventTopic.interaction(interaction.id)
+        // Wakes the stream this one replaces, so that it ends now.
+        if ending != nil { await events.publish(topic, "") }
+        let mailbox = await events.subscribe(topic)
+        let interactionID = interaction.id
         let clock = interactions.services.clock
-        let bus = events
+        let (bus, openWaits) = (events, openWaits)
         let streamEnd = interaction.expiresAt
         // Managed: Vapor ends the stream when the closure returns, or fails it when the browser has gone
         // and a write throws.
         let response = Response(status: .ok, body: .init(managedAsyncStream: { writer in
+            var status = ApprovalStatus.pending
             do {
-                var status = try await Self.approvalStatus(approvalID, on: storage, clock: clock)
+                status = try await Self.approvalStatus(approvalID, on: storage, clock: clock)
                 while status == .pending, clock.now() < streamEnd {
                     if await mailbox.next(within: Self.keepAliveInterval) == nil {
                         try await writer.writeBuffer(ByteBuffer(string: ": keep-alive\n\n"))
                     }
+                    if await openWaits.wasEnded(stream) { break }
                     status = try await Self.approvalStatus(approvalID, on: storage, clock: clock)
                 }
-                await bus.unsubscribe(mailbox)
-                try await writer.writeBuffer(ByteBuffer(string: "event: approval\ndata: {\"status\":\"\(status.rawValue)\"}\n\n"))
             } catch {
                 await bus.unsubscribe(mailbox)
+                await openWaits.closeEventStream(stream, of: interactionID)
                 throw error
             }
+            await bus.unsubscribe(mailbox)
+            let replaced = await openWaits.wasEnded(stream)
+            await openWaits.closeEventStream(stream, of: interactionID)
+            // A stream replaced by a newer one ends without an event.
+            guard !replaced else { return }
+            try await writer.writeBuffer(ByteBuffer(string: "event: approval\ndata: {\"status\":\"\(status.rawValue)\"}\n\n"))
         }))
         response.headers.replaceOrAdd(name: .contentType, value: "text/event-stream")
         response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")

@@ -1,0 +1,82 @@
+import CountersignCore
+import Foundation
+
+/// Counts the requests held open waiting for something — browsers' event streams, phones' inbox
+/// long-polls — and caps them (DESIGN.md §6): two streams per interaction, two long-polls per device,
+/// and a total per instance. Each is a connection and a task a stranger could otherwise pile up.
+///
+/// A third stream of one interaction ends the oldest instead of being refused: a browser that reconnects
+/// has usually dropped its earlier stream already, which the server notices only at its next write. Past
+/// the other caps a request is refused with `429 too_many_waits`.
+actor OpenWaits {
+    static let perInteraction = 2
+    static let perDevice = 2
+
+    /// The most waits held open at once by this instance.
+    private let total: Int
+    /// Open streams by interaction, oldest first.
+    private var streams: [String: [UUID]] = [:]
+    /// Streams ended to make room for a newer one of the same interaction.
+    private var ended: Set<UUID> = []
+    private var inboxWaitsByDevice: [String: Int] = [:]
+    private(set) var eventStreams = 0
+    private(set) var inboxWaits = 0
+
+    init(total: Int) {
+        self.total = total
+    }
+
+    /// Opens an events stream of `interactionID`; returns it and, when the interaction had its two
+    /// already, the oldest, which must now end. `closeEventStream` it when it ends.
+    func openEventStream(for interactionID: String) throws -> (stream: UUID, ending: UUID?) {
+        var open = streams[interactionID, default: []]
+        var ending: UUID?
+        if open.count >= Self.perInteraction {
+            let oldest = open.removeFirst()
+            ended.insert(oldest)
+            eventStreams -= 1
+            ending = oldest
+        } else {
+            try checkTotal()
+        }
+        let stream = UUID()
+        open.append(stream)
+        streams[interactionID] = open
+        eventStreams += 1
+        return (stream, ending)
+    }
+
+    /// Whether `stream` was ended to make room for a newer one.
+    func wasEnded(_ stream: UUID) -> Bool {
+        ended.contains(stream)
+    }
+
+    func closeEventStream(_ stream: UUID, of interactionID: String) {
+        if ended.remove(stream) != nil { return }
+        streams[interactionID]?.removeAll { $0 == stream }
+        if streams[interactionID]?.isEmpty == true { streams[interactionID] = nil }
+        eventStreams -= 1
+    }
+
+    /// Opens a long-poll of `deviceID`'s inbox; `closeInboxWait` it when the request ends.
+    func openInboxWait(for deviceID: String) throws {
+        try checkTotal()
+        guard inboxWaitsByDevice[deviceID, default: 0] < Self.perDevice else {
+            throw ServiceError(.tooSoon(retryAfter: 5), ErrorCode.tooManyWaits, "At most \(Self.perDevice) long-polls of one device may wait at once.")
+        }
+        inboxWaitsByDevice[deviceID, default: 0] += 1
+        inboxWaits += 1
+    }
+
+    func closeInboxWait(for deviceID: String) {
+        let left = inboxWaitsByDevice[deviceID, default: 1] - 1
+        inboxWaitsByDevice[deviceID] = left > 0 ? left : nil
+        inboxWaits -= 1
+    }
+
+    private func checkTotal() throws {
+        guard eventStreams + inboxWaits < total else {
+            throw ServiceError(.tooSoon(retryAfter: 5), ErrorCode.tooManyWaits, "The server holds as many waiting requests as it may; try again shortly.")
+        }
+    }
+}

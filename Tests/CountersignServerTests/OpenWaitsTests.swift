@@ -1,0 +1,71 @@
+import CountersignClient
+import CountersignCore
+import Foundation
+import Testing
+import Vapor
+import VaporTesting
+
+@Suite("Requests held open are capped")
+struct OpenWaitsTests {
+    func stats(_ server: TestServer) async throws -> JSONValue {
+        try await server.admin(.GET, "stats").body
+    }
+
+    /// Opens the events stream of interaction `id` in the background; it returns when the stream ends.
+    func openStream(_ server: TestServer, id: String, token: String) -> Task<TestingHTTPResponse, any Error> {
+        let app = server.app
+        return Task {
+            var headers = HTTPHeaders()
+            headers.bearerAuthorization = BearerAuthorization(token: token)
+            return try await app.testing().sendRequest(.GET, "/v1/interactions/\(id)/events", headers: headers)
+        }
+    }
+
+    @Test("an interaction holds at most two event streams: a third ends the oldest; they close when the phone answers")
+    func streamsPerInteraction() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
+            let oldest = openStream(server, id: id, token: token)
+            try await eventually("one stream is open") { try await stats(server)["event_streams_open"] == 1 }
+            let second = openStream(server, id: id, token: token)
+            try await eventually("two streams are open") { try await stats(server)["event_streams_open"] == 2 }
+            let third = openStream(server, id: id, token: token)
+            let ended = try await oldest.value
+            #expect(ended.status == .ok && !ended.body.string.contains("event: approval"), "the oldest ends without an event")
+            try await eventually("still two streams") { try await stats(server)["event_streams_open"] == 2 }
+            try await phone.approve()
+            for stream in [second, third] { #expect(try await stream.value.body.string.contains("approved")) }
+            try await eventually("the streams are closed") { try await stats(server)["event_streams_open"] == 0 }
+        }
+    }
+
+    @Test("a device has at most two inbox long-polls open; a third is refused at once")
+    func longPollsPerDevice() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let polls = [Task { try await phone.inbox(wait: 30) }, Task { try await phone.inbox(wait: 30) }]
+            try await eventually("two long-polls are open") { try await stats(server)["inbox_waits_open"] == 2 }
+            await expectRefusal(429, ErrorCode.tooManyWaits) { _ = try await phone.inbox(wait: 30) }
+            _ = try await server.waitingWebLogin(email: "ada@example.com")
+            for poll in polls { #expect(try await poll.value.count == 1) }
+            #expect(try await stats(server)["inbox_waits_open"] == 0)
+        }
+    }
+
+    @Test("an instance holds at most COUNTERSIGN_MAX_OPEN_WAITS open in all")
+    func totalCap() async throws {
+        try await TestServer.run(adjust: { $0.maximumOpenWaits = 1 }) { server in
+            let ada = try await RegisteredPhone.register(server, email: "ada@example.com")
+            _ = try await RegisteredPhone.register(server, email: "bo@example.com")
+            let first = try await server.waitingWebLogin(email: "ada@example.com")
+            let second = try await server.waitingWebLogin(email: "bo@example.com")
+            let stream = openStream(server, id: first.id, token: first.token)
+            try await eventually("one stream is open") { try await stats(server)["event_streams_open"] == 1 }
+            let refused = try await server.send(.GET, "/v1/interactions/\(second.id)/events", bearer: second.token)
+            #expect(refused.status == .tooManyRequests)
+            try await ada.approve()
+            _ = try await stream.value
+        }
+    }
+}
