@@ -31,6 +31,8 @@ public struct Configuration: Sendable {
     public var startRatePerAddress: Int
     /// Event streams and inbox long-polls one instance holds open at most.
     public var maximumOpenWaits: Int
+    /// A connection on which nothing is read or written for this long is closed.
+    public var idleTimeout: TimeInterval
 
     /// What a start loads besides the operator's own configuration.
     public enum Mode: String, Sendable {
@@ -78,6 +80,9 @@ public struct Configuration: Sendable {
             name: "COUNTERSIGN_START_RATE_PER_ADDRESS", defaultValue: "20",
             meaning: "journeys one source address may start per second, per instance (0: no limit)"),
         Variable(
+            name: "COUNTERSIGN_IDLE_TIMEOUT", defaultValue: "60",
+            meaning: "seconds a connection may stay silent before it is closed (more than the 30 s of a long-poll)"),
+        Variable(
             name: "COUNTERSIGN_MAX_OPEN_WAITS", defaultValue: "10000",
             meaning: "event streams and inbox long-polls one instance holds open at once"),
     ]
@@ -88,7 +93,7 @@ public struct Configuration: Sendable {
         interactionLifetime: TimeInterval = 600, tokenLifetime: TimeInterval = 3600,
         masterKey: MasterKeySource = .file(MasterKeySource.defaultFile), recordRetention: TimeInterval = 86400,
         sweepInterval: TimeInterval = 60, startRatePerClient: Int = 200, startRatePerAddress: Int = 20,
-        maximumOpenWaits: Int = 10000
+        maximumOpenWaits: Int = 10000, idleTimeout: TimeInterval = 60
     ) {
         self.mode = mode
         self.hostname = hostname
@@ -105,6 +110,7 @@ public struct Configuration: Sendable {
         self.startRatePerClient = startRatePerClient
         self.startRatePerAddress = startRatePerAddress
         self.maximumOpenWaits = maximumOpenWaits
+        self.idleTimeout = idleTimeout
     }
 
     /// Reads the configuration from `environment`; flags given on the command line take precedence.
@@ -167,6 +173,8 @@ public struct Configuration: Sendable {
         }
         let startRatePerClient = rate("COUNTERSIGN_START_RATE_PER_CLIENT", default: 200)
         let startRatePerAddress = rate("COUNTERSIGN_START_RATE_PER_ADDRESS", default: 20)
+        let idleTimeout = seconds("COUNTERSIGN_IDLE_TIMEOUT", default: 60)
+        if idleTimeout <= 30 { problems.append("COUNTERSIGN_IDLE_TIMEOUT must be more than 30 seconds, the longest an inbox long-poll waits") }
         var maximumOpenWaits = 10000
         if let raw = value("COUNTERSIGN_MAX_OPEN_WAITS") {
             if let number = Int(raw), number > 0 { maximumOpenWaits = number } else {
@@ -187,7 +195,7 @@ public struct Configuration: Sendable {
             journeysDirectory: value("COUNTERSIGN_JOURNEYS_DIR") ?? "./journeys",
             interactionLifetime: interactionLifetime, tokenLifetime: tokenLifetime, masterKey: masterKey,
             recordRetention: recordRetention, sweepInterval: sweepInterval, startRatePerClient: startRatePerClient,
-            startRatePerAddress: startRatePerAddress, maximumOpenWaits: maximumOpenWaits)
+            startRatePerAddress: startRatePerAddress, maximumOpenWaits: maximumOpenWaits, idleTimeout: idleTimeout)
     }
 }
 

@@ -31,6 +31,8 @@ public enum CountersignApp {
         if app.logger.logLevel < .info { app.logger.logLevel = .info }
         app.http.server.configuration.hostname = configuration.hostname
         app.http.server.configuration.port = configuration.port
+        // A connection silent for this long is closed (an event stream writes a keep-alive every 15 s).
+        app.http.server.configuration.idleTimeout = .milliseconds(Int64(configuration.idleTimeout * 1000))
         let storage = try await DatabaseSetup.open(app, location: configuration.database)
         // Registered first, so it closes last: after the background services that use it have stopped.
         app.lifecycle.use(StorageLifetime(storage: storage))
