@@ -115,6 +115,22 @@ struct WebToMobileTests {
         }
     }
 
+    @Test("with show_device_names: false the browser, not signed in yet, learns no device's name")
+    func hiddenDeviceNames() async throws {
+        let journeys = try TestServer.journeysWithFixtures()
+        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+            _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let chosen = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            let choice = try await browser.signIn("web_login_hidden_devices", email: "ada@example.com")
+            let devices = try #require(choice.data?["devices"]?.arrayValue)
+            #expect(devices.compactMap { $0["name"]?.stringValue } == ["Phone 1", "Phone 2"])
+            let code = try #require(devices.first?["code"])
+            _ = try await browser.client.submitClientResponse(.clientInput, data: ["selected_device_code": code])
+            #expect(try await chosen.inbox().count == 1)
+        }
+    }
+
     @Test("resend pushes again until no attempts are left")
     func resendUntilRefused() async throws {
         try await TestServer.run { server in

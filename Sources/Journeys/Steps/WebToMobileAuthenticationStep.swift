@@ -35,9 +35,13 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         guard let newest = devices.first else { return noDevices }
         if devices.count > 1, environment.string("device_selection") ?? "ask" == "ask" {
             let codes = devices.enumerated().map { index, device in ("d\(index + 1)", device) }
+            // The browser is not signed in yet: with `show_device_names: false` it learns no device's name.
+            let showNames = environment.config["show_device_names"] != .bool(false)
             return .present(
                 journeyStepID: JourneyStepID.mobileApproveAuthentication,
-                data: ["devices": .array(codes.map { ["code": .string($0.0), "name": .string($0.1.name)] })],
+                data: ["devices": .array(codes.enumerated().map { index, entry in
+                    ["code": .string(entry.0), "name": .string(showNames ? entry.1.name : "Phone \(index + 1)")]
+                })],
                 secrets: [
                     Key.mode: "select", "user": externalUserID,
                     Key.deviceCodes: codes.map { "\($0.0)=\($0.1.id)" }.joined(separator: ","),
