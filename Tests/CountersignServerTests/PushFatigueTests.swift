@@ -47,8 +47,9 @@ struct PushFatigueTests {
             _ = try await phone.approve()
             #expect(try await startSignIn(server).status == 200, "an approval resets the backoff")
 
+            // Every refusal is logged; one a minute per user is stored, so the attack cannot fill the table.
             let events = try await server.admin(.GET, "security-events?kind=rate_limited").body["security_events"]?.arrayValue ?? []
-            #expect(events.count == 60)
+            #expect(events.count == 1)
         }
     }
 

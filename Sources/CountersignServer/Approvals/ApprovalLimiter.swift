@@ -41,7 +41,8 @@ struct ApprovalLimiter: Sendable {
     private func refuse(_ userID: String, until date: Date, now: Date, because reason: String) async throws -> Never {
         // Whole seconds, rounded up; less the millisecond a time read back from the database may gain.
         let seconds = max(1, Int((date.timeIntervalSince(now) - 0.001).rounded(.up)))
-        try await securityEvents.recordNow(.rateLimited, userID: userID, detail: "a new approval was refused for \(seconds) s: \(reason)")
+        try await securityEvents.recordNow(
+            .rateLimited, userID: userID, detail: "a new approval was refused for \(seconds) s: \(reason)", source: userID)
         throw ServiceError(.tooSoon(retryAfter: seconds), ErrorCode.rateLimited, "Too many requests for this user; try again in \(seconds) s.")
     }
 }

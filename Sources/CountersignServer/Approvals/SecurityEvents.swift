@@ -4,10 +4,23 @@ import Logging
 
 /// Records security events: stored for `GET /admin/v1/security-events` and logged at warning, the
 /// default level's reach. Never a secret.
+///
+/// Events an attacker can cause at will (wrong admin keys, refused requests) are stored once a minute per
+/// source and logged every time, so that an attack cannot fill the database through its own record.
 struct SecurityEvents: Sendable {
     let storage: Storage
     let clock: any WallClock
     let logger: Logger
+    private let stored = RecentlyStored()
+
+    /// How long a repeat of a throttled event is only logged.
+    static let repeatWindow: TimeInterval = 60
+
+    init(storage: Storage, clock: any WallClock, logger: Logger) {
+        self.storage = storage
+        self.clock = clock
+        self.logger = logger
+    }
 
     /// Records `kind` with the call's writes, and logs it once they are committed.
     func record(_ kind: SecurityEventKind, userID: String?, approvalID: String? = nil, deviceID: String? = nil, detail: String, in work: UnitOfWork) async {
@@ -17,11 +30,15 @@ struct SecurityEvents: Sendable {
         await work.afterCommit { Self.log(event, to: logger) }
     }
 
-    /// Records `kind` at once: for a refusal, whose call commits nothing, or an admin action.
-    func recordNow(_ kind: SecurityEventKind, userID: String? = nil, deviceID: String? = nil, detail: String) async throws {
+    /// Records `kind` at once: for a refusal, whose call commits nothing, or an admin action. With a
+    /// `source`, a repeat from the same source within `repeatWindow` is logged but not stored.
+    func recordNow(
+        _ kind: SecurityEventKind, userID: String? = nil, deviceID: String? = nil, detail: String, source: String? = nil
+    ) async throws {
         let event = event(kind, userID: userID, approvalID: nil, deviceID: deviceID, detail: detail)
-        try await storage.securityEvents.insert(event)
         Self.log(event, to: logger)
+        if let source, await !stored.isFirst(kind.rawValue + "\n" + source, at: event.createdAt, within: Self.repeatWindow) { return }
+        try await storage.securityEvents.insert(event)
     }
 
     private func event(_ kind: SecurityEventKind, userID: String?, approvalID: String?, deviceID: String?, detail: String) -> SecurityEventRecord {
@@ -36,5 +53,20 @@ struct SecurityEvents: Sendable {
         if let approvalID = event.approvalID { metadata["approval_id"] = "\(approvalID)" }
         if let deviceID = event.deviceID { metadata["device_id"] = "\(deviceID)" }
         logger.warning("security event", metadata: metadata)
+    }
+}
+
+/// When each throttled event was last stored, by kind and source.
+private actor RecentlyStored {
+    /// Sources remembered at most; past it, the entries older than the window are forgotten.
+    static let capacity = 10_000
+    private var storedAt: [String: Date] = [:]
+
+    /// Whether `key` was not stored within `window` before `now`; if so, it counts as stored now.
+    func isFirst(_ key: String, at now: Date, within window: TimeInterval) -> Bool {
+        if let last = storedAt[key], now.timeIntervalSince(last) < window { return false }
+        if storedAt.count >= Self.capacity { storedAt = storedAt.filter { now.timeIntervalSince($0.value) < window } }
+        storedAt[key] = now
+        return true
     }
 }

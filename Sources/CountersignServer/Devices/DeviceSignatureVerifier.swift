@@ -32,7 +32,8 @@ struct DeviceSignatureVerifier: Sendable {
                 fingerprint, until: now.addingTimeInterval(2 * DeviceProof.maximumClockSkew))
         } catch let error as any DatabaseError where error.isConstraintFailure {
             try? await securityEvents.recordNow(
-                .signatureReplayed, userID: device.userID, deviceID: deviceID, detail: "a device signature was sent a second time")
+                .signatureReplayed, userID: device.userID, deviceID: deviceID, detail: "a device signature was sent a second time",
+                source: deviceID)
             throw ServiceError(.unauthenticated, ErrorCode.signatureReplayed, "This device signature was already used.")
         }
         return device

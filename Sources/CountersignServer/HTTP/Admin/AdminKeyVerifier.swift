@@ -29,9 +29,9 @@ struct AdminKeyVerifier: Sendable {
     /// Records a request refused for its key as a security event: where it went and from where, never
     /// the key it tried.
     func recordRefusal(of request: Request, keyGiven: Bool) async {
-        let detail = "\(request.method.rawValue) \(request.url.path) with \(keyGiven ? "a wrong" : "no") admin key from "
-            + (request.remoteAddress?.ipAddress ?? "an unknown address")
-        try? await securityEvents.recordNow(.adminAuthenticationFailed, detail: detail)
+        let source = request.remoteAddress?.ipAddress ?? "an unknown address"
+        let detail = "\(request.method.rawValue) \(request.url.path) with \(keyGiven ? "a wrong" : "no") admin key from \(source)"
+        try? await securityEvents.recordNow(.adminAuthenticationFailed, detail: detail, source: source)
     }
 }
 
