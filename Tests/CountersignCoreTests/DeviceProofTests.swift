@@ -38,4 +38,13 @@ struct DeviceProofTests {
         #expect(!WebOTP.matches(code: "123456", approvalID: "apr_2", storedHash: stored, key: key))
         #expect(!WebOTP.matches(code: "123456", approvalID: "apr_1", storedHash: stored, key: SymmetricKey(size: .bits256)))
     }
+
+    @Test("keyed hashes are HMAC-SHA256 in lower-case hex, as hashes stored by earlier versions were written")
+    func keyedHexFormat() {
+        let key = SymmetricKey(data: Data(repeating: 7, count: 32))
+        let expected = HMAC<SHA256>.authenticationCode(for: Data("apr_1\n123456".utf8), using: key).map { String(format: "%02x", $0) }.joined()
+        #expect(WebOTP.keyedHash(code: "123456", approvalID: "apr_1", key: key) == expected)
+        // An enrollment code is hashed as typed once normalized: case, dashes and O for 0 do not matter.
+        #expect(EnrollmentCode.keyedHash("7kq2-m9xd-4hvb-Otne", key: key) == SecretDigest.keyedHex("enrollment\n7KQ2M9XD4HVB0TNE", key: key))
+    }
 }

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The approval keeps only a keyed hash bound to its id, so the code is useless for any other
 /// approval. The code itself is part of what the browser's waiting step shows, so it stays in that
-/// interaction's state (shown again on every poll) until the step ends.
+/// interaction's state (shown again on every poll, sealed at rest) until the step ends.
 public enum WebOTP {
     public static let defaultLength = 6
 
@@ -17,8 +17,7 @@ public enum WebOTP {
 
     /// HMAC-SHA256 of the code bound to `approvalID`, hex encoded.
     public static func keyedHash(code: String, approvalID: String, key: SymmetricKey) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Data("\(approvalID)\n\(code)".utf8), using: key)
-        return mac.map { String(format: "%02x", $0) }.joined()
+        SecretDigest.keyedHex("\(approvalID)\n\(code)", key: key)
     }
 
     /// Whether `code` is the one hashed into `storedHash` for `approvalID`, compared in constant time.

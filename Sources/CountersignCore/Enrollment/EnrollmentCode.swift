@@ -29,8 +29,7 @@ public enum EnrollmentCode {
 
     /// HMAC-SHA256 of the normalized code, hex encoded: all the server keeps of it.
     public static func keyedHash(_ code: String, key: SymmetricKey) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Data("enrollment\n\(normalized(code))".utf8), using: key)
-        return mac.map { String(format: "%02x", $0) }.joined()
+        SecretDigest.keyedHex("enrollment\n\(normalized(code))", key: key)
     }
 }
 

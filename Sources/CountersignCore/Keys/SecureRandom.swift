@@ -35,10 +35,20 @@ public enum ConstantTime {
 /// SHA-256 of a secret, hex encoded: how bearer secrets are stored at rest.
 public enum SecretDigest {
     public static func hex(_ secret: String) -> String {
+        hexString(SHA256.hash(data: Data(secret.utf8)))
+    }
+
+    /// HMAC-SHA256 of `message` under `key`, hex encoded: how short secrets (web OTPs, enrollment codes)
+    /// are kept, so that their hashes cannot be brute-forced without the key.
+    public static func keyedHex(_ message: String, key: SymmetricKey) -> String {
+        hexString(HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: key))
+    }
+
+    private static func hexString(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(2 * SHA256.byteCount)
-        for byte in SHA256.hash(data: Data(secret.utf8)) {
+        for byte in bytes {
             text.append(digits[Int(byte >> 4)])
             text.append(digits[Int(byte & 0x0f)])
         }
