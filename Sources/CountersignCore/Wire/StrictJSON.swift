@@ -20,15 +20,26 @@ public enum StrictJSON {
             case UInt8(ascii: ":"): if var object = containers.last ?? nil { object.expectsKey = false; containers[containers.count - 1] = object }
             case UInt8(ascii: "\""):
                 let start = index
+                var escaped = false
                 index = text.index(after: index)
                 while index < text.endIndex, text[index] != UInt8(ascii: "\"") {
-                    if text[index] == UInt8(ascii: "\\") { index = text.index(after: index) }
+                    if text[index] == UInt8(ascii: "\\") {
+                        escaped = true
+                        index = text.index(after: index)
+                    }
                     if index < text.endIndex { index = text.index(after: index) }
                 }
                 guard index < text.endIndex else { return nil }
                 if var object = containers.last ?? nil, object.expectsKey {
-                    // Decoded, so that "a" and "\u0061" are one key.
-                    guard let key = try? JSONDecoder().decode(String.self, from: Data(text[start...index])) else { return nil }
+                    // A key with an escape is decoded, so that "a" and "\u0061" are one key; the others (every
+                    // key a client normally sends) are their bytes.
+                    let key: String
+                    if escaped {
+                        guard let decoded = try? JSONDecoder().decode(String.self, from: Data(text[start...index])) else { return nil }
+                        key = decoded
+                    } else {
+                        key = String(decoding: text[text.index(after: start)..<index], as: UTF8.self)
+                    }
                     guard object.keys.insert(key).inserted else { return key }
                     object.expectsKey = false
                     containers[containers.count - 1] = object
