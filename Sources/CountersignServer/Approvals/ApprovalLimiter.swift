@@ -26,7 +26,7 @@ struct ApprovalLimiter: Sendable {
             try await refuse(userID, until: reported.addingTimeInterval(limits.notMeBlock), now: now,
                 because: "the user reported a request as not theirs")
         }
-        let recent = try await storage.approvals.newest(ofUser: userID, limit: Self.approvalsLookedAt)
+        let recent = try await storage.approvals.outcomes(ofUser: userID, limit: Self.approvalsLookedAt)
         let unapproved = recent.prefix { $0.status(at: now) != .approved }.count
         let backoff = limits.backoff(afterUnapproved: unapproved)
         if backoff > 0, let newest = recent.first {
@@ -35,7 +35,12 @@ struct ApprovalLimiter: Sendable {
                 try await refuse(userID, until: allowedAt, now: now, because: "\(unapproved) requests in a row were not approved")
             }
         }
-        return recent.filter { $0.status(at: now) == .pending }
+        // Usually none: the full record only of an approval the new one will replace.
+        var pending: [ApprovalRecord] = []
+        for row in recent where row.status(at: now) == .pending {
+            if let approval = try await storage.approvals.find(row.id) { pending.append(approval) }
+        }
+        return pending
     }
 
     private func refuse(_ userID: String, until date: Date, now: Date, because reason: String) async throws -> Never {

@@ -67,3 +67,21 @@ struct ApprovalRecord: Codable, Sendable {
         return stored == .pending && now >= expiresAt ? .expired : stored
     }
 }
+
+/// Where one approval stands, without the rest of its record.
+struct ApprovalOutcomeRow: Codable, Sendable {
+    let id: String
+    let status: String
+    let expiresAt: Date
+    let createdAt: Date
+
+    func status(at now: Date) -> ApprovalStatus {
+        ApprovalRecord.status(stored: status, expiresAt: expiresAt, at: now)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, status
+        case expiresAt = "expires_at"
+        case createdAt = "created_at"
+    }
+}

@@ -17,11 +17,13 @@ struct ApprovalStore {
         try await sql.insert(into: Self.table).model(approval).run()
     }
 
-    /// The user's newest `limit` approvals, newest first: what the push-fatigue limits look at.
-    func newest(ofUser userID: String, limit: Int) async throws -> [ApprovalRecord] {
+    /// How the user's newest `limit` approvals stand, newest first: what the push-fatigue limits look at,
+    /// on every new approval, so only the columns they need.
+    func outcomes(ofUser userID: String, limit: Int) async throws -> [ApprovalOutcomeRow] {
         try await sql.raw("""
-            SELECT * FROM \(ident: Self.table) WHERE user_id = \(bind: userID) ORDER BY created_at DESC LIMIT \(literal: limit)
-            """).all(decoding: ApprovalRecord.self)
+            SELECT id, status, expires_at, created_at FROM \(ident: Self.table)
+            WHERE user_id = \(bind: userID) ORDER BY created_at DESC LIMIT \(literal: limit)
+            """).all(decoding: ApprovalOutcomeRow.self)
     }
 
     /// The approval with its user and the status of its latest push, in one query: what a waiting
