@@ -16,6 +16,9 @@ struct ConfigurationTests {
         #expect(configuration.masterKey == .file("./countersign.master-key"))
         #expect(configuration.recordRetention == 86400)
         #expect(configuration.sweepInterval == 60)
+        #expect(configuration.mode == .production)
+        #expect(configuration.startRatePerClient == 200 && configuration.startRatePerAddress == 20)
+        #expect(configuration.maximumOpenWaits == 10000 && configuration.idleTimeout == 60)
     }
 
     @Test("expired records may be removed at expiry (retention 0), but sweeps need a positive interval")
@@ -52,12 +55,15 @@ struct ConfigurationTests {
                 "COUNTERSIGN_PORT": "eighty", "COUNTERSIGN_DATABASE_URL": "mysql://x/y", "COUNTERSIGN_PUBLIC_URL": "ftp://x",
                 "COUNTERSIGN_ADMIN_KEY": "short", "COUNTERSIGN_INTERACTION_TTL": "-5", "COUNTERSIGN_TOKEN_TTL": "soon",
                 "COUNTERSIGN_MASTER_KEY": "not base64!", "COUNTERSIGN_RECORD_RETENTION": "a day", "COUNTERSIGN_SWEEP_INTERVAL": "-1",
+                "COUNTERSIGN_START_RATE_PER_CLIENT": "-3", "COUNTERSIGN_START_RATE_PER_ADDRESS": "many", "COUNTERSIGN_MAX_OPEN_WAITS": "0",
+                "COUNTERSIGN_IDLE_TIMEOUT": "10",
             ])
             Issue.record("expected a configuration error")
         } catch {
             let names = ["COUNTERSIGN_PORT", "COUNTERSIGN_DATABASE_URL", "COUNTERSIGN_PUBLIC_URL", "COUNTERSIGN_ADMIN_KEY",
                          "COUNTERSIGN_INTERACTION_TTL", "COUNTERSIGN_TOKEN_TTL", "COUNTERSIGN_MASTER_KEY",
-                         "COUNTERSIGN_RECORD_RETENTION", "COUNTERSIGN_SWEEP_INTERVAL"]
+                         "COUNTERSIGN_RECORD_RETENTION", "COUNTERSIGN_SWEEP_INTERVAL", "COUNTERSIGN_START_RATE_PER_CLIENT",
+                         "COUNTERSIGN_START_RATE_PER_ADDRESS", "COUNTERSIGN_MAX_OPEN_WAITS", "COUNTERSIGN_IDLE_TIMEOUT"]
             #expect(error.problems.count == names.count)
             for name in names { #expect(error.description.contains(name)) }
         }

@@ -16,6 +16,8 @@ struct StartLimitsTests {
             let retryAfter = try #require(refused.headers.first(name: "Retry-After").flatMap(Int.init))
             #expect((1...10).contains(retryAfter))
             #expect(try await server.count("interactions") == 10)
+            let events = try await server.admin(.GET, "security-events?kind=rate_limited").body["security_events"]?.arrayValue ?? []
+            #expect(events.compactMap { $0["detail"]?.stringValue } == ["journey starts refused for client:demo-web"])
             // Another client has its own allowance; the first gets a new one in the next window.
             #expect(try await server.send(.POST, "/v1/journeys/mobile_login/start", json: ["client_id": "demo-native"]).status == .ok)
             server.clock.advance(by: 10)

@@ -163,24 +163,19 @@ public struct Configuration: Sendable {
         let tokenLifetime = seconds("COUNTERSIGN_TOKEN_TTL", default: 3600)
         let recordRetention = seconds("COUNTERSIGN_RECORD_RETENTION", default: 86400, zeroAllowed: true)
         let sweepInterval = seconds("COUNTERSIGN_SWEEP_INTERVAL", default: 60)
-        func rate(_ name: String, default fallback: Int) -> Int {
+        func count(_ name: String, default fallback: Int, zeroAllowed: Bool) -> Int {
             guard let raw = value(name) else { return fallback }
-            guard let number = Int(raw), number >= 0 else {
-                problems.append("\(name)='\(raw)' must be a whole number of starts per second (0: no limit)")
+            guard let number = Int(raw), number > 0 || (zeroAllowed && number == 0) else {
+                problems.append("\(name)='\(raw)' must be a \(zeroAllowed ? "non-negative" : "positive") whole number")
                 return fallback
             }
             return number
         }
-        let startRatePerClient = rate("COUNTERSIGN_START_RATE_PER_CLIENT", default: 200)
-        let startRatePerAddress = rate("COUNTERSIGN_START_RATE_PER_ADDRESS", default: 20)
+        let startRatePerClient = count("COUNTERSIGN_START_RATE_PER_CLIENT", default: 200, zeroAllowed: true)
+        let startRatePerAddress = count("COUNTERSIGN_START_RATE_PER_ADDRESS", default: 20, zeroAllowed: true)
+        let maximumOpenWaits = count("COUNTERSIGN_MAX_OPEN_WAITS", default: 10000, zeroAllowed: false)
         let idleTimeout = seconds("COUNTERSIGN_IDLE_TIMEOUT", default: 60)
         if idleTimeout <= 30 { problems.append("COUNTERSIGN_IDLE_TIMEOUT must be more than 30 seconds, the longest an inbox long-poll waits") }
-        var maximumOpenWaits = 10000
-        if let raw = value("COUNTERSIGN_MAX_OPEN_WAITS") {
-            if let number = Int(raw), number > 0 { maximumOpenWaits = number } else {
-                problems.append("COUNTERSIGN_MAX_OPEN_WAITS='\(raw)' must be a positive whole number")
-            }
-        }
         var masterKey = MasterKeySource.file(value("COUNTERSIGN_MASTER_KEY_FILE") ?? MasterKeySource.defaultFile)
         if let raw = value("COUNTERSIGN_MASTER_KEY") {
             if let bytes = Data(base64Encoded: raw), bytes.count == MasterKeySource.keyLength {

@@ -80,7 +80,7 @@ public enum CountersignApp {
         let interactions = InteractionService(
             services: services, journeys: journeys, interactionLifetime: configuration.interactionLifetime, secrets: secretBox,
             startLimiter: StartRateLimiter(
-                perClient: configuration.startRatePerClient, perAddress: configuration.startRatePerAddress, clock: clock, logger: app.logger))
+                perClient: configuration.startRatePerClient, perAddress: configuration.startRatePerAddress, clock: clock, securityEvents: securityEvents))
         let openWaits = OpenWaits(total: configuration.maximumOpenWaits)
         let verifier = DeviceSignatureVerifier(storage: storage, clock: dependencies.clock, securityEvents: securityEvents)
 

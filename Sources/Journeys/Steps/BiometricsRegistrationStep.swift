@@ -4,14 +4,11 @@ import CountersignCore
 /// Input `{publicKey, publicKeyId, os, keyType?, attestation?}`; P-256 or RSA-2048+.
 struct BiometricsRegistrationStep: StepBehavior {
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
-        let user: UserContext
-        switch environment.userToEnroll(state) {
-        case .success(let enrolled): user = enrolled
-        case .failure(let refusal): return .outcome(.failure(refusal))
+        environment.enrolling(state) { user in
+            .present(
+                journeyStepID: JourneyStepID.mobileBiometricsRegistration,
+                data: ["user_identifier": .string(user.externalUserID)], secrets: [:])
         }
-        return .present(
-            journeyStepID: JourneyStepID.mobileBiometricsRegistration,
-            data: ["user_identifier": .string(user.externalUserID)], secrets: [:])
     }
 
     func receive(_ input: JSONValue?, _ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepOutcome {

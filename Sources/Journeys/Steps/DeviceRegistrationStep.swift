@@ -4,16 +4,13 @@ import CountersignCore
 /// the step's challenge; the server assigns the device id.
 struct DeviceRegistrationStep: StepBehavior {
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
-        let user: UserContext
-        switch environment.userToEnroll(state) {
-        case .success(let enrolled): user = enrolled
-        case .failure(let refusal): return .outcome(.failure(refusal))
+        environment.enrolling(state) { user in
+            let challenge = SecureRandom.challenge()
+            return .present(
+                journeyStepID: JourneyStepID.deviceRegistration,
+                data: ["user_identifier": .string(user.externalUserID), "challenge": .string(challenge)],
+                secrets: ["challenge": challenge])
         }
-        let challenge = SecureRandom.challenge()
-        return .present(
-            journeyStepID: JourneyStepID.deviceRegistration,
-            data: ["user_identifier": .string(user.externalUserID), "challenge": .string(challenge)],
-            secrets: ["challenge": challenge])
     }
 
     func receive(_ input: JSONValue?, _ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepOutcome {

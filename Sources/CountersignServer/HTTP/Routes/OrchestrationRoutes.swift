@@ -30,16 +30,6 @@ struct OrchestrationRoutes: RouteCollection {
         return try Self.response(reply)
     }
 
-}
-
-extension RequestOrigin {
-    /// The peer address and the User-Agent of `request`.
-    init(_ request: Request) {
-        self.init(clientIP: request.remoteAddress?.ipAddress, userAgent: request.headers.first(name: .userAgent))
-    }
-}
-
-extension OrchestrationRoutes {
     static func response(_ reply: InteractionService.Reply) throws -> Response {
         try .wire(reply.body, status: reply.status, cacheControl: "no-store")
     }
