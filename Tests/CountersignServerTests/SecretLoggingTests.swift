@@ -8,6 +8,10 @@ import Testing
 import Vapor
 import VaporTesting
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// Every log line (message and metadata) written through any copy of `CapturingLogHandler`.
 final class LogStore: Sendable {
     let lines = Mutex<[String]>([])
@@ -67,12 +71,20 @@ struct SecretLoggingTests {
             #expect(done.journeyStepID == JourneyStepID.success)
             secrets += [otp] + [start, waiting, mobile, wrong, biometrics].compactMap(\.interactionToken)
             secrets += [approved.token, done.token].compactMap { $0 }
+
+            // A wrong admin key is a security event, logged at the default level, without the key.
+            let guessed = "guessed-admin-key-0123456789"
+            var adminRequest = URLRequest(url: base.appendingPathComponent("admin/v1/users"))
+            adminRequest.setValue("Bearer \(guessed)", forHTTPHeaderField: "Authorization")
+            _ = try await URLSession.shared.data(for: adminRequest)
+            secrets.append(guessed)
             await app.server.shutdown()
         }
         try await database.drop()
 
         let lines = store.lines.withLock { $0 }
         #expect(lines.contains { $0.contains("/v1/interactions/") }, "requests were logged, so the check below means something")
+        #expect(lines.contains { $0.hasPrefix("warning security event") && $0.contains("admin_auth_failed") })
         for secret in secrets {
             let leaking = lines.filter { $0.contains(secret) }
             #expect(leaking.isEmpty, "log lines contain a secret: \(leaking.map { $0.replacingOccurrences(of: secret, with: "<secret>") })")

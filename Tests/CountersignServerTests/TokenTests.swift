@@ -1,5 +1,6 @@
 import CountersignCore
 import CountersignServer
+import Crypto
 import Foundation
 import JWTKit
 import Testing
@@ -73,21 +74,26 @@ struct TokenTests {
 
     @Test("a key another instance rotated in is published and signs here once the key set is read again, within 30 s")
     func rotationByAnotherInstance() async throws {
-        try await TestServer.run { server in
+        let masterKey = Data((0..<MasterKeySource.keyLength).map { _ in UInt8.random(in: 0...255) })
+        try await TestServer.run(adjust: { $0.masterKey = .key(masterKey) }) { server in
             let phone = TestPhone(client: server.client())
             let firstToken = try #require(try await phone.register(email: "ada@example.com").token)
             let oldKid = try #require(try kid(of: firstToken))
             #expect(try await server.send(.GET, "/.well-known/jwks.json").body["keys"]?.arrayValue?.count == 1)
 
-            // What another instance's rotation leaves in the shared database.
+            // What another instance's rotation leaves in the shared database: a key sealed with the shared
+            // master key, bound to its kid.
             let newKid = "key_other_instance"
+            let sealed = try AES.GCM.seal(
+                Data(ES256PrivateKey().pemRepresentation.utf8), using: SymmetricKey(data: masterKey), authenticating: Data(newKid.utf8))
+            let sealedPEM = try #require(sealed.combined).base64EncodedString()
             let sql = try #require(server.app.countersignSQL)
             server.clock.advance(by: 1)
             let now = server.clock.now()
             try await sql.raw("UPDATE signing_keys SET retired_at = \(bind: now) WHERE retired_at IS NULL").run()
             try await sql.raw("""
                 INSERT INTO signing_keys (id, private_key_pem, created_at)
-                VALUES (\(bind: newKid), \(bind: ES256PrivateKey().pemRepresentation), \(bind: now))
+                VALUES (\(bind: newKid), \(bind: sealedPEM), \(bind: now))
                 """).run()
 
             server.clock.advance(by: 31)
