@@ -5,7 +5,8 @@ import Testing
 import Vapor
 import VaporTesting
 
-@Suite("Requests held open are capped")
+/// A stream that is not ended as it should be waits forever: the time limit turns that into a failure.
+@Suite("Requests held open are capped", .timeLimit(.minutes(1)))
 struct OpenWaitsTests {
     func stats(_ server: TestServer) async throws -> JSONValue {
         try await server.admin(.GET, "stats").body
