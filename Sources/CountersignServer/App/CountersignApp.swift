@@ -37,9 +37,10 @@ public enum CountersignApp {
         // Registered first, so it closes last: after the background services that use it have stopped.
         app.lifecycle.use(StorageLifetime(storage: storage))
         app.countersignStorage = storage
+        let clock = dependencies.clock
 
         switch configuration.mode {
-        case .development: try await DevelopmentMode.prepare(storage, clock: dependencies.clock, logger: app.logger)
+        case .development: try await DevelopmentMode.prepare(storage, clock: clock, logger: app.logger)
         case .production: try await DevelopmentMode.refuseDemoApplication(storage)
         }
         let journeys = try JourneyRegistry.load(
@@ -47,23 +48,22 @@ public enum CountersignApp {
         let secretBox = try SecretBox.load(configuration.masterKey)
         let tokenIssuer = try await TokenIssuer.bootstrap(
             keyVault: SigningKeyVault(storage: storage, secrets: secretBox), issuer: configuration.publicURL,
-            lifetime: configuration.tokenLifetime, clock: dependencies.clock)
-        let securityEvents = SecurityEvents(storage: storage, clock: dependencies.clock, logger: app.logger)
+            lifetime: configuration.tokenLifetime, clock: clock)
+        let securityEvents = SecurityEvents(storage: storage, clock: clock, logger: app.logger)
         let adminKeys = try await AdminKeyVerifier.bootstrap(
-            configuredKey: configuration.adminKey, storage: storage, clock: dependencies.clock, securityEvents: securityEvents,
+            configuredKey: configuration.adminKey, storage: storage, clock: clock, securityEvents: securityEvents,
             announce: dependencies.announceAdminKey)
         let events = InProcessEventBus()
         let pushClient = PushHTTPClient()
         // Registered at once, so the client is closed even when start-up fails below. Shutdown runs in
         // reverse: the sender stops before its client closes.
         app.lifecycle.use(pushClient)
-        let clock = dependencies.clock
         let gateways = PushGateways(
             configs: storage.pushConfigs, secrets: secretBox, client: pushClient.client, inbox: InboxPushGateway(events: events),
             now: { clock.now() })
         // Opens every stored key: a wrong master key stops the server here rather than failing its first push.
         try await gateways.refresh()
-        let hashKey = try await ServerSecrets.otpKey(on: storage, secrets: secretBox)
+        let hashKey = try await ServerSecrets.hashKey(on: storage, secrets: secretBox)
         let approvals = ApprovalLifecycle(
             storage: storage, clock: clock, otpKey: hashKey, events: events, inbox: gateways.inbox,
             limiter: ApprovalLimiter(storage: storage, clock: clock, securityEvents: securityEvents), securityEvents: securityEvents)
@@ -82,7 +82,7 @@ public enum CountersignApp {
             startLimiter: StartRateLimiter(
                 perClient: configuration.startRatePerClient, perAddress: configuration.startRatePerAddress, clock: clock, securityEvents: securityEvents))
         let openWaits = OpenWaits(total: configuration.maximumOpenWaits)
-        let verifier = DeviceSignatureVerifier(storage: storage, clock: dependencies.clock, securityEvents: securityEvents)
+        let verifier = DeviceSignatureVerifier(storage: storage, clock: clock, securityEvents: securityEvents)
 
         app.middleware = Middlewares()
         app.middleware.use(RouteLoggingMiddleware(logLevel: .info))
@@ -95,7 +95,7 @@ public enum CountersignApp {
         try app.register(collection: try BrowserRoutes())
         try app.register(collection: try WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer))
         try app.register(collection: AdminRoutes(
-            verifier: adminKeys, storage: storage, journeys: journeys, tokenIssuer: tokenIssuer, clock: dependencies.clock,
+            verifier: adminKeys, storage: storage, journeys: journeys, tokenIssuer: tokenIssuer, clock: clock,
             securityEvents: securityEvents))
         try app.register(collection: EvidenceRoutes(verifier: adminKeys, storage: storage))
         try app.register(collection: SecurityEventRoutes(verifier: adminKeys, storage: storage))
