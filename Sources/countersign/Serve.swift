@@ -30,7 +30,11 @@ struct Serve: AsyncParsableCommand {
         // request and every database answer between NIO's threads and Swift's cooperative pool.
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         let configuration = try loadConfiguration(mode: development ? .development : .production, hostname: hostname, port: port)
+        let openFiles = OpenFileLimit.raiseToHardLimit()
         try await withApplication(arguments: ["countersign", "serve"]) { app in
+            if openFiles.after > openFiles.before {
+                app.logger.info("Open files limit raised from \(openFiles.before) to \(openFiles.after) (each connection is one)")
+            }
             try await CountersignApp.configure(
                 app, configuration: configuration,
                 dependencies: .init(announceAdminKey: { key in

@@ -12,12 +12,19 @@ final class RunningServer {
     private(set) var firstOutput = ""
 
     /// Starts the server in `directory` (where its SQLite file and master key file live), on `port` or a free
-    /// one; in development mode (`--dev`: the demo application) unless `development` is false.
-    init(directory: URL, environment: [String: String], port: Int? = nil, development: Bool = true) throws {
+    /// one; in development mode (`--dev`: the demo application) unless `development` is false. With
+    /// `openFilesSoftLimit` it starts as a system that grants a process that many open files at first would.
+    init(directory: URL, environment: [String: String], port: Int? = nil, development: Bool = true, openFilesSoftLimit: Int? = nil) throws {
         self.port = try port ?? Self.freePort()
         let output = Pipe()
-        process.executableURL = CommandRunner.executable()
-        process.arguments = ["serve", "--port", String(self.port)] + (development ? ["--dev"] : [])
+        let arguments = ["serve", "--port", String(self.port)] + (development ? ["--dev"] : [])
+        if let openFilesSoftLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -S -n \(openFilesSoftLimit) && exec \"$0\" \"$@\"", CommandRunner.executable().path] + arguments
+        } else {
+            process.executableURL = CommandRunner.executable()
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = directory
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("COUNTERSIGN_") }
             .merging(environment) { _, new in new }
