@@ -15,7 +15,7 @@ final class MemoryEffects: JourneyEffects {
     func findUser(externalUserID: String) async throws -> UserContext? {
         users.withLock { $0.first { $0.externalUserID == externalUserID } }
     }
-    func createUser(externalUserID: String, email: String?) async throws -> UserContext {
+    func createUser(externalUserID: String, email: String?) async throws -> UserContext? {
         let user = UserContext(userID: "usr_\(externalUserID)", externalUserID: externalUserID, email: email)
         users.withLock { $0.append(user) }
         return user
@@ -26,7 +26,7 @@ final class MemoryEffects: JourneyEffects {
     func redeemEnrollmentCode(_ code: String, clientID: String) async throws -> UserContext? {
         guard let externalUserID = enrollmentCodes.withLock({ $0.removeValue(forKey: code) }) else { return nil }
         if let user = try await findUser(externalUserID: externalUserID) { return user }
-        return try await createUser(externalUserID: externalUserID, email: nil)
+        return try await createUser(externalUserID: externalUserID, email: nil)!
     }
     func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String { "bio_1" }
     func activeBiometricKey(userID: String, publicKeyID: String) async throws -> BiometricCredential? {

@@ -60,7 +60,8 @@ struct InteractionService: Sendable {
         let now = services.clock.now()
         let interactionID = SecureRandom.identifier(prefix: "int")
         let work = UnitOfWork()
-        let effects = StoredJourneyEffects(services: services, interactionID: interactionID, work: work, origin: origin)
+        let effects = StoredJourneyEffects(
+            services: services, interactionID: interactionID, clientID: state.clientID, work: work, origin: origin)
         let presentation = try await run { try await JourneyRunner(journey: journey, effects: effects, now: now).start(&state) }
 
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
@@ -83,7 +84,8 @@ struct InteractionService: Sendable {
 
         var state = try opened(interaction)
         let work = UnitOfWork()
-        let effects = StoredJourneyEffects(services: services, interactionID: interactionID, work: work, origin: origin)
+        let effects = StoredJourneyEffects(
+            services: services, interactionID: interactionID, clientID: state.clientID, work: work, origin: origin)
         let presentation = try await run {
             try await JourneyRunner(journey: journey, effects: effects, now: now).submit(response, to: &state)
         }

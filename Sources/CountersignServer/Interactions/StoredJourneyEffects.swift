@@ -10,6 +10,8 @@ actor StoredJourneyEffects: JourneyEffects {
     let services: JourneyServices
     /// The interaction this call runs; approvals created here wake it.
     let interactionID: String
+    /// The interaction's client: its application is the one whose users the journey finds and creates.
+    let clientID: String
     /// The call's writes and what waits for their commit.
     let work: UnitOfWork
     /// Where the call came from; approvals it creates show it on the phone.
@@ -19,9 +21,10 @@ actor StoredJourneyEffects: JourneyEffects {
     /// Devices this call has read, so the approval it creates for one does not read it again.
     var devicesRead: [String: DeviceRecord] = [:]
 
-    init(services: JourneyServices, interactionID: String, work: UnitOfWork, origin: RequestOrigin) {
+    init(services: JourneyServices, interactionID: String, clientID: String, work: UnitOfWork, origin: RequestOrigin) {
         self.services = services
         self.interactionID = interactionID
+        self.clientID = clientID
         self.work = work
         self.origin = origin
         storage = services.storage
@@ -33,15 +36,28 @@ actor StoredJourneyEffects: JourneyEffects {
         if let pending = pendingUsers.first(where: { $0.externalUserID == externalUserID }) {
             return pending.context
         }
-        return try await storage.users.find(externalUserID: externalUserID)?.context
+        return try await storage.users.find(externalUserID: externalUserID, inApplicationOfClient: clientID)?.context
     }
 
-    func createUser(externalUserID: String, email: String?) async throws -> UserContext {
-        let user = UserRecord(
-            id: SecureRandom.identifier(prefix: "usr"), externalUserID: externalUserID, email: email, createdAt: services.clock.now())
+    func createUser(externalUserID: String, email: String?) async throws -> UserContext? {
+        guard try await storage.users.find(externalUserID: externalUserID) == nil else { return nil }
+        return await create(UserRecord(
+            id: SecureRandom.identifier(prefix: "usr"), externalUserID: externalUserID, email: email, createdAt: services.clock.now()))
+    }
+
+    /// Stores `user` as a member of this journey's application, with the call's other writes.
+    private func create(_ user: UserRecord) async -> UserContext {
         pendingUsers.append(user)
         await work.hold { storage in try await storage.users.insert(user) }
+        await join(user.context)
         return user.context
+    }
+
+    /// Makes `user` a member of this journey's application, with the call's other writes.
+    private func join(_ user: UserContext) async {
+        let clientID = clientID
+        let now = services.clock.now()
+        await work.hold { storage in try await storage.memberships.add(userID: user.userID, applicationOfClient: clientID, at: now) }
     }
 
     func redeemEnrollmentCode(_ code: String, clientID: String) async throws -> UserContext? {
@@ -53,8 +69,13 @@ actor StoredJourneyEffects: JourneyEffects {
                 throw ServiceError(.invalidRequest, ErrorCode.invalidCredentials, "The enrollment code was used meanwhile.")
             }
         }
-        if let user = try await findUser(externalUserID: issued.externalUserID) { return user }
-        return try await createUser(externalUserID: issued.externalUserID, email: nil)
+        // The code is the admin's word: the user joins this application, whichever they belonged to.
+        if let user = try await storage.users.find(externalUserID: issued.externalUserID)?.context {
+            await join(user)
+            return user
+        }
+        return await create(UserRecord(
+            id: SecureRandom.identifier(prefix: "usr"), externalUserID: issued.externalUserID, email: nil, createdAt: now))
     }
 
     func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String {

@@ -73,6 +73,7 @@ enum DatabaseSetup {
         migrations.add(CreateEnrollmentCodes())
         migrations.add(CreateSecurityEvents())
         migrations.add(AddRequestContextAndInteractionUser())
+        migrations.add(CreateUserApplications())
         let migrator = Migrator(databases: databases, migrations: migrations, logger: app.logger, on: app.eventLoopGroup.any())
         try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
     }

@@ -35,6 +35,7 @@ struct Storage: Sendable {
     var interactions: InteractionStore { InteractionStore(sql: sql) }
     var approvals: ApprovalStore { ApprovalStore(sql: sql) }
     var users: UserStore { UserStore(sql: sql) }
+    var memberships: MembershipStore { MembershipStore(sql: sql) }
     var devices: DeviceStore { DeviceStore(sql: sql) }
     var biometricKeys: BiometricKeyStore { BiometricKeyStore(sql: sql) }
     var clients: ClientStore { ClientStore(sql: sql) }

@@ -4,12 +4,17 @@ import Foundation
 /// Everything a journey does outside itself. The server implements it over its database and token
 /// issuer; the interpreter stays free of storage and transport.
 public protocol JourneyEffects: ApprovalEffects {
-    /// The user with this external id, if one exists.
+    /// The user with this external id among the users of the journey's application (that of its client),
+    /// if there is one. A user of another application is not found: applications do not share users
+    /// unless the admin links them.
     func findUser(externalUserID: String) async throws -> UserContext?
-    /// Creates a user; the id is assigned by the store.
-    func createUser(externalUserID: String, email: String?) async throws -> UserContext
+    /// Creates a user of the journey's application; the id is assigned by the store. Nil when the external
+    /// id belongs to a user of another application, who joins this one only by an enrollment code or the
+    /// admin's link.
+    func createUser(externalUserID: String, email: String?) async throws -> UserContext?
     /// Uses up the enrollment code `code` for a phone registering through `clientID` and returns the user
-    /// it was issued for (created if new); nil when the code is wrong, used, expired or for another client.
+    /// it was issued for (created if new, and from now on a user of the client's application); nil when
+    /// the code is wrong, used, expired or for another client.
     func redeemEnrollmentCode(_ code: String, clientID: String) async throws -> UserContext?
     /// Stores a biometric public key for a user, replacing an earlier key with the same key id.
     /// Returns the stored key's record id.

@@ -4,7 +4,8 @@ import CountersignCore
 /// else `username`, else the email (lower-cased).
 /// With a `user_exists` branch, an existing user takes that branch instead of continuing.
 /// An existing user found here is only named, not proven: registration steps refuse to bind keys to them
-/// (outside development-only journeys).
+/// (outside development-only journeys). A user of another application is neither found nor created: the
+/// step fails with `enrollment_required`.
 struct CreateUserStep: StepBehavior {
     static let userExistsBranch = "user_exists"
 
@@ -21,7 +22,9 @@ struct CreateUserStep: StepBehavior {
             }
             return .outcome(.next(output: ["user_id": .string(existing.userID), "created": false]))
         }
-        let created = try await environment.effects.createUser(externalUserID: externalUserID, email: email)
+        guard let created = try await environment.effects.createUser(externalUserID: externalUserID, email: email) else {
+            return .outcome(.failure(StepEnvironment.enrollmentRequiredError))
+        }
         state.actFor(created)
         return .outcome(.next(output: ["user_id": .string(created.userID), "created": true]))
     }

@@ -11,10 +11,13 @@ extension StepEnvironment {
     func enrolling(_ state: InteractionState, _ present: (UserContext) -> StepEntry) -> StepEntry {
         guard let user = state.user else { return Self.noUser }
         if state.userOnlyNamed == true, !journeyIsDevelopmentOnly {
-            return .outcome(.failure(WireError(
-                code: ErrorCode.enrollmentRequired,
-                message: "This user already exists: a new phone needs an enrollment code, or the approval of a registered phone.")))
+            return .outcome(.failure(Self.enrollmentRequiredError))
         }
         return present(user)
     }
+
+    /// A journey named a user who exists, without the proof that lets it bind a phone to them.
+    static let enrollmentRequiredError = WireError(
+        code: ErrorCode.enrollmentRequired,
+        message: "This user already exists: a new phone needs an enrollment code, or the approval of a registered phone.")
 }

@@ -21,6 +21,8 @@ struct AdminRoutes: RouteCollection {
         admin.get("users", ":userID", use: showUser)
         admin.get("users", ":userID", "devices", use: listDevices)
         admin.get("users", ":userID", "biometric-keys", use: listBiometricKeys)
+        admin.put("users", ":userID", "applications", ":applicationID", use: linkUser)
+        admin.delete("users", ":userID", "applications", ":applicationID", use: unlinkUser)
         admin.post("devices", ":deviceID", "revoke", use: revokeDevice)
         admin.post("biometric-keys", ":keyID", "revoke", use: revokeBiometricKey)
         admin.get("journeys", use: listJourneys)
@@ -76,7 +78,30 @@ struct AdminRoutes: RouteCollection {
         var view = UserView(user)
         view.devices = try await storage.devices.all(ofUser: user.id).map(DeviceView.init)
         view.biometricKeys = try await storage.biometricKeys.all(ofUser: user.id).map(BiometricKeyView.init)
+        view.applications = try await storage.memberships.applications(ofUser: user.id)
         return view
+    }
+
+    /// Lets the user sign in through the clients of one more application.
+    func linkUser(request: Request) async throws -> HTTPStatus {
+        let user = try await findUser(request)
+        let application = try await findApplication(request)
+        try await storage.memberships.add(userID: user.id, applicationID: application.id, at: clock.now())
+        try await securityEvents.recordNow(
+            .userApplicationsChanged, userID: user.id, detail: "the user was linked to application \(application.id)")
+        return .noContent
+    }
+
+    /// Stops the user from being found, or getting tokens, through the application's clients.
+    func unlinkUser(request: Request) async throws -> HTTPStatus {
+        let user = try await findUser(request)
+        let application = try await findApplication(request)
+        guard try await storage.memberships.remove(userID: user.id, applicationID: application.id) else {
+            throw ServiceError.notFound("The user is not linked to that application.")
+        }
+        try await securityEvents.recordNow(
+            .userApplicationsChanged, userID: user.id, detail: "the user was unlinked from application \(application.id)")
+        return .noContent
     }
 
     func listDevices(request: Request) async throws -> [DeviceView] {

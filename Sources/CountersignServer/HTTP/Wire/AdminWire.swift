@@ -35,6 +35,8 @@ struct UserView: Content {
     let createdAt: Date?
     var devices: [DeviceView]?
     var biometricKeys: [BiometricKeyView]?
+    /// The applications through whose clients the user can be found and get tokens.
+    var applications: [String]?
 
     init(_ model: UserRecord) {
         id = model.id
@@ -44,7 +46,7 @@ struct UserView: Content {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, email, devices
+        case id, email, devices, applications
         case externalUserID = "external_user_id"
         case createdAt = "created_at"
         case biometricKeys = "biometric_keys"

@@ -38,4 +38,6 @@ enum SecurityEventKind: String, Sendable {
     case signingKeyRotated = "signing_key_rotated"
     /// A push provider configuration was created, changed or deleted.
     case pushConfigChanged = "push_config_changed"
+    /// The admin linked a user to an application, or unlinked them.
+    case userApplicationsChanged = "user_applications_changed"
 }

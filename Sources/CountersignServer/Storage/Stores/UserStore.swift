@@ -10,9 +10,19 @@ struct UserStore {
         try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decoding: UserRecord.self)
     }
 
-    /// The user an application knows as `externalUserID`.
+    /// The user with external id `externalUserID`, whichever applications they belong to.
     func find(externalUserID: String) async throws -> UserRecord? {
         try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE external_user_id = \(bind: externalUserID)").first(decoding: UserRecord.self)
+    }
+
+    /// The user `externalUserID`, when they belong to the application of client `clientID`.
+    func find(externalUserID: String, inApplicationOfClient clientID: String) async throws -> UserRecord? {
+        try await sql.raw("""
+            SELECT users.* FROM \(ident: Self.table) users
+            JOIN \(ident: MembershipStore.table) membership ON membership.user_id = users.id
+            JOIN \(ident: ClientStore.table) client ON client.application_id = membership.application_id
+            WHERE users.external_user_id = \(bind: externalUserID) AND client.id = \(bind: clientID)
+            """).first(decoding: UserRecord.self)
     }
 
     func insert(_ user: UserRecord) async throws {
