@@ -67,12 +67,15 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // libqrencode from the system, for the QR codes of enrollment links.
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .target(
             name: "CountersignServer",
             dependencies: [
                 "CountersignCore",
                 "Journeys",
                 "Push",
+                "CQREncode",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),
                 .product(name: "FluentSQL", package: "fluent-kit"),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test of Countersign on a fresh machine: installs what the tests need (zlib1g-dev and
-# libsqlite3-dev to link, PostgreSQL, Node.js, Chromium and its driver, Selenium in a virtualenv), runs the browser SDK's unit
+# Runs every test of Countersign on a fresh machine: installs what the tests need (zlib1g-dev,
+# libsqlite3-dev and libqrencode-dev to link, PostgreSQL, Node.js, Chromium and its driver, Selenium in a virtualenv), runs the browser SDK's unit
 # tests, builds once, runs the whole Swift suite on SQLite, the demo web app's tests in headless
 # Chromium, then the server suites again on a throwaway PostgreSQL cluster that this script starts and stops.
 set -euo pipefail
@@ -11,6 +11,7 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 missing=()
 dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || missing+=(libsqlite3-dev)
+dpkg -s libqrencode-dev >/dev/null 2>&1 || missing+=(libqrencode-dev)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)

@@ -28,6 +28,9 @@ final class MemoryEffects: JourneyEffects {
         if let user = try await findUser(externalUserID: externalUserID) { return user }
         return try await createUser(externalUserID: externalUserID, email: nil)!
     }
+    func issueEnrollmentCode(for user: UserContext, clientID: String, lifetime: TimeInterval) async throws -> IssuedEnrollmentCode? {
+        IssuedEnrollmentCode(code: "CODE", expiresAt: Date(timeIntervalSinceNow: lifetime), enrollmentURI: "countersign://enroll", qrCodeSVG: "<svg/>")
+    }
     func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String { "bio_1" }
     func activeBiometricKey(userID: String, publicKeyID: String) async throws -> BiometricCredential? {
         keys.withLock { $0[publicKeyID] }

@@ -9,5 +9,6 @@ public enum JourneyStepID {
     public static let mobileBiometricsTransactionSigning = "mobile_biometrics_transaction_signing"
     public static let otpValidation = "otp_validation"
     public static let enrollmentCode = "enrollment_code"
+    public static let enrollmentCodeIssued = "enrollment_code_issued"
     public static let mobileApproveAuthentication = "mobile_approve_authentication"
 }

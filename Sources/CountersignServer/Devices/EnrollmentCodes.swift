@@ -25,14 +25,20 @@ struct EnrollmentCodes: Sendable {
 
     /// Issues a code for `externalUserID`, redeemable through `clientID` (any native client when nil).
     func issue(externalUserID: String, clientID: String?, lifetime: TimeInterval) async throws -> Issued {
+        let (record, issued) = make(externalUserID: externalUserID, clientID: clientID, lifetime: lifetime)
+        try await storage.enrollmentCodes.insert(record)
+        return issued
+    }
+
+    /// A new code and the record to store for it, for a caller that stores it with other writes.
+    func make(externalUserID: String, clientID: String?, lifetime: TimeInterval) -> (record: EnrollmentCodeRecord, issued: Issued) {
         let now = clock.now()
         let code = EnrollmentCode.generate()
         let record = EnrollmentCodeRecord(
             id: SecureRandom.identifier(prefix: "enr"), codeHash: EnrollmentCode.keyedHash(code, key: key),
             externalUserID: externalUserID, clientID: clientID, createdAt: now, expiresAt: now.addingTimeInterval(lifetime),
             usedAt: nil)
-        try await storage.enrollmentCodes.insert(record)
-        return Issued(code: code, expiresAt: record.expiresAt, link: EnrollmentLink(server: publicURL, clientID: clientID, code: code))
+        return (record, Issued(code: code, expiresAt: record.expiresAt, link: EnrollmentLink(server: publicURL, clientID: clientID, code: code)))
     }
 
     /// The code's record when `clientID` may redeem it now.

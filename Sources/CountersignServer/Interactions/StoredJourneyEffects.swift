@@ -78,6 +78,14 @@ actor StoredJourneyEffects: JourneyEffects {
             id: SecureRandom.identifier(prefix: "usr"), externalUserID: issued.externalUserID, email: nil, createdAt: now))
     }
 
+    func issueEnrollmentCode(for user: UserContext, clientID: String, lifetime: TimeInterval) async throws -> IssuedEnrollmentCode? {
+        guard let nativeClientID = try await storage.clients.application(ofWebClient: clientID)?.nativeClientID else { return nil }
+        let (record, issued) = services.enrollmentCodes.make(externalUserID: user.externalUserID, clientID: nativeClientID, lifetime: lifetime)
+        guard let qrCode = QRCodeSVG.encoding(issued.link.uri) else { throw QRCodeTooLong() }
+        await work.hold { storage in try await storage.enrollmentCodes.insert(record) }
+        return IssuedEnrollmentCode(code: issued.code, expiresAt: issued.expiresAt, enrollmentURI: issued.link.uri, qrCodeSVG: qrCode)
+    }
+
     func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String {
         let now = services.clock.now()
         let key = BiometricKeyRecord(
@@ -118,4 +126,9 @@ actor StoredJourneyEffects: JourneyEffects {
         await work.hold { storage in try await storage.evidence.insert(evidence) }
         return evidence.id
     }
+}
+
+/// An enrollment link longer than a QR code holds: the public URL would have to be thousands of characters.
+struct QRCodeTooLong: Error, CustomStringConvertible {
+    var description: String { "The enrollment link does not fit in a QR code; is COUNTERSIGN_PUBLIC_URL right?" }
 }

@@ -10,6 +10,7 @@ public enum StepType: String, Sendable, CaseIterable {
     case webToMobileAuthentication = "web_to_mobile_authentication"
     case otpValidation = "otp_validation"
     case enrollmentCode = "enrollment_code"
+    case issueEnrollmentCode = "issue_enrollment_code"
     case complete
     case reject
 

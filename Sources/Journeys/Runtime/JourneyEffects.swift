@@ -16,6 +16,10 @@ public protocol JourneyEffects: ApprovalEffects {
     /// it was issued for (created if new, and from now on a user of the client's application); nil when
     /// the code is wrong, used, expired or for another client.
     func redeemEnrollmentCode(_ code: String, clientID: String) async throws -> UserContext?
+    /// Issues a one-time enrollment code for `user`, redeemable through the native client of the
+    /// application of web client `clientID` for `lifetime` seconds; nil when that application has no
+    /// native client.
+    func issueEnrollmentCode(for user: UserContext, clientID: String, lifetime: TimeInterval) async throws -> IssuedEnrollmentCode?
     /// Stores a biometric public key for a user, replacing an earlier key with the same key id.
     /// Returns the stored key's record id.
     func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String
@@ -28,6 +32,23 @@ public protocol JourneyEffects: ApprovalEffects {
     func issueToken(_ request: TokenRequest) async throws -> String
     /// Keeps a verified transaction signature as evidence; returns the evidence id.
     func recordTransactionSignature(_ signature: TransactionSignature) async throws -> String
+}
+
+/// A one-time enrollment code, the only time it exists in clear, ready to show: as text, as the link a
+/// phone opens, and as that link's QR code.
+public struct IssuedEnrollmentCode: Sendable {
+    public let code: String
+    public let expiresAt: Date
+    public let enrollmentURI: String
+    /// The QR code of `enrollmentURI`, an SVG image.
+    public let qrCodeSVG: String
+
+    public init(code: String, expiresAt: Date, enrollmentURI: String, qrCodeSVG: String) {
+        self.code = code
+        self.expiresAt = expiresAt
+        self.enrollmentURI = enrollmentURI
+        self.qrCodeSVG = qrCodeSVG
+    }
 }
 
 /// A registered biometric key that may sign.

@@ -228,6 +228,7 @@ public struct JourneyRunner: Sendable {
         case .webToMobileAuthentication: WebToMobileAuthenticationStep()
         case .otpValidation: OTPValidationStep()
         case .enrollmentCode: EnrollmentCodeStep()
+        case .issueEnrollmentCode: IssueEnrollmentCodeStep()
         }
     }
 }

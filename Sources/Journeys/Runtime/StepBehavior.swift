@@ -44,6 +44,12 @@ struct StepEnvironment: Sendable {
     func string(_ key: String) -> String? {
         config[key]?.stringValue
     }
+
+    /// A configured whole number, clamped to `range`; `fallback` when absent or not a number.
+    func integer(_ key: String, default fallback: Int, in range: ClosedRange<Int>) -> Int {
+        guard case .number(let value) = config[key] else { return fallback }
+        return min(max(Int(value), range.lowerBound), range.upperBound)
+    }
 }
 
 /// How entering a step turned out.

@@ -4,7 +4,7 @@ import CountersignCore
 /// Input `{publicKey, publicKeyId, os, keyType?, attestation?}`; P-256 or RSA-2048+.
 struct BiometricsRegistrationStep: StepBehavior {
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
-        environment.enrolling(state) { user in
+        await environment.enrolling(state) { user in
             .present(
                 journeyStepID: JourneyStepID.mobileBiometricsRegistration,
                 data: ["user_identifier": .string(user.externalUserID)], secrets: [:])

@@ -4,7 +4,7 @@ import CountersignCore
 /// the step's challenge; the server assigns the device id.
 struct DeviceRegistrationStep: StepBehavior {
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
-        environment.enrolling(state) { user in
+        await environment.enrolling(state) { user in
             let challenge = SecureRandom.challenge()
             return .present(
                 journeyStepID: JourneyStepID.deviceRegistration,

@@ -8,12 +8,12 @@ extension StepEnvironment {
     /// Enters a registration step with the user it may bind keys to: one this run created or proved (an
     /// enrollment code, a sign-in). A user the client only named fails the step with
     /// `enrollment_required`, except in a development-only journey, which trusts what it is told.
-    func enrolling(_ state: InteractionState, _ present: (UserContext) -> StepEntry) -> StepEntry {
+    func enrolling(_ state: InteractionState, _ present: (UserContext) async throws -> StepEntry) async rethrows -> StepEntry {
         guard let user = state.user else { return Self.noUser }
         if state.userOnlyNamed == true, !journeyIsDevelopmentOnly {
             return .outcome(.failure(Self.enrollmentRequiredError))
         }
-        return present(user)
+        return try await present(user)
     }
 
     /// A journey named a user who exists, without the proof that lets it bind a phone to them.

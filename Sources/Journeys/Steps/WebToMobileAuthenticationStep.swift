@@ -148,14 +148,14 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         case .failure(let error): return .outcome(.failure(error))
         }
         let displayOTP = environment.config["display_web_otp"] == .bool(true)
-        let otp = displayOTP ? WebOTP.generate(length: Self.integer("otp_length", environment, default: WebOTP.defaultLength, in: 4...10)) : nil
-        let expiresAt = environment.now.addingTimeInterval(TimeInterval(Self.integer("expires_in", environment, default: 300, in: 30...3600)))
+        let otp = displayOTP ? WebOTP.generate(length: environment.integer("otp_length", default: WebOTP.defaultLength, in: 4...10)) : nil
+        let expiresAt = environment.now.addingTimeInterval(TimeInterval(environment.integer("expires_in", default: 300, in: 30...3600)))
         let approvalID = try await environment.effects.createApproval(ApprovalRequest(
             user: user, deviceID: device.id, clientID: state.clientID, journeyID: state.journeyID,
             mobileJourneyID: environment.string("mobile_journey") ?? "mobile_approve", approvalData: approvalData,
             additionalData: environment.config["additional_data"], correlationID: state.correlationID, otp: otp,
             expiresAt: expiresAt, limits: Self.limits(environment)))
-        let resends = Self.integer("resend_attempts", environment, default: 3, in: 0...10)
+        let resends = environment.integer("resend_attempts", default: 3, in: 0...10)
         var data: [String: JSONValue] = [
             "polling_interval": .number(Double(Self.pollingInterval(environment))),
             "resend_attempts_left": .number(Double(resends)),
@@ -177,18 +177,12 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         let defaults = ApprovalLimits.defaults
         return ApprovalLimits(
             onePendingPerUser: environment.config["one_pending_per_user"] != .bool(false),
-            firstBackoff: TimeInterval(integer("backoff_seconds", environment, default: Int(defaults.firstBackoff), in: 0...3600)),
-            longestBackoff: TimeInterval(integer("backoff_max_seconds", environment, default: Int(defaults.longestBackoff), in: 0...86400)),
-            notMeBlock: TimeInterval(integer("not_me_block_seconds", environment, default: Int(defaults.notMeBlock), in: 0...604800)))
+            firstBackoff: TimeInterval(environment.integer("backoff_seconds", default: Int(defaults.firstBackoff), in: 0...3600)),
+            longestBackoff: TimeInterval(environment.integer("backoff_max_seconds", default: Int(defaults.longestBackoff), in: 0...86400)),
+            notMeBlock: TimeInterval(environment.integer("not_me_block_seconds", default: Int(defaults.notMeBlock), in: 0...604800)))
     }
 
     static func pollingInterval(_ environment: StepEnvironment) -> Int {
-        integer("polling_interval", environment, default: 3, in: 2...5)
-    }
-
-    /// A whole-number setting, clamped to `range`.
-    static func integer(_ key: String, _ environment: StepEnvironment, default fallback: Int, in range: ClosedRange<Int>) -> Int {
-        guard case .number(let value) = environment.config[key] else { return fallback }
-        return min(max(Int(value), range.lowerBound), range.upperBound)
+        environment.integer("polling_interval", default: 3, in: 2...5)
     }
 }

@@ -1,0 +1,54 @@
+import CountersignClient
+import CountersignCore
+import Foundation
+import Testing
+
+@Suite("A signed-in browser issues the enrollment code for a new phone (web_add_phone)")
+struct AddPhoneTests {
+    @Test("after signing in with her phone, Ada's browser shows a code, its link and QR code; the new phone enrolls with it once")
+    func signedInBrowserIssuesACode() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            let form = try await browser.client.startJourney("web_add_phone")
+            #expect(form.journeyStepID == "login")
+            let waiting = try await browser.client.submitClientResponse(.clientInput, data: ["email": "ada@example.com"])
+            #expect(try await server.count("enrollment_codes") == 0)
+            try await phone.approve(otp: try #require(waiting.data?["otp"]?.stringValue))
+
+            let shown = try await browser.poll()
+            #expect(shown.journeyStepID == JourneyStepID.enrollmentCodeIssued)
+            let code = try #require(shown.data?["enrollment_code"]?.stringValue)
+            let uri = try #require(shown.data?["enrollment_uri"]?.stringValue)
+            let link = try #require(EnrollmentLink(uri: uri))
+            #expect(link.code == code && link.clientID == "demo-native")
+            let svg = try #require(shown.data?["enrollment_qr_svg"]?.stringValue)
+            #expect(svg.hasPrefix("<svg") && svg.contains("<path d=\"M"))
+
+            // The new phone redeems it through the application's native client.
+            let (newPhone, step) = try await SecureEnrollmentTests.redeem(code, on: server, client: "demo-native")
+            let done = try await SecureEnrollmentTests.registerKeys(of: newPhone, from: step)
+            #expect(done.journeyStepID == JourneyStepID.success)
+            #expect(try await SecureEnrollmentTests.devices(of: "ada@example.com", on: server).count == 2)
+            let (_, replay) = try await SecureEnrollmentTests.redeem(code, on: server, client: "demo-native")
+            #expect(replay.error?.code == ErrorCode.invalidCredentials)
+
+            let finished = try await browser.client.submitClientResponse(.clientInput, data: [:])
+            #expect(finished.journeyStepID == JourneyStepID.success && finished.token != nil)
+        }
+    }
+
+    @Test("a browser that only typed an existing user's email gets no code for them")
+    func namedUserGetsNoCode() async throws {
+        let journeys = try TestServer.journeysWithFixtures()
+        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+            _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            _ = try await browser.client.startJourney("named_user_add_phone")
+            let refused = try await browser.client.submitClientResponse(.clientInput, data: ["email": "ada@example.com"])
+            #expect(refused.journeyStepID == JourneyStepID.rejection)
+            #expect(refused.error?.code == ErrorCode.enrollmentRequired)
+            #expect(try await server.count("enrollment_codes") == 0)
+        }
+    }
+}
