@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of Countersign on a fresh machine: installs what the tests need (zlib1g-dev,
-# libsqlite3-dev and libqrencode-dev to link, PostgreSQL, Node.js, Chromium and its driver, Selenium in a virtualenv), runs the browser SDK's unit
+# libsqlite3-dev and libqrencode-dev to link, PostgreSQL, Node.js, Chromium and its driver, zbar-tools to read QR codes back, Selenium in a virtualenv), runs the browser SDK's unit
 # tests, builds once, runs the whole Swift suite on SQLite, the demo web app's tests in headless
 # Chromium, then the server suites again on a throwaway PostgreSQL cluster that this script starts and stops.
 set -euo pipefail
@@ -16,6 +16,7 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+command -v zbarimg >/dev/null 2>&1 || missing+=(zbar-tools)
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3 python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "==> installing ${missing[*]}"

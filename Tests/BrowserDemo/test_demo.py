@@ -253,6 +253,33 @@ class DemoTests(DemoTestCase):
         self.assertIn("code_otp", claims["amr"])
         self.assertIn("mobile_biometrics", claims["amr"])
 
+    def test_a_signed_in_person_adds_a_phone_by_scanning_the_code_the_page_shows(self):
+        phone = self.phone()
+        self.open("login")
+        self.browser.find_element(By.CSS_SELECTOR, "input[value=web_add_phone]").click()
+        self.browser.find_element(By.ID, "login-email").send_keys("ada@example.com", Keys.ENTER)
+        phone.run("approve", "--otp", self.visible("otp").text)
+
+        self.visible("view-enrollment")
+        link = self.text("enrollment-uri")
+        self.assertTrue(link.startswith(f"countersign://enroll?server={self.server.url}&client_id=demo-native&code="))
+        self.assertIn(self.text("enrollment-code"), link)
+        self.screenshot("add-phone-code")
+        # The QR code as the page draws it, read back by a barcode reader, is the link.
+        picture = self.directory / "enrollment-qr.png"
+        picture.write_bytes(self.browser.find_element(By.ID, "enrollment-qr").screenshot_as_png)
+        scanned = subprocess.run(["zbarimg", "--quiet", "--raw", str(picture)], capture_output=True, text=True, timeout=30)
+        self.assertEqual(scanned.stdout.strip(), link)
+
+        # The new phone enrolls with what it scanned, once.
+        new_phone = ["--profile", str(self.directory / "new-phone")]
+        enrolled = subprocess.run(
+            [COUNTERSIGN, "device", "register", "--enrollment-uri", scanned.stdout.strip(), *new_phone],
+            capture_output=True, text=True, timeout=60)
+        self.assertIn("for ada@example.com", enrolled.stdout, enrolled.stderr)
+        self.browser.find_element(By.ID, "enrollment-done").click()
+        self.assertEqual(self.claims()["user"], "ada@example.com")
+
     def test_two_devices_the_person_chooses_which_phone_is_asked(self):
         work = self.phone(name="Work phone")
         home = self.phone(name="Home phone")

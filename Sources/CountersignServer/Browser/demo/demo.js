@@ -155,6 +155,16 @@ function decodeClaims(token) {
   return JSON.parse(new TextDecoder().decode(bytes));
 }
 
+/** The one-time code for a new phone: as text, as its link, and as the link's QR code (an SVG image from the server). */
+function showEnrollmentCode(response) {
+  const data = response.data ?? {};
+  $('enrollment-qr').src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(data.enrollment_qr_svg ?? '')}`;
+  $('enrollment-code').textContent = data.enrollment_code ?? '';
+  $('enrollment-uri').textContent = data.enrollment_uri ?? '';
+  $('enrollment-expires').textContent = data.expires_at ? new Date(data.expires_at).toLocaleTimeString() : '';
+  show('enrollment');
+}
+
 // The journey ---------------------------------------------------------------------------------------
 
 /** Shows the step the server answered with, and waits for the phone when that is the step. */
@@ -170,6 +180,9 @@ function render(response) {
       if (Array.isArray(response.data?.devices)) return showDevices(response);
       showWaiting(response);
       return waitForPhone(response);
+    case JourneyStepId.EnrollmentCodeIssued:
+      remember();
+      return showEnrollmentCode(response);
     default:
       // Another step: the demo's journeys have none, so start again.
       return showStart(flow);
@@ -290,6 +303,8 @@ $('payment-form').addEventListener('submit', (event) => {
 
 $('devices-cancel').addEventListener('click', () => step($('devices-error'), () => submitClientResponse(ClientResponseOptionType.Cancel)));
 
+$('enrollment-done').addEventListener('click', () => step($('enrollment-error'),
+  () => submitClientResponse(ClientResponseOptionType.ClientInput, {})));
 $('resend').addEventListener('click', () => answerWhileWaiting(ClientResponseOptionType.Resend));
 $('cancel').addEventListener('click', () => answerWhileWaiting(ClientResponseOptionType.Cancel));
 

@@ -16,6 +16,7 @@ export declare const JourneyStepId: {
   readonly OtpValidation: 'otp_validation';
   readonly MobileBiometricsAuthentication: 'mobile_biometrics_authentication';
   readonly MobileBiometricsTransactionSigning: 'mobile_biometrics_transaction_signing';
+  readonly EnrollmentCodeIssued: 'enrollment_code_issued';
 };
 
 export declare const ErrorCode: {

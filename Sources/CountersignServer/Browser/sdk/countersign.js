@@ -19,6 +19,7 @@ export const JourneyStepId = Object.freeze({
   OtpValidation: 'otp_validation',
   MobileBiometricsAuthentication: 'mobile_biometrics_authentication',
   MobileBiometricsTransactionSigning: 'mobile_biometrics_transaction_signing',
+  EnrollmentCodeIssued: 'enrollment_code_issued',
 });
 
 /** Codes a `CountersignError` may carry besides the server's own. */
