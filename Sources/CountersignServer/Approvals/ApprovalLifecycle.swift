@@ -76,7 +76,7 @@ struct ApprovalLifecycle: Sendable {
         case .denied:
             await close(approval, as: .denied, failureCode: ErrorCode.mobileRejected, refusingIfClosed: true, in: work)
         case .deniedNotMine:
-            await close(approval, as: .denied, failureCode: ErrorCode.mobileRejected, refusingIfClosed: true, in: work)
+            await close(approval, as: .denied, failureCode: ApprovalRecord.deniedAsNotMine, refusingIfClosed: true, in: work)
             await securityEvents.record(
                 .notMine, userID: approval.userID, approvalID: approval.id, deviceID: approval.deviceID,
                 detail: "the person denied a request on the phone as not theirs", in: work)
@@ -114,7 +114,7 @@ struct ApprovalLifecycle: Sendable {
     /// approval no longer pending is left as it is; with `refusingIfClosed` (the phone answering), that
     /// refuses the whole call. An approval this call already closed is left alone.
     func close(
-        _ approval: ApprovalRecord, as status: ApprovalStatus, failureCode: String? = nil, amr: [String] = [], authTime: Date? = nil,
+        _ approval: some ClosableApproval, as status: ApprovalStatus, failureCode: String? = nil, amr: [String] = [], authTime: Date? = nil,
         refusingIfClosed: Bool = false, in work: UnitOfWork
     ) async {
         let approvalID = approval.id

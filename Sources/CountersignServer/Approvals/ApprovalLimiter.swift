@@ -15,18 +15,19 @@ struct ApprovalLimiter: Sendable {
     static let approvalsLookedAt = 16
 
     /// Refuses a new request for `request.user` when the limits say so; otherwise returns the user's
-    /// approvals still pending, newest first.
-    func admit(_ request: ApprovalRequest) async throws -> [ApprovalRecord] {
+    /// approvals still pending, newest first. One read: the user's newest approvals.
+    func admit(_ request: ApprovalRequest) async throws -> [ApprovalOutcomeRow] {
         let now = clock.now()
         let limits = request.limits
         let userID = request.user.userID
-        if limits.notMeBlock > 0,
-            let reported = try await storage.securityEvents.newest(.notMine, ofUser: userID, after: now.addingTimeInterval(-limits.notMeBlock))
+        // While a report blocks, no newer approval is created: the reported one stays among those read.
+        let recent = try await storage.approvals.outcomes(ofUser: userID, limit: Self.approvalsLookedAt)
+        if limits.notMeBlock > 0, let reported = recent.compactMap(\.reportedNotMineAt).max(),
+            now < reported.addingTimeInterval(limits.notMeBlock)
         {
             try await refuse(userID, until: reported.addingTimeInterval(limits.notMeBlock), now: now,
                 because: "the user reported a request as not theirs")
         }
-        let recent = try await storage.approvals.outcomes(ofUser: userID, limit: Self.approvalsLookedAt)
         let unapproved = recent.prefix { $0.status(at: now) != .approved }.count
         let backoff = limits.backoff(afterUnapproved: unapproved)
         if backoff > 0, let newest = recent.first {
@@ -35,12 +36,7 @@ struct ApprovalLimiter: Sendable {
                 try await refuse(userID, until: allowedAt, now: now, because: "\(unapproved) requests in a row were not approved")
             }
         }
-        // Usually none: the full record only of an approval the new one will replace.
-        var pending: [ApprovalRecord] = []
-        for row in recent where row.status(at: now) == .pending {
-            if let approval = try await storage.approvals.find(row.id) { pending.append(approval) }
-        }
-        return pending
+        return recent.filter { $0.status(at: now) == .pending }
     }
 
     private func refuse(_ userID: String, until date: Date, now: Date, because reason: String) async throws -> Never {

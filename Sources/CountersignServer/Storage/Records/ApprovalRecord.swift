@@ -4,7 +4,10 @@ import Journeys
 
 /// A request for a phone to approve what a browser started. The web interaction waits on it; the
 /// mobile approve journey settles it.
-struct ApprovalRecord: Codable, Sendable {
+struct ApprovalRecord: Codable, Sendable, ClosableApproval {
+    /// The failure code of an approval denied as "this wasn't me": the push-fatigue limits read it.
+    static let deniedAsNotMine = "not_me"
+
     let id: String
     let applicationID: String
     let webClientID: String
@@ -69,11 +72,14 @@ struct ApprovalRecord: Codable, Sendable {
 }
 
 /// Where one approval stands, without the rest of its record.
-struct ApprovalOutcomeRow: Codable, Sendable {
+struct ApprovalOutcomeRow: Codable, Sendable, ClosableApproval {
     let id: String
+    let webInteractionID: String
     let status: String
+    let failureCode: String?
     let expiresAt: Date
     let createdAt: Date
+    let resolvedAt: Date?
 
     func status(at now: Date) -> ApprovalStatus {
         ApprovalRecord.status(stored: status, expiresAt: expiresAt, at: now)
@@ -81,7 +87,21 @@ struct ApprovalOutcomeRow: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case id, status
+        case webInteractionID = "web_interaction_id"
+        case failureCode = "failure_code"
         case expiresAt = "expires_at"
         case createdAt = "created_at"
+        case resolvedAt = "resolved_at"
     }
+
+    /// When the person denied this approval as "this wasn't me", if they did.
+    var reportedNotMineAt: Date? {
+        failureCode == ApprovalRecord.deniedAsNotMine ? resolvedAt : nil
+    }
+}
+
+/// What closing an approval needs: which one, and which browser waits on it.
+protocol ClosableApproval: Sendable {
+    var id: String { get }
+    var webInteractionID: String { get }
 }

@@ -21,7 +21,7 @@ struct ApprovalStore {
     /// on every new approval, so only the columns they need.
     func outcomes(ofUser userID: String, limit: Int) async throws -> [ApprovalOutcomeRow] {
         try await sql.raw("""
-            SELECT id, status, expires_at, created_at FROM \(ident: Self.table)
+            SELECT id, web_interaction_id, status, failure_code, expires_at, created_at, resolved_at FROM \(ident: Self.table)
             WHERE user_id = \(bind: userID) ORDER BY created_at DESC LIMIT \(literal: limit)
             """).all(decoding: ApprovalOutcomeRow.self)
     }
