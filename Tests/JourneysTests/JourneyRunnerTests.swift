@@ -23,12 +23,12 @@ final class MemoryEffects: JourneyEffects {
     /// Enrollment codes the tests issued: code → external user id.
     let enrollmentCodes = Mutex<[String: String]>([:])
 
-    func redeemEnrollmentCode(_ code: String, clientID: String) async throws -> UserContext? {
+    func redeemEnrollmentCode(_ code: String) async throws -> UserContext? {
         guard let externalUserID = enrollmentCodes.withLock({ $0.removeValue(forKey: code) }) else { return nil }
         if let user = try await findUser(externalUserID: externalUserID) { return user }
         return try await createUser(externalUserID: externalUserID, email: nil)!
     }
-    func issueEnrollmentCode(for user: UserContext, clientID: String, lifetime: TimeInterval) async throws -> IssuedEnrollmentCode? {
+    func issueEnrollmentCode(for user: UserContext, lifetime: TimeInterval) async throws -> IssuedEnrollmentCode? {
         IssuedEnrollmentCode(code: "CODE", expiresAt: Date(timeIntervalSinceNow: lifetime), enrollmentURI: "countersign://enroll", qrCodeSVG: "<svg/>")
     }
     func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String { "bio_1" }

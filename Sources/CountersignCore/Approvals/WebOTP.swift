@@ -11,8 +11,7 @@ public enum WebOTP {
 
     /// A code of `length` decimal digits from the system CSPRNG, uniformly distributed.
     public static func generate(length: Int = defaultLength) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return String((0..<length).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+        SecureRandom.string(length: length, from: Array("0123456789"))
     }
 
     /// HMAC-SHA256 of the code bound to `approvalID`, hex encoded.

@@ -7,11 +7,13 @@ import Foundation
 public enum EnrollmentCode {
     static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
     static let length = 16
+    /// Seconds a code stays valid unless its issuer says otherwise, and at most.
+    public static let defaultLifetime = 600
+    public static let longestLifetime = 86400
 
     /// A fresh code, grouped for display.
     public static func generate() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let characters = (0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }
+        let characters = Array(SecureRandom.string(length: length, from: alphabet))
         return stride(from: 0, to: length, by: 4).map { String(characters[$0..<$0 + 4]) }.joined(separator: "-")
     }
 

@@ -9,6 +9,12 @@ public enum SecureRandom {
         return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 
+    /// `length` characters drawn uniformly from `alphabet`.
+    public static func string(length: Int, from alphabet: [Character]) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+    }
+
     /// A fresh challenge: 32 random bytes, base64url without padding.
     public static func challenge() -> String {
         LenientBase64.urlEncoded(bytes(32))

@@ -175,7 +175,9 @@ public struct Configuration: Sendable {
         let startRatePerAddress = count("COUNTERSIGN_START_RATE_PER_ADDRESS", default: 20, zeroAllowed: true)
         let maximumOpenWaits = count("COUNTERSIGN_MAX_OPEN_WAITS", default: 10000, zeroAllowed: false)
         let idleTimeout = seconds("COUNTERSIGN_IDLE_TIMEOUT", default: 60)
-        if idleTimeout <= 30 { problems.append("COUNTERSIGN_IDLE_TIMEOUT must be more than 30 seconds, the longest an inbox long-poll waits") }
+        if idleTimeout <= TimeInterval(ApprovalRoutes.maximumWait) {
+            problems.append("COUNTERSIGN_IDLE_TIMEOUT must be more than \(ApprovalRoutes.maximumWait) seconds, the longest an inbox long-poll waits")
+        }
         var masterKey = MasterKeySource.file(value("COUNTERSIGN_MASTER_KEY_FILE") ?? MasterKeySource.defaultFile)
         if let raw = value("COUNTERSIGN_MASTER_KEY") {
             if let bytes = Data(base64Encoded: raw), bytes.count == MasterKeySource.keyLength {

@@ -14,10 +14,9 @@ actor OpenWaits {
 
     /// The most waits held open at once by this instance.
     private let total: Int
-    /// Open streams by interaction, oldest first.
+    /// Open streams by interaction, oldest first. A stream ended to make room for a newer one is no
+    /// longer here.
     private var streams: [String: [UUID]] = [:]
-    /// Streams ended to make room for a newer one of the same interaction.
-    private var ended: Set<UUID> = []
     private var inboxWaitsByDevice: [String: Int] = [:]
     private(set) var eventStreams = 0
     private(set) var inboxWaits = 0
@@ -32,10 +31,8 @@ actor OpenWaits {
         var open = streams[interactionID, default: []]
         var ending: UUID?
         if open.count >= Self.perInteraction {
-            let oldest = open.removeFirst()
-            ended.insert(oldest)
+            ending = open.removeFirst()
             eventStreams -= 1
-            ending = oldest
         } else {
             try checkTotal()
         }
@@ -46,16 +43,19 @@ actor OpenWaits {
         return (stream, ending)
     }
 
-    /// Whether `stream` was ended to make room for a newer one.
-    func wasEnded(_ stream: UUID) -> Bool {
-        ended.contains(stream)
+    /// Whether `stream` of `interactionID` was ended to make room for a newer one.
+    func wasEnded(_ stream: UUID, of interactionID: String) -> Bool {
+        streams[interactionID]?.contains(stream) != true
     }
 
-    func closeEventStream(_ stream: UUID, of interactionID: String) {
-        if ended.remove(stream) != nil { return }
-        streams[interactionID]?.removeAll { $0 == stream }
-        if streams[interactionID]?.isEmpty == true { streams[interactionID] = nil }
+    /// Closes `stream`; returns whether it had been ended to make room for a newer one (and so was closed already).
+    @discardableResult
+    func closeEventStream(_ stream: UUID, of interactionID: String) -> Bool {
+        guard var open = streams[interactionID], let index = open.firstIndex(of: stream) else { return true }
+        open.remove(at: index)
+        streams[interactionID] = open.isEmpty ? nil : open
         eventStreams -= 1
+        return false
     }
 
     /// Opens a long-poll of `deviceID`'s inbox; `closeInboxWait` it when the request ends.

@@ -62,10 +62,15 @@ private actor RecentlyStored {
     static let capacity = 10_000
     private var storedAt: [String: Date] = [:]
 
-    /// Whether `key` was not stored within `window` before `now`; if so, it counts as stored now.
+    /// Whether `key` was not stored within `window` before `now`; if so, it counts as stored now. When
+    /// more sources than `capacity` were stored within the window (an attack from many addresses), a new
+    /// one is not stored either: it is still logged, and neither this map nor the table grows without end.
     func isFirst(_ key: String, at now: Date, within window: TimeInterval) -> Bool {
         if let last = storedAt[key], now.timeIntervalSince(last) < window { return false }
-        if storedAt.count >= Self.capacity { storedAt = storedAt.filter { now.timeIntervalSince($0.value) < window } }
+        if storedAt.count >= Self.capacity {
+            storedAt = storedAt.filter { now.timeIntervalSince($0.value) < window }
+            if storedAt.count >= Self.capacity { return false }
+        }
         storedAt[key] = now
         return true
     }

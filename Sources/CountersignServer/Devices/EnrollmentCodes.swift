@@ -6,9 +6,6 @@ import Foundation
 /// signed-in user is, asks for a code; the person scans it on the new phone, whose registration journey
 /// redeems it. Only the code's keyed hash is stored.
 struct EnrollmentCodes: Sendable {
-    static let defaultLifetime: TimeInterval = 600
-    static let longestLifetime: TimeInterval = 86400
-
     let storage: Storage
     /// The key of the codes' hashes.
     let key: SymmetricKey

@@ -11,7 +11,7 @@ struct JourneyRegistry: Sendable {
 
     init(_ journeys: [JourneyDefinition]) {
         self.journeys = Dictionary(journeys.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        mobileApproveJourneyIDs = Set(journeys.flatMap(\.mobileJourneyIDs))
+        mobileApproveJourneyIDs = Set(journeys.flatMap { $0.mobileJourneys.map(\.journeyID) })
     }
 
     /// Loads every journey in `directory` (and its development-only ones in `development`); throws with

@@ -60,7 +60,7 @@ actor StoredJourneyEffects: JourneyEffects {
         await work.hold { storage in try await storage.memberships.add(userID: user.userID, applicationOfClient: clientID, at: now) }
     }
 
-    func redeemEnrollmentCode(_ code: String, clientID: String) async throws -> UserContext? {
+    func redeemEnrollmentCode(_ code: String) async throws -> UserContext? {
         guard let issued = try await services.enrollmentCodes.redeemable(code, clientID: clientID) else { return nil }
         let now = services.clock.now()
         await work.hold { storage in
@@ -78,7 +78,7 @@ actor StoredJourneyEffects: JourneyEffects {
             id: SecureRandom.identifier(prefix: "usr"), externalUserID: issued.externalUserID, email: nil, createdAt: now))
     }
 
-    func issueEnrollmentCode(for user: UserContext, clientID: String, lifetime: TimeInterval) async throws -> IssuedEnrollmentCode? {
+    func issueEnrollmentCode(for user: UserContext, lifetime: TimeInterval) async throws -> IssuedEnrollmentCode? {
         guard let nativeClientID = try await storage.clients.application(ofWebClient: clientID)?.nativeClientID else { return nil }
         let (record, issued) = services.enrollmentCodes.make(externalUserID: user.externalUserID, clientID: nativeClientID, lifetime: lifetime)
         guard let qrCode = QRCodeSVG.encoding(issued.link.uri) else { throw QRCodeTooLong() }

@@ -90,7 +90,9 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
             try await Task.sleep(for: Self.pauseBetweenBatches)
         }
         // Interactions that never reached a user go at expiry; the others after the retention.
-        removed.interactions = try await inBatches { try await $0.deleteExpiredAnonymousInteractions(before: now, limit: $1) }
+        removed.interactions = try await inBatches {
+            try await $0.deleteExpired(from: InteractionStore.table, before: now, where: "user_id IS NULL", limit: $1)
+        }
             + inBatches { try await $0.deleteExpired(from: InteractionStore.table, before: cutoff, limit: $1) }
         removed.enrollmentCodes = try await inBatches { try await $0.deleteExpired(from: EnrollmentCodeStore.table, before: cutoff, limit: $1) }
         return removed

@@ -12,6 +12,9 @@ public struct JourneyDefinition: Sendable {
     /// Steps in document order.
     public let steps: [StepDefinition]
     private let stepsByID: [String: StepDefinition]
+    /// Whether the journey runs on a phone: it has a step only a phone can answer (keys, biometrics, an
+    /// enrollment code, the web code typed on the phone). Native clients start these, web clients the others.
+    public let runsOnPhone: Bool
 
     init(id: String, name: String, developmentOnly: Bool = false, start: String, steps: [StepDefinition]) {
         self.id = id
@@ -20,6 +23,7 @@ public struct JourneyDefinition: Sendable {
         self.start = start
         self.steps = steps
         self.stepsByID = Dictionary(steps.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        runsOnPhone = steps.contains { $0.type.isPhoneOnly }
     }
 
     /// The step with `id`.
@@ -27,15 +31,12 @@ public struct JourneyDefinition: Sendable {
         stepsByID[id]
     }
 
-    /// Whether the journey runs on a phone: it has a step only a phone can answer (keys, biometrics, an
-    /// enrollment code, the web code typed on the phone). Native clients start these, web clients the others.
-    public var runsOnPhone: Bool {
-        steps.contains { $0.type.isPhoneOnly }
-    }
-
-    /// The mobile journey its web-to-mobile steps push to the phone, if any.
-    public var mobileJourneyIDs: [String] {
-        steps.filter { $0.type == .webToMobileAuthentication }.compactMap { $0.config["mobile_journey"]?.stringValue }
+    /// The mobile journeys its web-to-mobile steps push to the phone, by step id.
+    public var mobileJourneys: [(stepID: String, journeyID: String)] {
+        steps.compactMap { step in
+            guard step.type == .webToMobileAuthentication, let target = step.config["mobile_journey"]?.stringValue else { return nil }
+            return (step.id, target)
+        }
     }
 }
 

@@ -74,13 +74,10 @@ public enum JourneyLoader {
     static func linkProblems(_ journeys: [JourneyDefinition], files: [String: String]) -> [JourneyValidationError] {
         let ids = Set(journeys.map(\.id))
         return journeys.flatMap { journey in
-            journey.steps.compactMap { step -> JourneyValidationError? in
-                guard step.type == .webToMobileAuthentication, let target = step.config["mobile_journey"]?.stringValue,
-                    !ids.contains(target)
-                else { return nil }
-                return JourneyValidationError(
-                    file: files[journey.id] ?? journey.id, stepID: step.id,
-                    reason: "mobile_journey '\(target)' is not a loaded journey")
+            journey.mobileJourneys.filter { !ids.contains($0.journeyID) }.map { link in
+                JourneyValidationError(
+                    file: files[journey.id] ?? journey.id, stepID: link.stepID,
+                    reason: "mobile_journey '\(link.journeyID)' is not a loaded journey")
             }
         }
     }

@@ -12,14 +12,14 @@ public protocol JourneyEffects: ApprovalEffects {
     /// id belongs to a user of another application, who joins this one only by an enrollment code or the
     /// admin's link.
     func createUser(externalUserID: String, email: String?) async throws -> UserContext?
-    /// Uses up the enrollment code `code` for a phone registering through `clientID` and returns the user
+    /// Uses up the enrollment code `code` for a phone registering through the journey's client and returns the user
     /// it was issued for (created if new, and from now on a user of the client's application); nil when
     /// the code is wrong, used, expired or for another client.
-    func redeemEnrollmentCode(_ code: String, clientID: String) async throws -> UserContext?
+    func redeemEnrollmentCode(_ code: String) async throws -> UserContext?
     /// Issues a one-time enrollment code for `user`, redeemable through the native client of the
-    /// application of web client `clientID` for `lifetime` seconds; nil when that application has no
+    /// application of the journey's (web) client for `lifetime` seconds; nil when that application has no
     /// native client.
-    func issueEnrollmentCode(for user: UserContext, clientID: String, lifetime: TimeInterval) async throws -> IssuedEnrollmentCode?
+    func issueEnrollmentCode(for user: UserContext, lifetime: TimeInterval) async throws -> IssuedEnrollmentCode?
     /// Stores a biometric public key for a user, replacing an earlier key with the same key id.
     /// Returns the stored key's record id.
     func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String

@@ -12,7 +12,7 @@ struct EnrollmentCodeStep: StepBehavior {
 
     func receive(_ input: JSONValue?, _ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepOutcome {
         let code = try ClientInput(input).string(Self.inputField)
-        guard let user = try await environment.effects.redeemEnrollmentCode(code, clientID: state.clientID) else {
+        guard let user = try await environment.effects.redeemEnrollmentCode(code) else {
             return .retry(.invalidCredentials("The enrollment code is wrong, already used or expired."))
         }
         state.actFor(user)

@@ -7,14 +7,13 @@ import Foundation
 /// `enrollment_code` step of that phone's registration journey. The user must be one this run signed in
 /// or created: a user the browser only named gets `enrollment_required`.
 ///
-/// Config: `expires_in` (seconds, 60–86400, default 600). The browser continues with `client_input` once
+/// Config: `expires_in` (seconds, 1–86400, default 600, as for codes the admin API issues). The browser continues with `client_input` once
 /// the phone has scanned the code.
 struct IssueEnrollmentCodeStep: StepBehavior {
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
-        let clientID = state.clientID
-        return try await environment.enrolling(state) { user in
-            let lifetime = environment.integer("expires_in", default: 600, in: 60...86400)
-            guard let issued = try await environment.effects.issueEnrollmentCode(for: user, clientID: clientID, lifetime: TimeInterval(lifetime))
+        try await environment.enrolling(state) { user in
+            let lifetime = environment.integer("expires_in", default: EnrollmentCode.defaultLifetime, in: 1...EnrollmentCode.longestLifetime)
+            guard let issued = try await environment.effects.issueEnrollmentCode(for: user, lifetime: TimeInterval(lifetime))
             else {
                 return .outcome(.failure(WireError(
                     code: ErrorCode.invalidClient, message: "The application has no native client for a phone to enroll through.")))

@@ -34,17 +34,17 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         let devices = try await environment.effects.activeDevices(userID: user.userID)
         guard let newest = devices.first else { return noDevices }
         if devices.count > 1, environment.string("device_selection") ?? "ask" == "ask" {
-            let codes = devices.enumerated().map { index, device in ("d\(index + 1)", device) }
             // The browser is not signed in yet: with `show_device_names: false` it learns no device's name.
             let showNames = environment.config["show_device_names"] != .bool(false)
+            let choices = devices.enumerated().map { index, device in
+                (code: "d\(index + 1)", name: showNames ? device.name : "Phone \(index + 1)", id: device.id)
+            }
             return .present(
                 journeyStepID: JourneyStepID.mobileApproveAuthentication,
-                data: ["devices": .array(codes.enumerated().map { index, entry in
-                    ["code": .string(entry.0), "name": .string(showNames ? entry.1.name : "Phone \(index + 1)")]
-                })],
+                data: ["devices": .array(choices.map { ["code": .string($0.code), "name": .string($0.name)] })],
                 secrets: [
                     Key.mode: "select", "user": externalUserID,
-                    Key.deviceCodes: codes.map { "\($0.0)=\($0.1.id)" }.joined(separator: ","),
+                    Key.deviceCodes: choices.map { "\($0.code)=\($0.id)" }.joined(separator: ","),
                 ])
         }
         return try await startApproval(for: user, device: newest, &state, environment)

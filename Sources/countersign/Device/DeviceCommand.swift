@@ -40,27 +40,25 @@ struct DeviceCommand: AsyncParsableCommand {
         @OptionGroup var profile: ProfileOption
 
         func validate() throws {
-            guard [enrollmentURI, enrollmentCode, email].compactMap({ $0 }).count == 1 else {
-                throw ValidationError("Give exactly one of --enrollment-uri, --enrollment-code and --email.")
-            }
-            if let enrollmentURI, EnrollmentLink(uri: enrollmentURI) == nil {
-                throw ValidationError("--enrollment-uri must be a countersign://enroll link with a server and a code.")
+            _ = try target()
+        }
+
+        /// Where to register and with what: the link's server, client and code, or the options.
+        private func target() throws -> (server: String, clientID: String, enrollment: SimulatedPhone.Enrollment) {
+            switch (enrollmentURI, enrollmentCode, email) {
+            case (let uri?, nil, nil):
+                guard let link = EnrollmentLink(uri: uri) else {
+                    throw ValidationError("--enrollment-uri must be a countersign://enroll link with a server and a code.")
+                }
+                return (link.server, link.clientID ?? clientID, .code(link.code))
+            case (nil, let code?, nil): return (server, clientID, .code(code))
+            case (nil, nil, let email?): return (server, clientID, .email(email))
+            default: throw ValidationError("Give exactly one of --enrollment-uri, --enrollment-code and --email.")
             }
         }
 
         func run() async throws {
-            var server = server
-            var clientID = clientID
-            let enrollment: SimulatedPhone.Enrollment
-            if let link = enrollmentURI.flatMap(EnrollmentLink.init(uri:)) {
-                server = link.server
-                clientID = link.clientID ?? clientID
-                enrollment = .code(link.code)
-            } else if let enrollmentCode {
-                enrollment = .code(enrollmentCode)
-            } else {
-                enrollment = .email(email ?? "")
-            }
+            let (server, clientID, enrollment) = try target()
             try await reportingExitCode {
                 let registered = try await SimulatedPhone.register(
                     server: server, clientID: clientID, enrollment: enrollment, name: name, directory: profile.directory)

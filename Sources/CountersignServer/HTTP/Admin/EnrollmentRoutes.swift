@@ -23,9 +23,9 @@ struct EnrollmentRoutes: RouteCollection {
                 throw ServiceError.notValid("'client_id' must name a native client.")
             }
         }
-        let lifetime = body.expiresIn ?? EnrollmentCodes.defaultLifetime
-        guard lifetime > 0, lifetime <= EnrollmentCodes.longestLifetime else {
-            throw ServiceError.notValid("'expires_in' must be 1 to \(Int(EnrollmentCodes.longestLifetime)) seconds.")
+        let lifetime = body.expiresIn ?? TimeInterval(EnrollmentCode.defaultLifetime)
+        guard lifetime > 0, lifetime <= TimeInterval(EnrollmentCode.longestLifetime) else {
+            throw ServiceError.notValid("'expires_in' must be 1 to \(EnrollmentCode.longestLifetime) seconds.")
         }
         let issued = try await codes.issue(externalUserID: body.externalUserID, clientID: body.clientID, lifetime: lifetime)
         return try .wire(

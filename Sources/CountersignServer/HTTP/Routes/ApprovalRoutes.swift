@@ -53,28 +53,27 @@ struct ApprovalRoutes: RouteCollection {
             throw ServiceError(.forbidden, ErrorCode.deviceRevoked, "The device has been revoked.")
         }
         let wait = min(max(request.query[Int.self, at: "wait"] ?? 0, 0), Self.maximumWait)
-        if wait > 0 { try await openWaits.openInboxWait(for: deviceID) }
-        let payloads: [[String: String]]
-        do {
-            payloads = try await inbox(of: deviceID, waiting: wait)
-        } catch {
-            if wait > 0 { await openWaits.closeInboxWait(for: deviceID) }
-            throw error
-        }
-        if wait > 0 { await openWaits.closeInboxWait(for: deviceID) }
+        let payloads = wait > 0 ? try await inbox(of: deviceID, waiting: wait) : try await pendingPayloads(for: deviceID, on: storage)
         return try .wire(["approvals": payloads], cacheControl: "no-store")
     }
 
-    /// The device's pending payloads, waiting up to `seconds` for one when there is none.
+    /// The device's pending payloads, waiting up to `seconds` for one when there is none: a long-poll,
+    /// counted by `openWaits` while it lasts.
     private func inbox(of deviceID: String, waiting seconds: Int) async throws -> [[String: String]] {
+        try await openWaits.openInboxWait(for: deviceID)
         // Subscribe before reading, so a push between the read and the wait is not missed.
         let mailbox = await events.subscribe(EventTopic.device(deviceID))
-        var payloads = try await pendingPayloads(for: deviceID, on: storage)
-        if payloads.isEmpty, seconds > 0, await mailbox.next(within: .seconds(seconds)) != nil {
-            payloads = try await pendingPayloads(for: deviceID, on: storage)
+        let payloads: Result<[[String: String]], any Error>
+        do {
+            let now = try await pendingPayloads(for: deviceID, on: storage)
+            let woken = now.isEmpty ? await mailbox.next(within: .seconds(seconds)) != nil : false
+            payloads = .success(woken ? try await pendingPayloads(for: deviceID, on: storage) : now)
+        } catch {
+            payloads = .failure(error)
         }
         await events.unsubscribe(mailbox)
-        return payloads
+        await openWaits.closeInboxWait(for: deviceID)
+        return try payloads.get()
     }
 
     /// `GET /v1/interactions/{id}/events`: one server-sent event when the interaction's approval is
@@ -98,23 +97,22 @@ struct ApprovalRoutes: RouteCollection {
         // and a write throws.
         let response = Response(status: .ok, body: .init(managedAsyncStream: { writer in
             var status = ApprovalStatus.pending
+            var failure: (any Error)?
             do {
                 status = try await Self.approvalStatus(approvalID, on: storage, clock: clock)
                 while status == .pending, clock.now() < streamEnd {
                     if await mailbox.next(within: Self.keepAliveInterval) == nil {
                         try await writer.writeBuffer(ByteBuffer(string: ": keep-alive\n\n"))
                     }
-                    if await openWaits.wasEnded(stream) { break }
+                    if await openWaits.wasEnded(stream, of: interactionID) { break }
                     status = try await Self.approvalStatus(approvalID, on: storage, clock: clock)
                 }
             } catch {
-                await bus.unsubscribe(mailbox)
-                await openWaits.closeEventStream(stream, of: interactionID)
-                throw error
+                failure = error
             }
             await bus.unsubscribe(mailbox)
-            let replaced = await openWaits.wasEnded(stream)
-            await openWaits.closeEventStream(stream, of: interactionID)
+            let replaced = await openWaits.closeEventStream(stream, of: interactionID)
+            if let failure { throw failure }
             // A stream replaced by a newer one ends without an event.
             guard !replaced else { return }
             try await writer.writeBuffer(ByteBuffer(string: "event: approval\ndata: {\"status\":\"\(status.rawValue)\"}\n\n"))

@@ -12,7 +12,7 @@ struct CreateUserApplications: AsyncMigration {
             .field("created_at", .datetime, .required)
             .compositeIdentifier(over: "user_id", "application_id")
             .create()
-        guard let sql = database as? any SQLDatabase else { throw DatabaseNotSQL() }
+        let sql = try database.sql
         try await sql.raw("""
             INSERT INTO \(ident: MembershipStore.table) (user_id, application_id, created_at)
             SELECT users.id, applications.id, \(bind: Date())

@@ -13,20 +13,12 @@ struct RetentionStore {
         var pushDeliveries = 0
     }
 
-    /// Deletes up to `limit` rows of `table` whose `expires_at` is before `date`; returns how many.
-    func deleteExpired(from table: String, before date: Date, limit: Int) async throws -> Int {
+    /// Deletes up to `limit` rows of `table` whose `expires_at` is before `date` (and that meet `condition`);
+    /// returns how many.
+    func deleteExpired(from table: String, before date: Date, where condition: SQLQueryString = "1 = 1", limit: Int) async throws -> Int {
         try await sql.raw("""
             DELETE FROM \(ident: table) WHERE id IN (
-                SELECT id FROM \(ident: table) WHERE expires_at < \(bind: date) LIMIT \(literal: limit))
-            RETURNING id
-            """).all().count
-    }
-
-    /// Deletes up to `limit` interactions expired before `date` that never reached a user; returns how many.
-    func deleteExpiredAnonymousInteractions(before date: Date, limit: Int) async throws -> Int {
-        try await sql.raw("""
-            DELETE FROM \(ident: InteractionStore.table) WHERE id IN (
-                SELECT id FROM \(ident: InteractionStore.table) WHERE expires_at < \(bind: date) AND user_id IS NULL LIMIT \(literal: limit))
+                SELECT id FROM \(ident: table) WHERE expires_at < \(bind: date) AND \(condition) LIMIT \(literal: limit))
             RETURNING id
             """).all().count
     }
