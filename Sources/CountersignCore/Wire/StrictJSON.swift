@@ -7,46 +7,50 @@ import Foundation
 public enum StrictJSON {
     /// The first key that appears twice in one object of `text`, or nil. Anything that is not JSON is
     /// left for the decoder to refuse.
-    public static func duplicateKey(in text: some Collection<UInt8>) -> String? {
+    public static func duplicateKey(in text: String) -> String? {
+        var text = text
+        return text.withUTF8(duplicateKey(inUTF8:))
+    }
+
+    /// One pass over the bytes, keeping the keys of each open object.
+    private static func duplicateKey(inUTF8 text: UnsafeBufferPointer<UInt8>) -> String? {
         var containers: [Object?] = []  // nil for an array
-        var index = text.startIndex
-        while index < text.endIndex {
-            let byte = text[index]
-            switch byte {
+        var index = 0
+        while index < text.count {
+            switch text[index] {
             case UInt8(ascii: "{"): containers.append(Object())
             case UInt8(ascii: "["): containers.append(nil)
             case UInt8(ascii: "}"), UInt8(ascii: "]"): if !containers.isEmpty { containers.removeLast() }
-            case UInt8(ascii: ","): if var object = containers.last ?? nil { object.expectsKey = true; containers[containers.count - 1] = object }
-            case UInt8(ascii: ":"): if var object = containers.last ?? nil { object.expectsKey = false; containers[containers.count - 1] = object }
+            // In place (`containers[last]?…`), so an object's key set is never copied to be changed.
+            case UInt8(ascii: ","): if !containers.isEmpty { containers[containers.count - 1]?.expectsKey = true }
+            case UInt8(ascii: ":"): if !containers.isEmpty { containers[containers.count - 1]?.expectsKey = false }
             case UInt8(ascii: "\""):
                 let start = index
                 var escaped = false
-                index = text.index(after: index)
-                while index < text.endIndex, text[index] != UInt8(ascii: "\"") {
+                index += 1
+                while index < text.count, text[index] != UInt8(ascii: "\"") {
                     if text[index] == UInt8(ascii: "\\") {
                         escaped = true
-                        index = text.index(after: index)
+                        index += 1
                     }
-                    if index < text.endIndex { index = text.index(after: index) }
+                    index += 1
                 }
-                guard index < text.endIndex else { return nil }
-                if var object = containers.last ?? nil, object.expectsKey {
-                    // A key with an escape is decoded, so that "a" and "\u0061" are one key; the others (every
-                    // key a client normally sends) are their bytes.
-                    let key: String
-                    if escaped {
-                        guard let decoded = try? JSONDecoder().decode(String.self, from: Data(text[start...index])) else { return nil }
-                        key = decoded
-                    } else {
-                        key = String(decoding: text[text.index(after: start)..<index], as: UTF8.self)
-                    }
-                    guard object.keys.insert(key).inserted else { return key }
-                    object.expectsKey = false
-                    containers[containers.count - 1] = object
+                guard index < text.count else { return nil }
+                guard let last = containers.indices.last, containers[last]?.expectsKey == true else { break }
+                // A key with an escape is decoded, so that "a" and "\u0061" are one key; the others (every
+                // key a client normally sends) are their bytes.
+                let key: String
+                if escaped {
+                    guard let decoded = try? JSONDecoder().decode(String.self, from: Data(text[start...index])) else { return nil }
+                    key = decoded
+                } else {
+                    key = String(decoding: UnsafeBufferPointer(rebasing: text[(start + 1)..<index]), as: UTF8.self)
                 }
+                guard containers[last]?.keys.insert(key).inserted == true else { return key }
+                containers[last]?.expectsKey = false
             default: break
             }
-            index = text.index(after: index)
+            index += 1
         }
         return nil
     }

@@ -13,10 +13,10 @@ struct StrictJSONMiddleware: AsyncMiddleware {
         }
         if let body = try await request.body.collect(max: request.application.routes.defaultMaxBodySize.value).get() {
             let bytes = body.readableBytesView
-            guard bytes.first != 0xEF, String(validating: bytes, as: UTF8.self) != nil else {
+            guard bytes.first != 0xEF, let text = String(validating: bytes, as: UTF8.self) else {
                 throw ServiceError.notValid("The body must be UTF-8 without a byte order mark.")
             }
-            if let key = StrictJSON.duplicateKey(in: bytes) {
+            if let key = StrictJSON.duplicateKey(in: text) {
                 throw ServiceError.notValid("The key '\(key)' appears twice in one object.")
             }
         }
