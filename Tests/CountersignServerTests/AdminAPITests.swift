@@ -17,7 +17,7 @@ struct AdminAPITests {
     }
 
     @Test("a listing's limit must be a whole number from 1 to 1000 (a negative one is not \"no limit\")", arguments: [
-        "users", "evidence", "push-deliveries",
+        "users", "evidence", "push-deliveries", "security-events",
     ])
     func listLimits(listing: String) async throws {
         try await TestServer.run { server in

@@ -8,6 +8,7 @@ struct ClientKindTests {
         ("mobile_registration", "demo-web"), ("mobile_login", "demo-web"), ("mobile_transaction_signing", "demo-web"),
         ("web_login", "demo-native"), ("web_transaction_signing", "demo-native"),
         ("mobile_approve", "demo-native"), ("mobile_approve_otp", "demo-native"), ("mobile_approve_transaction", "demo-web"),
+        ("mobile_approve_transaction", "demo-native"),
     ])
     func refused(journey: String, client: String) async throws {
         try await TestServer.run { server in

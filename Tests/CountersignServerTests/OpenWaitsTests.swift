@@ -65,6 +65,7 @@ struct OpenWaitsTests {
             try await eventually("one stream is open") { try await stats(server)["event_streams_open"] == 1 }
             let refused = try await server.send(.GET, "/v1/interactions/\(second.id)/events", bearer: second.token)
             #expect(refused.status == .tooManyRequests)
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.tooManyWaits))
             try await ada.approve()
             _ = try await stream.value
         }

@@ -135,6 +135,7 @@ struct SecureEnrollmentTests {
             let third = try await phone.client.submitClientResponse(.clientInput, data: ["enrollment_code": "2222-2222-2222-2222"])
             #expect(third.journeyStepID == JourneyStepID.rejection)
             #expect(try await Self.devices(of: "ada@example.com", on: server).isEmpty)
+            #expect(try await server.count("users") == 0)
         }
     }
 
@@ -152,6 +153,7 @@ struct SecureEnrollmentTests {
             server.clock.advance(by: 601)
             #expect(try await Self.redeem(late, on: server).1.error?.code == ErrorCode.invalidCredentials)
             #expect(try await Self.devices(of: "bo@example.com", on: server).isEmpty)
+            #expect(try await server.count("users") == 1, "only Ada, whose code worked")
 
             let anyClient = try await Self.issueCode(server, for: "bo@example.com", client: nil)
             #expect(try await Self.redeem(anyClient, on: server, client: "other-app").1.journeyStepID == JourneyStepID.mobileBiometricsRegistration)

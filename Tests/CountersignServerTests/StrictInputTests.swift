@@ -38,6 +38,20 @@ struct StrictInputTests {
         }
     }
 
+    @Test("the phone's mobile approve start is held to the same rules as every /v1 body", arguments: [
+        (#"{"client_id":"demo-native","client_id":"demo-web"}"#, "application/json", 400),
+        (#"{"client_id":"demo-native"}"#, "text/plain", 415),
+    ])
+    func mobileApproveStart(body: String, contentType: String, status: Int) async throws {
+        try await TestServer.run { server in
+            let refused = try await server.send(.POST, "/v1/mobile-approve/start", rawBody: body, contentType: contentType)
+            #expect(refused.status.code == UInt(status))
+            #expect(refused.body["error"]?["code"] == .string(status == 415 ? ErrorCode.unsupportedMediaType : ErrorCode.clientResponseNotValid))
+            if status == 400 { #expect(refused.body["error"]?["message"]?.stringValue?.contains("'client_id' appears twice") == true) }
+            #expect(try await server.count("interactions") == 0)
+        }
+    }
+
     @Test("a body not declared application/json in UTF-8 is 415 unsupported_media_type", arguments: [
         "text/plain", "application/x-www-form-urlencoded", "application/json; charset=iso-8859-1", nil,
     ] as [String?])
@@ -62,6 +76,8 @@ struct StrictInputTests {
             let refused = try await server.send(.POST, "/v1/journeys/web_login_biometric_only/start", bytes: bytes)
             #expect(refused.status == .badRequest)
             #expect(refused.body["error"]?["code"] == .string(ErrorCode.clientResponseNotValid))
+            // Refused for its encoding, before any decoder read it.
+            #expect(refused.body["error"]?["message"]?.stringValue?.contains("UTF-8") == true)
         }
     }
 }
