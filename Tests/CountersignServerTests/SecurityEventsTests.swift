@@ -39,6 +39,28 @@ struct SecurityEventsTests {
         }
     }
 
+    @Test("creating applications and clients, and revoking a device or a biometric key, are recorded")
+    func applicationsAndRevocations() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            #expect(try await server.admin(.POST, "applications", json: ["id": "shop", "name": "Shop"]).status == .created)
+            #expect(try await server.admin(.POST, "applications/shop/clients", json: ["id": "shop-web", "name": "W", "kind": "web"]).status == .created)
+            let created = try await events(server, kind: "application_changed").compactMap { $0["detail"]?.stringValue }
+            #expect(Set(created) == ["web client shop-web was created in application shop", "application shop was created"])
+
+            #expect(try await server.admin(.POST, "devices/\(phone.deviceID)/revoke").status == .ok)
+            let revoked = try await events(server, kind: "credential_revoked")
+            #expect(revoked.count == 1)
+            #expect(revoked.first?["device_id"] == .string(phone.deviceID))
+            #expect(revoked.first?["user_id"]?.stringValue?.hasPrefix("usr_") == true)
+            let userID = try #require(revoked.first?["user_id"]?.stringValue)
+            let keys = try await server.admin(.GET, "users/\(userID)/biometric-keys").body
+            let keyID = try #require(keys.arrayValue?.first?["id"]?.stringValue)
+            #expect(try await server.admin(.POST, "biometric-keys/\(keyID)/revoke").status == .ok)
+            #expect(try await events(server, kind: "credential_revoked").count == 2)
+        }
+    }
+
     @Test("rotating the signing key and changing push configurations are recorded")
     func adminChanges() async throws {
         try await FakePushProviders.run { providers in

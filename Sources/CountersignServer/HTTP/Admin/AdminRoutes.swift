@@ -48,6 +48,7 @@ struct AdminRoutes: RouteCollection {
         try await refusingDuplicate("An application '\(body.id)' already exists.") {
             try await clients.insert(ApplicationRecord(id: body.id, name: body.name, createdAt: clock.now()))
         }
+        try await securityEvents.recordNow(.applicationChanged, detail: "application \(body.id) was created")
         return try await ApplicationView(id: body.id, name: body.name, clients: []).encodeResponse(status: .created, for: request)
     }
 
@@ -66,6 +67,8 @@ struct AdminRoutes: RouteCollection {
         let client = ClientRecord(id: body.id, applicationID: application.id, name: body.name, kind: kind.rawValue, createdAt: clock.now())
         let clients = storage.clients
         try await refusingDuplicate("A client '\(body.id)' already exists.") { try await clients.insert(client) }
+        try await securityEvents.recordNow(
+            .applicationChanged, detail: "\(kind.rawValue) client \(body.id) was created in application \(application.id)")
         return try await ClientView(client).encodeResponse(status: .created, for: request)
     }
 
@@ -118,6 +121,7 @@ struct AdminRoutes: RouteCollection {
         let id = request.parameters.get("deviceID")!
         try await devices.revoke(id, at: clock.now())
         guard let device = try await devices.find(id) else { throw ServiceError.notFound("No such device.") }
+        try await securityEvents.recordNow(.credentialRevoked, userID: device.userID, deviceID: id, detail: "the device was revoked")
         return DeviceView(device)
     }
 
@@ -127,6 +131,7 @@ struct AdminRoutes: RouteCollection {
         let id = request.parameters.get("keyID")!
         try await keys.revoke(id, at: clock.now())
         guard let key = try await keys.find(id) else { throw ServiceError.notFound("No such biometric key.") }
+        try await securityEvents.recordNow(.credentialRevoked, userID: key.userID, detail: "biometric key \(id) was revoked")
         return BiometricKeyView(key)
     }
 

@@ -38,6 +38,10 @@ enum SecurityEventKind: String, Sendable {
     case signingKeyRotated = "signing_key_rotated"
     /// A push provider configuration was created, changed or deleted.
     case pushConfigChanged = "push_config_changed"
+    /// An application or a client was created.
+    case applicationChanged = "application_changed"
+    /// The admin revoked a device or a biometric key.
+    case credentialRevoked = "credential_revoked"
     /// The admin linked a user to an application, or unlinked them.
     case userApplicationsChanged = "user_applications_changed"
 }
