@@ -34,7 +34,7 @@ struct ApprovalLifecycle: Sendable {
         if request.limits.onePendingPerUser {
             for older in pending { await close(older, as: .cancelled, failureCode: ErrorCode.approvalSuperseded, in: work) }
         }
-        guard let (applicationID, applicationName, nativeClientID) = try await storage.clients.application(ofWebClient: request.clientID) else {
+        guard let (applicationID, nativeClientID) = try await storage.clients.application(ofWebClient: request.clientID) else {
             throw ServiceError(.conflict, ErrorCode.unknownClient, "The web client no longer exists.")
         }
         guard let nativeClientID else {
@@ -47,7 +47,7 @@ struct ApprovalLifecycle: Sendable {
             userID: request.user.userID, deviceID: request.deviceID, status: ApprovalStatus.pending.rawValue, failureCode: nil,
             amr: "", authTime: nil, approvalData: request.approvalData?.canonicalJSON,
             additionalData: request.additionalData.map(JSONEncoder.wire.text),
-            requestContext: JSONEncoder.wire.text(origin.context(application: applicationName, at: clock.now())),
+            requestContext: JSONEncoder.wire.text(origin.summary),
             correlationID: request.correlationID,
             otpHash: request.otp.map { WebOTP.keyedHash(code: $0, approvalID: approvalID, key: otpKey) },
             otpLength: request.otp?.count, otpAttemptsLeft: request.otp == nil ? 0 : Self.otpAttempts, expiresAt: request.expiresAt,

@@ -14,9 +14,10 @@ struct MobileApproveService: Sendable {
 
     func start(_ request: MobileApproveStartRequest, origin: RequestOrigin) async throws -> InteractionService.Reply {
         guard let approvalID = request.payload["approval_id"] else { throw ServiceError.notValid("payload.approval_id is missing.") }
-        guard let approval = try await storage.approvals.find(approvalID) else {
+        guard let addressed = try await storage.approvals.addressed(approvalID) else {
             throw ServiceError.notFound("No approval '\(approvalID)'.")
         }
+        let approval = addressed.approval
         let device = try await verifier.verify(
             deviceID: request.deviceID, message: DeviceProof.approveMessage(approvalID: approvalID, timestamp: request.timestamp),
             timestamp: request.timestamp, signature: request.deviceSignature)
@@ -41,7 +42,7 @@ struct MobileApproveService: Sendable {
 
         var state = InteractionState(
             journeyID: journey.id, clientID: approval.nativeClientID, correlationID: approval.correlationID,
-            mobileApproveParameters: try parameters(of: approval, user: user))
+            mobileApproveParameters: try parameters(of: addressed, user: user))
         state.user = user.context
         state.deviceID = device.id
         state.approvalID = approvalID
@@ -50,7 +51,8 @@ struct MobileApproveService: Sendable {
     }
 
     /// What `@policy.getMobileApproveParameters()` reads.
-    private func parameters(of approval: ApprovalRecord, user: UserRecord) throws -> [String: JSONValue] {
+    private func parameters(of addressed: AddressedApproval, user: UserRecord) throws -> [String: JSONValue] {
+        let approval = addressed.approval
         func json(_ text: String?) throws -> JSONValue {
             guard let text else { return .null }
             return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
@@ -58,7 +60,7 @@ struct MobileApproveService: Sendable {
         return [
             "approval_data": try json(approval.approvalData),
             "additional_data": try json(approval.additionalData),
-            "request_context": try json(approval.requestContext),
+            "request_context": try ApprovalRequestContext.of(addressed),
             "correlation_id": approval.correlationID.map { .string($0) } ?? .null,
             "device_id": .string(approval.deviceID),
             "external_user_id": .string(user.externalUserID),

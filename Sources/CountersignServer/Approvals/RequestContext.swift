@@ -8,15 +8,25 @@ struct RequestOrigin: Sendable {
     let clientIP: String?
     let userAgent: String?
 
-    /// `{application, client_ip, browser, os, requested_at}` for `data.request_context`.
-    func context(application: String, at date: Date) -> JSONValue {
+    /// `{client_ip, browser, os}`: what an approval keeps of its web request. The rest of
+    /// `data.request_context` is the approval's own (`ApprovalRequestContext`).
+    var summary: JSONValue {
         [
-            "application": .string(application),
             "client_ip": clientIP.map { .string($0) } ?? .null,
             "browser": .string(UserAgentSummary.browser(userAgent)),
             "os": .string(UserAgentSummary.operatingSystem(userAgent)),
-            "requested_at": .string(date.formatted(.iso8601)),
         ]
+    }
+}
+
+/// `data.request_context` of an approval, as the phone shows it: `{application, client_ip, browser, os,
+/// requested_at}`, from the request summary it stored, its application and the time it was created.
+enum ApprovalRequestContext {
+    static func of(_ addressed: AddressedApproval) throws -> JSONValue {
+        var context = try addressed.approval.requestContext.map { try JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) }?.objectValue ?? [:]
+        context["application"] = .string(addressed.applicationName)
+        context["requested_at"] = .string(addressed.approval.createdAt.formatted(.iso8601))
+        return .object(context)
     }
 }
 
