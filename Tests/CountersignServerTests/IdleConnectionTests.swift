@@ -2,10 +2,6 @@ import CountersignServer
 import Foundation
 import Testing
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 @Suite("Silent connections are closed")
 struct IdleConnectionTests {
     /// Connects to `port`, sends `bytes`, then waits up to `seconds` for the server to close the
@@ -37,10 +33,6 @@ struct IdleConnectionTests {
             let port = try #require(server.app.http.server.shared.localAddress?.port)
             let closed = try await Task.detached { try Self.serverCloses(port: port, after: sent, within: 10) }.value
             #expect(closed)
-            // Only the silent one: a whole request on a new connection is answered.
-            let (body, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/healthz")!)
-            #expect((response as? HTTPURLResponse)?.statusCode == 200)
-            #expect(String(decoding: body, as: UTF8.self).contains("ok"))
             await server.app.server.shutdown()
         }
     }
