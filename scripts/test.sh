@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of Countersign on a fresh machine: installs what the tests need (zlib1g-dev,
-# libsqlite3-dev and libqrencode-dev to link, PostgreSQL, Node.js, Chromium and its driver, zbar-tools to read QR codes back, Selenium in a virtualenv), runs the browser SDK's unit
+# libsqlite3-dev and libqrencode-dev to link, PostgreSQL, nginx, Node.js, Chromium and its driver, zbar-tools to read QR codes back, Selenium in a virtualenv), runs the browser SDK's unit
 # tests, builds once, runs the whole Swift suite on SQLite, the demo web app's tests in headless
-# Chromium, then the server suites again on a throwaway PostgreSQL cluster that this script starts and stops.
+# Chromium, then the server suites again on a throwaway PostgreSQL cluster that this script starts and
+# stops, with the tests of several instances on it (behind nginx among them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,7 @@ dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || missing+=(libsqlite3-dev)
 dpkg -s libqrencode-dev >/dev/null 2>&1 || missing+=(libqrencode-dev)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+[ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
@@ -55,17 +57,31 @@ run_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; f
 stop_pg() { run_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$pg_dir"; }
 trap stop_pg EXIT
 run_pg "$pg_bin/initdb" -D "$pg_dir/data" -U postgres --auth-local=trust --auth-host=scram-sha-256 >/dev/null
-# No autovacuum: a worker on a test database keeps DROP DATABASE … WITH (FORCE) from removing it
-# (only a superuser may end that worker), and the test databases live for seconds.
-run_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/log" -w start \
-  -o "-p $pg_port -k $pg_dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200 -c autovacuum=off" >/dev/null
+# In the configuration file, so that a test's `pg_ctl start` or `restart` keeps them. No autovacuum: a
+# worker on a test database keeps DROP DATABASE … WITH (FORCE) from removing it (only a superuser may
+# end that worker), and the test databases live for seconds.
+cat >>"$pg_dir/data/postgresql.conf" <<CONF
+port = $pg_port
+unix_socket_directories = '$pg_dir'
+listen_addresses = '127.0.0.1'
+fsync = off
+synchronous_commit = off
+max_connections = 200
+autovacuum = off
+CONF
+pg_ctl_command="$pg_bin/pg_ctl -D $pg_dir/data -l $pg_dir/log"
+[ "$(id -u)" = 0 ] && pg_ctl_command="runuser -u postgres -- $pg_ctl_command"
+run_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/log" -w start >/dev/null
 run_pg "$pg_bin/psql" -q -h "$pg_dir" -p "$pg_port" -U postgres -v ON_ERROR_STOP=1 \
   -c "CREATE ROLE countersign LOGIN CREATEDB PASSWORD 'countersign'" \
   -c "CREATE DATABASE countersign OWNER countersign"
 # One test at a time: every test runs a server with its own database and connection pool, and the
-# whole suite at once would need more connections than one PostgreSQL cluster should hand out.
+# whole suite at once would need more connections than one PostgreSQL cluster should hand out (and
+# two of the several-instance tests stop and restart the cluster, through COUNTERSIGN_TEST_PG_CTL).
 COUNTERSIGN_TEST_DATABASE_URL="postgres://countersign:countersign@127.0.0.1:$pg_port/countersign?sslmode=disable" \
-  swift test --skip-build --no-parallel --filter CountersignServerTests 2>&1 | tee "$log_dir/postgres.log"
+COUNTERSIGN_TEST_PG_CTL="$pg_ctl_command" \
+  swift test --skip-build --no-parallel --filter CountersignServerTests --filter SeveralInstancesTests --filter LoadBalancerTests \
+  2>&1 | tee "$log_dir/postgres.log"
 
 # Every run passed (pipefail stops the script otherwise): print one total for all of them.
 passed=$( (cat "$log_dir"/*.log | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in .* passed after.*/\1/p'

@@ -23,12 +23,14 @@ public struct SimulatedPhone: Sendable {
         case email(String)
     }
 
-    /// Registers the phone and stores its profile in `directory`.
+    /// Registers the phone and stores its profile in `directory`; its pushes come through `push` (the
+    /// inbox unless told).
     public static func register(
         server: String, clientID: String, enrollment: Enrollment, name: String, directory: URL,
-        transport: any HTTPTransport = URLSessionTransport()
+        push: PushRegistration = PushRegistration(channel: "inbox", token: nil, appID: nil), transport: any HTTPTransport = URLSessionTransport()
     ) async throws -> DeviceProfile {
         let client = OrchestrationClient(baseURL: URL(string: server)!, clientID: clientID, transport: transport)
+        await client.setPushToken(push.token, channel: push.channel, appID: push.appID)
         let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: DeviceProfile.keysFile(in: directory)))
         var step: IdoResponse
         switch enrollment {

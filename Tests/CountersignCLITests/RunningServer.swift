@@ -4,19 +4,22 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// `countersign serve` as a child process on a free port, ready once it has said so.
+/// `countersign serve` as a child process on a free port, ready once it has said so. What it prints goes
+/// to a file, never a pipe: a pipe the test stopped reading would block the server's next log line.
 final class RunningServer {
     let process = Process()
     let port: Int
-    /// What the server printed up to "Server started".
-    private(set) var firstOutput = ""
+    private let logFile: URL
 
     /// Starts the server in `directory` (where its SQLite file and master key file live), on `port` or a free
     /// one; in development mode (`--dev`: the demo application) unless `development` is false. With
     /// `openFilesSoftLimit` it starts as a system that grants a process that many open files at first would.
     init(directory: URL, environment: [String: String], port: Int? = nil, development: Bool = true, openFilesSoftLimit: Int? = nil) throws {
         self.port = try port ?? Self.freePort()
-        let output = Pipe()
+        logFile = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-serve-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        let log = try FileHandle(forWritingTo: logFile)
+        defer { try? log.close() }
         let arguments = ["serve", "--port", String(self.port)] + (development ? ["--dev"] : [])
         if let openFilesSoftLimit {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -28,16 +31,27 @@ final class RunningServer {
         process.currentDirectoryURL = directory
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("COUNTERSIGN_") }
             .merging(environment) { _, new in new }
-        process.standardOutput = output
-        process.standardError = output
+        process.standardOutput = log
+        process.standardError = log
         try process.run()
-        // Read until the server announces it is listening (or exits).
+        // Wait until the server announces it is listening (or exits).
         while !firstOutput.contains("Server started") {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw ServerDidNotStart(output: firstOutput) }
-            firstOutput += String(decoding: chunk, as: UTF8.self)
+            guard process.isRunning else { throw ServerDidNotStart(output: output) }
+            Thread.sleep(forTimeInterval: 0.05)
         }
     }
+
+    /// Everything the server printed so far.
+    var output: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    /// What the server printed up to "Server started".
+    var firstOutput: String {
+        let text = output
+        guard let started = text.range(of: "Server started") else { return text }
+        return String(text[..<started.upperBound])
+    }
+
+    var url: String { "http://127.0.0.1:\(port)" }
 
     func stop() {
         process.terminate()

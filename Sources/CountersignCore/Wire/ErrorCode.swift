@@ -61,6 +61,11 @@ public enum ErrorCode {
     /// The push provider said the device's token is no longer valid; the app must register it again.
     public static let pushTokenInvalid = "push_token_invalid"
 
+    /// The database cannot be reached for the moment (503 with `Retry-After`); nothing was changed.
+    public static let databaseUnavailable = "database_unavailable"
+    /// `GET /readyz`: this instance cannot serve requests now (its database or its notifications are down).
+    public static let notReady = "not_ready"
+
     /// A refusal of the HTTP layer itself that none of the codes above names (a wrong method, an
     /// oversized body): `http_` and the status code, e.g. `http_405`.
     public static func http(status: Int) -> String { "http_\(status)" }

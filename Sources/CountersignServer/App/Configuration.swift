@@ -33,6 +33,9 @@ public struct Configuration: Sendable {
     public var maximumOpenWaits: Int
     /// A connection on which nothing is read or written for this long is closed.
     public var idleTimeout: TimeInterval
+    /// Addresses of the load balancers in front: only a request from one of them may name its client in
+    /// `X-Forwarded-For`; from anyone else the header is ignored.
+    public var trustedProxies: Set<String>
 
     /// What a start loads besides the operator's own configuration.
     public enum Mode: String, Sendable {
@@ -85,6 +88,9 @@ public struct Configuration: Sendable {
         Variable(
             name: "COUNTERSIGN_MAX_OPEN_WAITS", defaultValue: "10000",
             meaning: "event streams and inbox long-polls one instance holds open at once"),
+        Variable(
+            name: "COUNTERSIGN_TRUSTED_PROXIES", defaultValue: "(none)",
+            meaning: "comma-separated IP addresses of the load balancers whose X-Forwarded-For names the client"),
     ]
 
     public init(
@@ -93,7 +99,7 @@ public struct Configuration: Sendable {
         interactionLifetime: TimeInterval = 600, tokenLifetime: TimeInterval = 3600,
         masterKey: MasterKeySource = .file(MasterKeySource.defaultFile), recordRetention: TimeInterval = 86400,
         sweepInterval: TimeInterval = 60, startRatePerClient: Int = 200, startRatePerAddress: Int = 20,
-        maximumOpenWaits: Int = 10000, idleTimeout: TimeInterval = 60
+        maximumOpenWaits: Int = 10000, idleTimeout: TimeInterval = 60, trustedProxies: Set<String> = []
     ) {
         self.mode = mode
         self.hostname = hostname
@@ -111,6 +117,7 @@ public struct Configuration: Sendable {
         self.startRatePerAddress = startRatePerAddress
         self.maximumOpenWaits = maximumOpenWaits
         self.idleTimeout = idleTimeout
+        self.trustedProxies = trustedProxies
     }
 
     /// Reads the configuration from `environment`; flags given on the command line take precedence.
@@ -186,13 +193,23 @@ public struct Configuration: Sendable {
                 problems.append("COUNTERSIGN_MASTER_KEY must be the base64 of \(MasterKeySource.keyLength) random bytes (openssl rand -base64 32)")
             }
         }
+        var trustedProxies: Set<String> = []
+        for address in (value("COUNTERSIGN_TRUSTED_PROXIES") ?? "").split(separator: ",") {
+            let address = address.trimmingCharacters(in: .whitespaces)
+            if ClientAddress.isIPAddress(address) {
+                trustedProxies.insert(address)
+            } else {
+                problems.append("COUNTERSIGN_TRUSTED_PROXIES: '\(address)' is not an IP address")
+            }
+        }
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         return Configuration(
             mode: mode, hostname: host, port: listenPort, database: database, publicURL: publicURL, adminKey: adminKey,
             journeysDirectory: value("COUNTERSIGN_JOURNEYS_DIR") ?? "./journeys",
             interactionLifetime: interactionLifetime, tokenLifetime: tokenLifetime, masterKey: masterKey,
             recordRetention: recordRetention, sweepInterval: sweepInterval, startRatePerClient: startRatePerClient,
-            startRatePerAddress: startRatePerAddress, maximumOpenWaits: maximumOpenWaits, idleTimeout: idleTimeout)
+            startRatePerAddress: startRatePerAddress, maximumOpenWaits: maximumOpenWaits, idleTimeout: idleTimeout,
+            trustedProxies: trustedProxies)
     }
 }
 

@@ -53,7 +53,7 @@ public enum CountersignApp {
         let adminKeys = try await AdminKeyVerifier.bootstrap(
             configuredKey: configuration.adminKey, storage: storage, clock: clock, securityEvents: securityEvents,
             announce: dependencies.announceAdminKey)
-        let events = InProcessEventBus()
+        let events = try eventBus(for: configuration.database, storage: storage, app: app)
         let pushClient = PushHTTPClient()
         // Registered at once, so the client is closed even when start-up fails below. Shutdown runs in
         // reverse: the sender stops before its client closes.
@@ -87,7 +87,8 @@ public enum CountersignApp {
         app.middleware = Middlewares()
         app.middleware.use(RouteLoggingMiddleware(logLevel: .info))
         app.middleware.use(ErrorMiddleware())
-        app.get("healthz") { _ in ["status": "ok"] }
+        app.middleware.use(ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
+        try app.register(collection: HealthRoutes(storage: storage, events: events))
         try app.register(collection: OrchestrationRoutes(service: interactions))
         try app.register(collection: ApprovalRoutes(
             mobileApprove: MobileApproveService(interactions: interactions, verifier: verifier),
@@ -103,6 +104,14 @@ public enum CountersignApp {
         try app.register(collection: StatsRoutes(verifier: adminKeys, storage: storage, openWaits: openWaits, clock: clock))
         try app.register(collection: PushAdminRoutes(
             verifier: adminKeys, storage: storage, secrets: secretBox, securityEvents: securityEvents, clock: clock))
+    }
+
+    /// How waiters are woken: across instances through the PostgreSQL database they share, in-process on SQLite.
+    private static func eventBus(for database: DatabaseLocation, storage: Storage, app: Application) throws -> any EventBus {
+        guard case .postgres(let url) = database else { return InProcessEventBus() }
+        let bus = PostgresEventBus(configuration: try DatabaseSetup.postgresConfiguration(url).coreConfiguration, storage: storage, logger: app.logger)
+        app.lifecycle.use(bus)
+        return bus
     }
 
     /// Connects the database, applies any migrations that have not run (and removes the development

@@ -10,7 +10,10 @@ struct ErrorMiddleware: AsyncMiddleware {
             return try await next.respond(to: request)
         } catch let error as ServiceError {
             var headers: HTTPHeaders = [:]
-            if case .tooSoon(let seconds) = error.kind { headers.add(name: .retryAfter, value: String(seconds)) }
+            switch error.kind {
+            case .tooSoon(let seconds), .unavailable(let seconds): headers.add(name: .retryAfter, value: String(seconds))
+            default: break
+            }
             return Self.response(status: error.kind.status, error: WireError(code: error.code, message: error.message), headers: headers)
         } catch is DecodingError {
             return Self.response(status: .badRequest, error: WireError(
@@ -21,6 +24,10 @@ struct ErrorMiddleware: AsyncMiddleware {
             return Self.response(status: abort.status, error: WireError(
                 code: abort.status == .badRequest ? ErrorCode.clientResponseNotValid : ErrorCode.http(status: Int(abort.status.code)),
                 message: abort.reason))
+        } catch where DatabaseOutage.isOutage(error) {
+            request.logger.warning("the database is unreachable", metadata: ["error": "\(String(reflecting: error))"])
+            return Self.response(
+                status: .serviceUnavailable, error: DatabaseOutage.refusal, headers: [HTTPHeaders.Name.retryAfter.description: String(DatabaseOutage.retryAfter)])
         } catch {
             request.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             return Self.response(status: .internalServerError, error: WireError(
@@ -46,6 +53,7 @@ extension ServiceError.Kind {
         case .gone: .gone
         case .tooSoon: .tooManyRequests
         case .unsupportedMediaType: .unsupportedMediaType
+        case .unavailable: .serviceUnavailable
         }
     }
 }

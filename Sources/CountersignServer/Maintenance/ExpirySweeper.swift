@@ -10,6 +10,8 @@ import Vapor
 ///
 /// Rows go in small batches, each its own short transaction, with a pause between batches, so requests
 /// writing meanwhile wait at most one batch (on SQLite a delete holds the only write lock while it runs).
+/// With several instances on one database, one sweeps at a time: a batch that finds another instance
+/// sweeping ends this sweep.
 final class ExpirySweeper: LifecycleHandler, Sendable {
     private let storage: Storage
     private let clock: any WallClock
@@ -79,11 +81,9 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
         let cutoff = now.addingTimeInterval(-retention)
         var removed = Removed()
         removed.deviceSignatures = try await inBatches { try await $0.deleteExpired(from: UsedDeviceSignatureStore.table, before: now, limit: $1) }
-        while true {
-            let batch = try await storage.transaction { storage in
-                try await storage.retention.deleteExpiredApprovals(before: cutoff, limit: Self.batchSize)
-            }
-            guard batch.approvals > 0 else { break }
+        while let batch = try await inTransaction({ try await $0.deleteExpiredApprovals(before: cutoff, limit: Self.batchSize) }),
+            batch.approvals > 0
+        {
             removed.approvals += batch.approvals
             removed.pushJobs += batch.pushJobs
             removed.pushDeliveries += batch.pushDeliveries
@@ -98,16 +98,23 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
         return removed
     }
 
+    /// Runs one batch in its own transaction; nil when another instance is sweeping.
+    private func inTransaction<T: Sendable>(_ batch: @escaping @Sendable (RetentionStore) async throws -> T) async throws -> T? {
+        try await storage.transaction { storage in
+            guard try await storage.retention.takeSweepLock() else { return nil }
+            return try await batch(storage.retention)
+        }
+    }
+
     /// Runs `deleteBatch` (given the batch size, returning how many rows it deleted) until a batch comes
-    /// back short, pausing between batches.
-    private func inBatches(_ deleteBatch: (RetentionStore, Int) async throws -> Int) async throws -> Int {
-        let retention = storage.retention
+    /// back short or another instance is sweeping, pausing between batches.
+    private func inBatches(_ deleteBatch: @escaping @Sendable (RetentionStore, Int) async throws -> Int) async throws -> Int {
         var count = 0
-        while true {
-            let deleted = try await deleteBatch(retention, Self.batchSize)
+        while let deleted = try await inTransaction({ try await deleteBatch($0, Self.batchSize) }) {
             count += deleted
-            guard deleted == Self.batchSize else { return count }
+            guard deleted == Self.batchSize else { break }
             try await Task.sleep(for: Self.pauseBetweenBatches)
         }
+        return count
     }
 }

@@ -116,7 +116,7 @@ final class PushSender: LifecycleHandler, Sendable {
             if Task.isCancelled, case .retryable = outcome {
                 // A send cut short by stopping is due again at the next start, with no backoff (a repeat is
                 // harmless: the notification collapses on the phone). A final outcome is recorded as usual.
-                return try await storage.pushJobs.release(job.id, dueAt: now)
+                return try await storage.pushJobs.release(job, dueAt: now)
             }
             try await record(outcome, of: job, approval: addressed.approval, device: device)
         } catch {
@@ -141,7 +141,7 @@ final class PushSender: LifecycleHandler, Sendable {
         await work.hold { storage in
             let pushJobs = storage.pushJobs
             try await pushJobs.insert(delivery)
-            try await pushJobs.finishAttempt(job.id, status: verdict.job, attempts: attempt, nextAttemptAt: verdict.nextAttempt ?? now)
+            try await pushJobs.finishAttempt(job, status: verdict.job, attempts: attempt, nextAttemptAt: verdict.nextAttempt ?? now)
         }
         if case .tokenInvalid(let reason) = outcome {
             await work.hold { storage in try await storage.devices.markPushTokenInvalid(device.id, reason: reason, at: now) }
@@ -171,6 +171,6 @@ final class PushSender: LifecycleHandler, Sendable {
 
     /// Ends a job without an attempt (its approval closed while it waited).
     private func abandon(_ job: PushJobRecord) async throws {
-        try await storage.pushJobs.abandon(job.id)
+        try await storage.pushJobs.abandon(job)
     }
 }

@@ -16,7 +16,9 @@ enum DatabaseSetup {
             // More than Fluent's one connection per event loop: with one, every call of a loop queued behind
             // the others' statements (docs/BENCHMARKS.md: 107 → 129 flows/s with four).
             app.databases.use(
-                .postgres(configuration: try SQLPostgresConfiguration(url: url), maxConnectionsPerEventLoop: 4, sqlLogLevel: sqlLogLevel),
+                .postgres(
+                    configuration: try postgresConfiguration(url), maxConnectionsPerEventLoop: 4,
+                    connectionPoolTimeout: postgresWaitLimit, sqlLogLevel: sqlLogLevel),
                 as: .psql)
             try await migrate(app.databases, app: app)
             // Both supported drivers are SQL databases; this one is checked once here.
@@ -30,6 +32,17 @@ enum DatabaseSetup {
             app.lifecycle.use(RemoveFilesAtShutdown(paths: ["", "-wal", "-shm"].map { path + $0 }))
             return try await openSQLite(path: path, app: app)
         }
+    }
+
+    /// The longest a request waits for a PostgreSQL connection, and a connection for PostgreSQL to
+    /// answer, before it is refused as `503 database_unavailable`.
+    static let postgresWaitLimit = TimeAmount.seconds(5)
+
+    /// The connection settings of a `postgres://` URL, with `postgresWaitLimit` to connect.
+    static func postgresConfiguration(_ url: String) throws -> SQLPostgresConfiguration {
+        var configuration = try SQLPostgresConfiguration(url: url)
+        configuration.coreConfiguration.options.connectTimeout = postgresWaitLimit
+        return configuration
     }
 
     private static func openSQLite(path: String, app: Application) async throws -> Storage {

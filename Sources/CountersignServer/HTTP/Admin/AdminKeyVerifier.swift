@@ -29,7 +29,7 @@ struct AdminKeyVerifier: Sendable {
     /// Records a request refused for its key as a security event: where it went and from where, never
     /// the key it tried.
     func recordRefusal(of request: Request, keyGiven: Bool) async {
-        let source = request.remoteAddress?.ipAddress ?? "an unknown address"
+        let source = request.clientAddress ?? "an unknown address"
         let detail = "\(request.method.rawValue) \(request.url.path) with \(keyGiven ? "a wrong" : "no") admin key from \(source)"
         try? await securityEvents.recordNow(.adminAuthenticationFailed, detail: detail, source: source)
     }

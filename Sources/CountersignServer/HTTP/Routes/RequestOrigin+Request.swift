@@ -1,8 +1,8 @@
 import Vapor
 
 extension RequestOrigin {
-    /// The peer address and the User-Agent of `request`.
+    /// The client's address and the User-Agent of `request`.
     init(_ request: Request) {
-        self.init(clientIP: request.remoteAddress?.ipAddress, userAgent: request.headers.first(name: .userAgent))
+        self.init(clientIP: request.clientAddress, userAgent: request.headers.first(name: .userAgent))
     }
 }

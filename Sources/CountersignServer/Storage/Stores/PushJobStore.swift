@@ -17,38 +17,47 @@ struct PushJobStore {
         try await sql.insert(into: Self.deliveryTable).model(delivery).run()
     }
 
-    /// Claims up to `limit` due jobs by moving them under one fresh lease until `leaseEnd`. A job
-    /// another instance claimed in between is already due later, so the update passes it by.
+    /// Claims up to `limit` due jobs by moving them under one fresh lease until `leaseEnd`. On PostgreSQL
+    /// the rows are locked as they are picked and rows another instance is claiming are skipped, so two
+    /// senders never take the same job; on SQLite the single writer does the same. A job is due again only
+    /// when its lease runs out without its sender finishing it (the sender died mid-send).
     func claimDue(at now: Date, limit: Int, leaseEnd: Date) async throws -> [PushJobRecord] {
         let lease = UUID().uuidString
         let queued = PushStatus.queued.rawValue
-        try await sql.raw("""
+        let skipLocked: SQLQueryString = sql.dialect.name == "postgresql" ? "FOR UPDATE SKIP LOCKED" : ""
+        return try await sql.raw("""
             UPDATE \(ident: Self.table) SET lease = \(bind: lease), next_attempt_at = \(bind: leaseEnd)
             WHERE status = \(bind: queued) AND next_attempt_at <= \(bind: now) AND id IN (
                 SELECT id FROM \(ident: Self.table) WHERE status = \(bind: queued) AND next_attempt_at <= \(bind: now)
-                ORDER BY next_attempt_at LIMIT \(literal: limit))
-            """).run()
-        return try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE lease = \(bind: lease)").all(decoding: PushJobRecord.self)
+                ORDER BY next_attempt_at LIMIT \(literal: limit) \(skipLocked))
+            RETURNING *
+            """).all(decoding: PushJobRecord.self)
     }
 
+    // The statements below change a job only under the lease it was claimed with: a sender that
+    // outlived its lease (and so may have been overtaken by another) changes nothing.
+
     /// Ends the job's attempt: its new status and attempt count, due again at `nextAttemptAt`, lease released.
-    func finishAttempt(_ id: String, status: PushStatus, attempts: Int, nextAttemptAt: Date) async throws {
+    func finishAttempt(_ job: PushJobRecord, status: PushStatus, attempts: Int, nextAttemptAt: Date) async throws {
         try await sql.raw("""
             UPDATE \(ident: Self.table)
             SET status = \(bind: status.rawValue), attempts = \(bind: attempts), lease = NULL, next_attempt_at = \(bind: nextAttemptAt)
-            WHERE id = \(bind: id)
+            WHERE id = \(bind: job.id) AND lease = \(bind: job.lease)
             """).run()
     }
 
     /// Releases the job's lease, due again at `now` (a send cut short by stopping).
-    func release(_ id: String, dueAt now: Date) async throws {
-        try await sql.raw("UPDATE \(ident: Self.table) SET lease = NULL, next_attempt_at = \(bind: now) WHERE id = \(bind: id)").run()
+    func release(_ job: PushJobRecord, dueAt now: Date) async throws {
+        try await sql.raw("""
+            UPDATE \(ident: Self.table) SET lease = NULL, next_attempt_at = \(bind: now) WHERE id = \(bind: job.id) AND lease = \(bind: job.lease)
+            """).run()
     }
 
     /// Ends a job without an attempt (its approval closed while it waited).
-    func abandon(_ id: String) async throws {
+    func abandon(_ job: PushJobRecord) async throws {
         try await sql.raw("""
-            UPDATE \(ident: Self.table) SET status = \(bind: PushStatus.failed.rawValue), lease = NULL WHERE id = \(bind: id)
+            UPDATE \(ident: Self.table) SET status = \(bind: PushStatus.failed.rawValue), lease = NULL
+            WHERE id = \(bind: job.id) AND lease = \(bind: job.lease)
             """).run()
     }
 

@@ -13,6 +13,19 @@ struct RetentionStore {
         var pushDeliveries = 0
     }
 
+    /// Takes the sweep for the rest of this transaction; false when another instance holds it now. On
+    /// PostgreSQL a transaction-level advisory lock, so instances never delete the same rows at once (and
+    /// never deadlock doing so); SQLite has one writer at a time already.
+    func takeSweepLock() async throws -> Bool {
+        guard sql.dialect.name == "postgresql" else { return true }
+        struct Row: Decodable { let taken: Bool }
+        let row = try await sql.raw("SELECT pg_try_advisory_xact_lock(\(literal: Self.sweepLockKey)) AS taken").first(decoding: Row.self)
+        return row?.taken == true
+    }
+
+    /// The advisory lock's number: any constant the instances share ("CSGN").
+    private static let sweepLockKey = 0x4353_474E
+
     /// Deletes up to `limit` rows of `table` whose `expires_at` is before `date` (and that meet `condition`);
     /// returns how many.
     func deleteExpired(from table: String, before date: Date, where condition: SQLQueryString = "1 = 1", limit: Int) async throws -> Int {

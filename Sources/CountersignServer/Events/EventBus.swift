@@ -1,14 +1,19 @@
 import Foundation
 
 /// Wakes whoever waits on a topic: a browser's events stream on `interaction:<id>`, a device's inbox
-/// long-poll on `device:<id>`. In-process now; a PostgreSQL LISTEN/NOTIFY bus can replace it to span
-/// several instances.
+/// long-poll on `device:<id>`, the push sender on `push-queue`. In-process on SQLite; on PostgreSQL
+/// `PostgresEventBus` carries each event to every instance.
+///
+/// An event only says "look again": every waiter re-reads its state from the database when woken, so a
+/// spurious wake-up costs one read and a lost one costs at most the waiter's next timed look.
 protocol EventBus: Sendable {
     /// Starts listening on `topic`; events published after this call are kept for the mailbox.
     func subscribe(_ topic: String) async -> EventMailbox
     /// Stops delivering to `mailbox`.
     func unsubscribe(_ mailbox: EventMailbox) async
     func publish(_ topic: String, _ message: String) async
+    /// Whether events from other instances reach this one now (always, with one instance).
+    var isConnected: Bool { get }
 }
 
 /// Topics, named in one place.
@@ -60,6 +65,8 @@ actor EventMailbox {
 
 /// The single-instance bus: subscribers are mailboxes in this process.
 actor InProcessEventBus: EventBus {
+    nonisolated var isConnected: Bool { true }
+
     private var subscribers: [String: [ObjectIdentifier: EventMailbox]] = [:]
 
     func subscribe(_ topic: String) -> EventMailbox {
@@ -76,6 +83,13 @@ actor InProcessEventBus: EventBus {
     func publish(_ topic: String, _ message: String) async {
         for mailbox in subscribers[topic]?.values ?? [:].values {
             await mailbox.deliver(message)
+        }
+    }
+
+    /// Wakes every subscriber of every topic, so each re-reads its state (after events may have been missed).
+    func wakeAll() async {
+        for mailbox in subscribers.values.flatMap(\.values) {
+            await mailbox.deliver("")
         }
     }
 }

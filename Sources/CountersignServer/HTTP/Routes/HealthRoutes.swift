@@ -1,0 +1,57 @@
+import CountersignCore
+import Synchronization
+import Vapor
+
+/// What a load balancer and an orchestrator ask: `GET /healthz`, whether the process answers at all
+/// (liveness, never touching the database), and `GET /readyz`, whether this instance can serve requests
+/// now: its database answers within `readinessTimeout` and, with several instances, it hears their events.
+struct HealthRoutes: RouteCollection {
+    let storage: Storage
+    let events: any EventBus
+
+    static let readinessTimeout = Duration.seconds(2)
+
+    func boot(routes: any RoutesBuilder) throws {
+        routes.get("healthz") { _ in ["status": "ok"] }
+        routes.get("readyz") { _ in try await readiness() }
+    }
+
+    private func readiness() async throws -> Response {
+        let storage = storage
+        let databaseAnswers = await succeeds(within: Self.readinessTimeout) { try await storage.sql.raw("SELECT 1").run() }
+        let problem = !databaseAnswers ? "The database does not answer." : !events.isConnected ? "Other instances' events do not reach this one." : nil
+        guard let problem else { return try Response.wire(["status": "ready"], cacheControl: "no-store") }
+        return ErrorMiddleware.response(
+            status: .serviceUnavailable, error: WireError(code: ErrorCode.notReady, message: problem),
+            headers: [HTTPHeaders.Name.retryAfter.description: String(DatabaseOutage.retryAfter)])
+    }
+}
+
+/// Whether `work` finishes without throwing within `limit`. It is not waited for past the limit: a
+/// statement on a connection that hangs may never return.
+private func succeeds(within limit: Duration, _ work: @escaping @Sendable () async throws -> Void) async -> Bool {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        let answer = FirstAnswer(continuation)
+        Task { answer.give((try? await work()) != nil) }
+        Task {
+            try? await Task.sleep(for: limit)
+            answer.give(false)
+        }
+    }
+}
+
+/// Resumes a continuation with whichever answer comes first.
+private final class FirstAnswer: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Bool, Never>?>
+
+    init(_ continuation: CheckedContinuation<Bool, Never>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func give(_ answer: Bool) {
+        continuation.withLock { pending in
+            defer { pending = nil }
+            return pending
+        }?.resume(returning: answer)
+    }
+}

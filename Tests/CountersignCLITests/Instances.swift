@@ -1,0 +1,222 @@
+import AsyncHTTPClient
+import CountersignClient
+import CountersignCore
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import SimulatedPhone
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Several `countersign serve` processes on one fresh PostgreSQL database, sharing the master key and the
+/// public URL (so one token issuer), as a bank runs them behind a load balancer.
+///
+/// The PostgreSQL server is the test script's throwaway cluster, named by `COUNTERSIGN_TEST_DATABASE_URL`;
+/// `COUNTERSIGN_TEST_PG_CTL` is the `pg_ctl -D … -l …` command line that stops, starts and restarts it.
+final class Instances {
+    static var postgresURL: String? { nonEmpty("COUNTERSIGN_TEST_DATABASE_URL") }
+    static var pgCtl: String? { nonEmpty("COUNTERSIGN_TEST_PG_CTL") }
+    static let adminKey = "admin-key-0123456789"
+    static let publicURL = "http://countersign.test"
+
+    let databaseURL: String
+    let environment: [String: String]
+    private(set) var servers: [RunningServer] = []
+    private let databaseName: String
+    private let directory: URL
+
+    /// Runs `body` with `count` fresh instances, and stops them and removes their database after.
+    static func run(count: Int = 2, environment: [String: String] = [:], _ body: (Instances) async throws -> Void) async throws {
+        let instances = try await Instances(count: count, environment: environment)
+        do {
+            try await body(instances)
+        } catch {
+            try? await instances.stop()
+            throw error
+        }
+        try await instances.stop()
+    }
+
+    /// Starts `count` instances one after another (the first brings the schema up to date).
+    private init(count: Int, environment extra: [String: String]) async throws {
+        let adminURL = try #require(Self.postgresURL, "COUNTERSIGN_TEST_DATABASE_URL names no PostgreSQL server")
+        databaseName = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try await Self.run("CREATE DATABASE \"\(databaseName)\"", adminURL: adminURL)
+        var components = try #require(URLComponents(string: adminURL))
+        components.path = "/" + databaseName
+        databaseURL = components.string!
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("instances-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var key = [UInt8](repeating: 0, count: 32)
+        for index in key.indices { key[index] = UInt8.random(in: 0...255) }
+        environment = [
+            "COUNTERSIGN_DATABASE_URL": databaseURL,
+            "COUNTERSIGN_JOURNEYS_DIR": CommandRunner.repositoryRoot.appendingPathComponent("journeys").path,
+            "COUNTERSIGN_ADMIN_KEY": Self.adminKey,
+            "COUNTERSIGN_MASTER_KEY": Data(key).base64EncodedString(),
+            "COUNTERSIGN_PUBLIC_URL": Self.publicURL,
+            "COUNTERSIGN_START_RATE_PER_ADDRESS": "0",
+        ].merging(extra) { _, new in new }
+        for _ in 0..<count { try start() }
+    }
+
+    /// Starts one more instance.
+    @discardableResult
+    func start() throws -> RunningServer {
+        let server = try RunningServer(directory: directory, environment: environment)
+        servers.append(server)
+        return server
+    }
+
+    subscript(index: Int) -> RunningServer { servers[index] }
+
+    /// Stops every instance still running and removes the database.
+    private func stop() async throws {
+        for server in servers where server.process.isRunning { server.stop() }
+        try await Self.run("DROP DATABASE IF EXISTS \"\(databaseName)\" WITH (FORCE)", adminURL: try #require(Self.postgresURL))
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Runs `pg_ctl ARGUMENTS` on the test cluster (stop, start, restart), waiting for it on a dispatch
+    /// thread. Through `system` rather than `Process`: Foundation's wait for the command never ended once
+    /// pg_ctl had left a server running behind it.
+    static func pgCtl(_ arguments: String) async throws {
+        let command = try #require(pgCtl, "COUNTERSIGN_TEST_PG_CTL is not set") + " \(arguments) >/dev/null 2>&1"
+        let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            DispatchQueue.global().async { continuation.resume(returning: system(command)) }
+        }
+        try #require(status == 0, "pg_ctl \(arguments) failed")
+    }
+
+    private static func nonEmpty(_ name: String) -> String? {
+        ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    private static func run(_ sql: String, adminURL: String) async throws {
+        let components = try #require(URLComponents(string: adminURL))
+        let logger = Logger(label: "countersign.tests.instances")
+        let connection = try await PostgresConnection.connect(
+            configuration: PostgresConnection.Configuration(
+                host: components.host ?? "127.0.0.1", port: components.port ?? 5432, username: components.user ?? "postgres",
+                password: components.password, database: String(components.path.dropFirst()), tls: .disable),
+            id: 1, logger: logger)
+        defer { Task { try? await connection.close() } }
+        try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+    }
+}
+
+/// A browser's or phone's HTTP that goes to whichever instance it is pointed at now: what a load
+/// balancer does for it when an instance dies.
+final class SwitchingTransport: HTTPTransport {
+    private let target = Mutex("")
+
+    init(to server: String) {
+        point(at: server)
+    }
+
+    func point(at server: String) {
+        target.withLock { $0 = server }
+    }
+
+    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        var request = request
+        var components = URLComponents(url: request.url!, resolvingAgainstBaseURL: true)!
+        let server = URLComponents(string: target.withLock { $0 })!
+        components.host = server.host
+        components.port = server.port
+        request.url = components.url
+        return try await URLSessionTransport().send(request)
+    }
+}
+
+/// A browser's view of `GET /v1/interactions/{id}/events`.
+enum ApprovalEvents {
+    /// The stream as read up to its `approval` event: the status, and whether a keep-alive came first.
+    struct Outcome {
+        let status: String
+        let keptAliveFirst: Bool
+    }
+
+    /// Opens the stream on `server` and reads it to its `approval` event. With `reconnecting`, a dropped
+    /// or refused stream is opened again a moment later, as a browser's EventSource does.
+    static func next(server: String, interactionID: String, token: String, reconnecting: Bool = false) async throws -> Outcome {
+        while true {
+            do {
+                return try await read(server: server, interactionID: interactionID, token: token)
+            } catch where reconnecting {
+                try await Task.sleep(for: .milliseconds(500))
+            }
+        }
+    }
+
+    private static func read(server: String, interactionID: String, token: String) async throws -> Outcome {
+        var request = HTTPClientRequest(url: "\(server)/v1/interactions/\(interactionID)/events")
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
+        guard response.status == .ok else { throw StreamRefused(status: Int(response.status.code)) }
+        var text = ""
+        for try await chunk in response.body {
+            text += String(buffer: chunk)
+            guard let event = text.range(of: "event: approval\ndata: "), let end = text[event.upperBound...].firstIndex(of: "\n") else { continue }
+            let data = try JSONDecoder().decode([String: String].self, from: Data(text[event.upperBound..<end].utf8))
+            return Outcome(status: data["status"] ?? "", keptAliveFirst: text[..<event.lowerBound].contains(": keep-alive"))
+        }
+        throw StreamRefused(status: 0)
+    }
+
+    struct StreamRefused: Error {
+        let status: Int
+    }
+}
+
+/// A web sign-in as the demo runs it, its browser on one transport and its phone on another.
+struct WebSignIn {
+    let browser: OrchestrationClient
+    let waiting: IdoResponse
+
+    /// Starts `web_login` for `email` and answers the first step: the approval is created and pushed.
+    static func begin(on server: String, email: String, transport: any HTTPTransport = URLSessionTransport()) async throws -> WebSignIn {
+        let browser = OrchestrationClient(baseURL: URL(string: server)!, clientID: "demo-web", transport: transport)
+        _ = try await browser.startJourney("web_login")
+        let waiting = try await browser.submitClientResponse(.clientInput, data: ["email": .string(email)])
+        #expect(waiting.journeyStepID == JourneyStepID.mobileApproveAuthentication)
+        return WebSignIn(browser: browser, waiting: waiting)
+    }
+
+    var otp: String? { waiting.data?["otp"]?.stringValue }
+
+    /// Reads the events stream on `server` to its approval event.
+    func approvalEvent(on server: String, reconnecting: Bool = false) async throws -> ApprovalEvents.Outcome {
+        try await ApprovalEvents.next(
+            server: server, interactionID: waiting.interactionID, token: try #require(waiting.interactionToken), reconnecting: reconnecting)
+    }
+
+    /// The browser's last call once its approval is settled: the token.
+    func finish() async throws -> String {
+        let done = try await browser.submitClientResponse(.clientInput, data: [:])
+        #expect(done.journeyStepID == JourneyStepID.success)
+        return try #require(done.token)
+    }
+}
+
+extension SimulatedPhone {
+    /// Registers a phone for `email` on `server` (development mode's email enrollment), in a fresh directory.
+    static func enrolled(on server: String, email: String, push: PushRegistration? = nil) async throws -> SimulatedPhone {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("phone-\(UUID().uuidString)")
+        let profile = try await register(
+            server: server, clientID: "demo-native", enrollment: .email(email), name: "\(email)'s phone", directory: directory,
+            push: push ?? PushRegistration(channel: "inbox", token: nil, appID: nil))
+        return SimulatedPhone(profile: profile, directory: directory)
+    }
+
+    /// Opens the pending request named `approvalID` and approves it with the code the browser shows.
+    func approve(_ payload: [String: String], otp: String?) async throws {
+        let done = try await approve(from: try await open(payload), otp: otp)
+        #expect(done.journeyStepID == JourneyStepID.success)
+    }
+}

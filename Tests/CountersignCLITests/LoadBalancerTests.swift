@@ -1,0 +1,108 @@
+import CountersignClient
+import CountersignCore
+import Foundation
+import SimulatedPhone
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The deployment docs/DEPLOYMENT.md describes, run as written: nginx from the system's packages, with the
+/// repository's `deploy/nginx-countersign.conf`, round-robin over two instances on one PostgreSQL database.
+@Suite("Behind nginx", .serialized, .enabled(if: Instances.postgresURL != nil))
+struct LoadBalancerTests {
+    @Test("the demo sign-in runs through nginx, its requests spread over both instances, the events stream unbuffered")
+    func demoFlowThroughNginx() async throws {
+        try await Instances.run(environment: ["COUNTERSIGN_TRUSTED_PROXIES": "127.0.0.1"]) { instances in
+            let nginx = try await Nginx(upstreams: instances.servers.map(\.port))
+            defer { nginx.stop() }
+            try await signIn(through: nginx.url, instances: instances, nginxUpstreams: { nginx.upstreamsUsed })
+        }
+    }
+
+    private func signIn(through nginx: String, instances: Instances, nginxUpstreams: () -> Set<String>) async throws {
+        let phone = try await SimulatedPhone.enrolled(on: nginx, email: "ada@example.com")
+        let signIn = try await WebSignIn.begin(on: nginx, email: "ada@example.com")
+        async let event = signIn.approvalEvent(on: nginx)
+        try await Task.sleep(for: .milliseconds(500))
+        let opened = try await phone.open(try #require(try await phone.pending().first))
+        // What the phone shows of the request: the address nginx saw, not one a client could choose.
+        #expect(opened.data?["request_context"]?.objectValue?["client_ip"]?.stringValue == "127.0.0.1")
+        let done = try await phone.approve(from: opened, otp: signIn.otp)
+        #expect(done.journeyStepID == JourneyStepID.success)
+        let outcome = try await event
+        #expect(outcome.status == "approved")
+        _ = try await signIn.finish()
+
+        let served = nginxUpstreams()
+        for server in instances.servers {
+            #expect(served.contains("127.0.0.1:\(server.port)"), "instance on port \(server.port) served none of the flow")
+        }
+    }
+}
+
+/// nginx in the foreground with the repository's site configuration, pointed at `upstreams`.
+final class Nginx {
+    let process = Process()
+    let port: Int
+    private let directory: URL
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    init(upstreams: [Int]) async throws {
+        port = try RunningServer.freePort()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let site = try String(contentsOf: CommandRunner.repositoryRoot.appendingPathComponent("deploy/nginx-countersign.conf"), encoding: .utf8)
+            .replacingOccurrences(of: "127.0.0.1:8081", with: "127.0.0.1:\(upstreams[0])")
+            .replacingOccurrences(of: "127.0.0.1:8082", with: "127.0.0.1:\(upstreams[1])")
+            .replacingOccurrences(of: "listen 127.0.0.1:8080", with: "listen 127.0.0.1:\(port)")
+        try site.write(to: directory.appendingPathComponent("countersign.conf"), atomically: true, encoding: .utf8)
+        let path = directory.path
+        try """
+            daemon off;
+            worker_processes 1;
+            pid \(path)/nginx.pid;
+            error_log \(path)/error.log;
+            events { worker_connections 1024; }
+            http {
+                log_format upstream '$upstream_addr';
+                access_log \(path)/access.log upstream;
+                client_body_temp_path \(path)/body;
+                proxy_temp_path \(path)/proxy;
+                fastcgi_temp_path \(path)/fastcgi;
+                uwsgi_temp_path \(path)/uwsgi;
+                scgi_temp_path \(path)/scgi;
+                include \(path)/countersign.conf;
+            }
+            """.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+        process.arguments = ["-p", path, "-c", "\(path)/nginx.conf", "-e", "\(path)/error.log"]
+        try process.run()
+        for _ in 0..<100 {
+            if let (_, response) = try? await URLSession.shared.data(from: URL(string: url + "/healthz")!),
+                (response as? HTTPURLResponse)?.statusCode == 200
+            {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        stop()
+        let log = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
+        throw RunningServer.ServerDidNotStart(output: "nginx did not answer:\n\(log)")
+    }
+
+    /// The instances nginx passed requests to, as `address:port`, from its access log.
+    var upstreamsUsed: Set<String> {
+        let log = (try? String(contentsOf: directory.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
+        return Set(log.split(whereSeparator: { $0 == "\n" || $0 == "," || $0 == " " }).map(String.init))
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}

@@ -1,0 +1,231 @@
+import AsyncHTTPClient
+import CountersignClient
+import CountersignCore
+import CountersignPushTesting
+import Crypto
+import Foundation
+import JWTKit
+import SimulatedPhone
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Two `countersign serve` processes on one PostgreSQL database (DESIGN.md §6): a browser and its phone
+/// may each land on either, an instance may die, and the database may go away for a moment. Runs in the
+/// test script's PostgreSQL pass, one test at a time (two of them stop the shared cluster).
+@Suite("Several instances on one PostgreSQL", .serialized, .enabled(if: Instances.postgresURL != nil))
+struct SeveralInstancesTests {
+    @Test("a browser waiting on instance A is woken by the phone's answer on B, and the phone's long-poll on B by the request made on A")
+    func wakeUpsCrossInstances() async throws {
+        try await Instances.run { instances in
+            let (a, b) = (instances[0].url, instances[1].url)
+            let phone = try await SimulatedPhone.enrolled(on: b, email: "ada@example.com")
+
+            // The phone waits on B before the request exists; only A's notification can wake it in time.
+            async let inbox = phone.pending(wait: 25)
+            try await Task.sleep(for: .milliseconds(500))
+            let signIn = try await WebSignIn.begin(on: a, email: "ada@example.com")
+            let pushed = try await inbox
+            #expect(pushed.count == 1)
+            let payload = try #require(pushed.first)
+            #expect(payload["approval_id"] != nil)
+
+            // The browser's stream is open on A before the phone answers on B.
+            async let event = signIn.approvalEvent(on: a)
+            try await Task.sleep(for: .milliseconds(500))
+            try await phone.approve(payload, otp: signIn.otp)
+            let outcome = try await event
+            #expect(outcome.status == "approved")
+            #expect(!outcome.keptAliveFirst, "the stream noticed only at its keep-alive, not through the notification")
+
+            let token = try await signIn.finish()
+            // Issued by A, verified with B's published keys; both publish the same keys.
+            let claims = try await verify(token, withKeysOf: b)
+            #expect(claims.deviceID == phone.profile.deviceID)
+            #expect(try await instances[0].get("/.well-known/jwks.json") == (try await instances[1].get("/.well-known/jwks.json")))
+        }
+    }
+
+    @Test("when instance A is killed while its browser waits, the browser carries on against B with the same interaction and token")
+    func browserSurvivesLosingItsInstance() async throws {
+        try await Instances.run { instances in
+            let (a, b) = (instances[0].url, instances[1].url)
+            let phone = try await SimulatedPhone.enrolled(on: b, email: "kay@example.com")
+            let transport = SwitchingTransport(to: a)
+            let signIn = try await WebSignIn.begin(on: a, email: "kay@example.com", transport: transport)
+            let stream = Task { try await signIn.approvalEvent(on: a) }
+            try await Task.sleep(for: .milliseconds(500))
+
+            instances[0].kill()
+            await #expect(throws: (any Error).self) { try await stream.value }
+            transport.point(at: b)
+
+            async let event = signIn.approvalEvent(on: b)
+            let payload = try #require(try await phone.pending().first)
+            try await phone.approve(payload, otp: signIn.otp)
+            #expect(try await event.status == "approved")
+            let claims = try await verify(try await signIn.finish(), withKeysOf: b)
+            #expect(claims.deviceID == phone.profile.deviceID)
+        }
+    }
+
+    @Test("PostgreSQL restarted mid-flow: the waiting browser and the phone carry on after it and the sign-in completes")
+    func flowOutlivesDatabaseRestart() async throws {
+        try await Instances.run { instances in
+            let (a, b) = (instances[0].url, instances[1].url)
+            let phone = try await SimulatedPhone.enrolled(on: b, email: "lin@example.com")
+            let signIn = try await WebSignIn.begin(on: a, email: "lin@example.com")
+            // As a browser's EventSource, the stream is opened again if the restart drops it.
+            async let event = signIn.approvalEvent(on: a, reconnecting: true)
+            try await Task.sleep(for: .milliseconds(500))
+
+            try await Instances.pgCtl("restart -m fast -w")
+            try await eventuallyReady(instances)
+
+            let payload = try #require(try await phone.pending().first, "the request made before the restart is still there")
+            try await phone.approve(payload, otp: signIn.otp)
+            #expect(try await event.status == "approved")
+            let claims = try await verify(try await signIn.finish(), withKeysOf: a)
+            #expect(claims.deviceID == phone.profile.deviceID)
+        }
+    }
+
+    @Test("while PostgreSQL is down: /readyz and every call answer 503 with Retry-After (never 500, never a hang), /healthz 200; then the instance goes on")
+    func databaseOutageIsAnswered() async throws {
+        try await Instances.run(count: 1) { instances in
+            let server = instances[0]
+            try await Instances.pgCtl("stop -m fast -w")
+            do {
+                let ready = try await exchange(server.url + "/readyz")
+                #expect(ready.status == 503)
+                #expect(ready.retryAfter != nil)
+                #expect(ready.body.contains(ErrorCode.notReady))
+                #expect(try await exchange(server.url + "/healthz").status == 200)
+                let start = try await exchange(server.url + "/v1/journeys/web_login/start", json: #"{"client_id":"demo-web"}"#)
+                #expect(start.status == 503)
+                #expect(start.retryAfter != nil)
+                #expect(start.body.contains(ErrorCode.databaseUnavailable))
+            } catch {
+                try await Instances.pgCtl("start -w")
+                throw error
+            }
+            try await Instances.pgCtl("start -w")
+            try await eventuallyReady(instances)
+            let start = try await exchange(server.url + "/v1/journeys/web_login/start", json: #"{"client_id":"demo-web"}"#)
+            #expect(start.status == 200)
+        }
+    }
+
+    @Test("two senders and 100 pushes to the protocol-checking APNs: each is delivered exactly once")
+    func eachPushIsSentOnce() async throws {
+        let appleKey = P256.Signing.PrivateKey()
+        let bundleID = "com.example.bank"
+        let apns = try await FakeAPNs(
+            keys: [FakeAPNs.Key(keyID: "KEY1234567", teamID: "TEAM123456", publicKeyPEM: appleKey.publicKey.pemRepresentation)],
+            bundleIDs: [bundleID])
+        defer { Task { await apns.stop() } }
+        // Both instances also sweep every second, over the same rows.
+        try await Instances.run(environment: ["COUNTERSIGN_SWEEP_INTERVAL": "1", "COUNTERSIGN_RECORD_RETENTION": "0"]) { instances in
+            let servers = [instances[0].url, instances[1].url]
+            let config = try JSONSerialization.data(withJSONObject: [
+                "type": "apns", "name": "Bank app", "bundle_id": bundleID, "key_id": "KEY1234567", "team_id": "TEAM123456",
+                "environment": "sandbox", "private_key_pem": appleKey.pemRepresentation, "endpoint": apns.url,
+                "ca_certificate_pem": apns.certificateAuthority.rootCertificatePEM,
+            ])
+            #expect(try await exchange(servers[0] + "/admin/v1/push-configs", json: String(decoding: config, as: UTF8.self), bearer: Instances.adminKey).status == 201)
+
+            let people = 100
+            let tokens = (0..<people).map { String(format: "%064x", $0 + 1) }
+            try await inGroups(of: 10, people) { index in
+                _ = try await SimulatedPhone.enrolled(
+                    on: servers[index % 2], email: "person\(index)@example.com",
+                    push: PushRegistration(channel: "apns", token: tokens[index], appID: bundleID))
+            }
+            // The requests alternate between the instances, so both queue pushes and both senders claim them.
+            try await inGroups(of: 20, people) { index in
+                _ = try await WebSignIn.begin(on: servers[(index + 1) % 2], email: "person\(index)@example.com")
+            }
+
+            for _ in 0..<400 where apns.requests.count < people { try await Task.sleep(for: .milliseconds(50)) }
+            // Time for a second send of any push to arrive, were there one.
+            try await Task.sleep(for: .seconds(2))
+            let sent = apns.requests.map(\.deviceToken)
+            #expect(sent.count == people)
+            #expect(Set(sent) == Set(tokens))
+            #expect(apns.requests.allSatisfy { $0.status == 200 })
+            for server in instances.servers {
+                #expect(!server.output.contains("could not be removed"), "an instance's sweep failed")
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Runs `body` for 0..<count, `width` at a time.
+    private func inGroups(of width: Int, _ count: Int, _ body: @escaping @Sendable (Int) async throws -> Void) async throws {
+        for start in stride(from: 0, to: count, by: width) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in start..<min(start + width, count) { group.addTask { try await body(index) } }
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    /// Waits until every instance says it is ready again.
+    private func eventuallyReady(_ instances: Instances) async throws {
+        for server in instances.servers where server.process.isRunning {
+            var ready = false
+            for _ in 0..<200 where !ready {
+                ready = (try? await exchange(server.url + "/readyz").status) == 200
+                if !ready { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            try #require(ready, "instance on port \(server.port) never became ready")
+        }
+    }
+
+    private struct Exchange {
+        let status: Int
+        let body: String
+        let retryAfter: String?
+    }
+
+    /// One request (a POST when `json` is given), its status, body and `Retry-After`.
+    private func exchange(_ url: String, json: String? = nil, bearer: String? = nil) async throws -> Exchange {
+        var request = URLRequest(url: URL(string: url)!)
+        request.timeoutInterval = 30
+        if let json {
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(json.utf8)
+        }
+        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        return Exchange(
+            status: http.statusCode, body: String(decoding: data, as: UTF8.self), retryAfter: http.value(forHTTPHeaderField: "Retry-After"))
+    }
+
+    private struct Claims: JWTPayload {
+        let iss: IssuerClaim
+        let deviceID: String
+
+        enum CodingKeys: String, CodingKey {
+            case iss
+            case deviceID = "device_id"
+        }
+
+        func verify(using algorithm: some JWTAlgorithm) throws {}
+    }
+
+    /// Verifies `token` as a relying party would, with the keys `server` publishes.
+    private func verify(_ token: String, withKeysOf server: String) async throws -> Claims {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: server + "/.well-known/jwks.json")!)
+        let keys = JWTKeyCollection()
+        try await keys.add(jwks: JSONDecoder().decode(JWKS.self, from: data))
+        let claims = try await keys.verify(token, as: Claims.self)
+        #expect(claims.iss.value == Instances.publicURL)
+        return claims
+    }
+}

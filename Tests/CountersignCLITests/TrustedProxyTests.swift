@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `X-Forwarded-For` names the client only when a trusted load balancer sends it
+/// (`COUNTERSIGN_TRUSTED_PROXIES`); from anyone else it is ignored.
+@Suite("Client addresses behind a load balancer")
+struct TrustedProxyTests {
+    /// The limit is one start a second per address, counted in windows of 10 s: 21 quick starts span at
+    /// most two windows, so 11 or more fall in one of them, past its 10.
+    static let starts = 21
+
+    /// Starts of `web_login`, each claiming the client address given; their statuses.
+    private func startsClaiming(_ addresses: [String], on server: RunningServer) async throws -> [Int] {
+        var statuses: [Int] = []
+        for address in addresses {
+            var request = URLRequest(url: URL(string: server.url + "/v1/journeys/web_login/start")!)
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue(address, forHTTPHeaderField: "X-Forwarded-For")
+            request.httpBody = Data(#"{"client_id":"demo-web"}"#.utf8)
+            let (_, response) = try await URLSession.shared.data(for: request)
+            statuses.append(try #require(response as? HTTPURLResponse).statusCode)
+        }
+        return statuses
+    }
+
+    private func server(trusting proxies: String?) throws -> RunningServer {
+        var environment = [
+            "COUNTERSIGN_JOURNEYS_DIR": CommandRunner.repositoryRoot.appendingPathComponent("journeys").path,
+            "COUNTERSIGN_START_RATE_PER_ADDRESS": "1",
+        ]
+        environment["COUNTERSIGN_TRUSTED_PROXIES"] = proxies
+        return try RunningServer(directory: try ProductionModeTests.temporaryDirectory("proxy"), environment: environment)
+    }
+
+    @Test("a client that names a new address in X-Forwarded-For on every start is still limited by its own address")
+    func forgedForwardedForIsIgnored() async throws {
+        let server = try server(trusting: nil)
+        defer { server.stop() }
+        let statuses = try await startsClaiming((1...Self.starts).map { "203.0.113.\($0)" }, on: server)
+        #expect(statuses.contains(429))
+    }
+
+    @Test("behind a trusted load balancer each client is limited by the address the balancer names")
+    func trustedProxyNamesTheClient() async throws {
+        let server = try server(trusting: "127.0.0.1")
+        defer { server.stop() }
+        #expect(try await startsClaiming((1...Self.starts).map { "203.0.113.\($0)" }, on: server).allSatisfy { $0 == 200 })
+        #expect(try await startsClaiming(Array(repeating: "198.51.100.7", count: Self.starts), on: server).contains(429))
+    }
+}
