@@ -65,19 +65,22 @@ struct Flows: AsyncParsableCommand {
     @Option(help: "Seconds to measure.") var duration = 20
     @Option(help: "The web journey: web_login (number matching), web_login_biometric_only or web_transaction_signing.") var journey = BenchJourney.login.rawValue
     @Flag(help: "Browsers poll at polling_interval instead of listening on the events stream.") var polling = false
+    @Option(help: "Another instance (on the same database) for the phones; every flow then crosses instances.")
+    var phoneServer: String?
 
     func run() async throws {
         guard let journey = BenchJourney(rawValue: journey) else {
             throw ValidationError("--journey must be one of \(BenchJourney.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
         let server = try target.serverURL()
+        guard let phoneServer = URL(string: phoneServer ?? server.absoluteString) else { throw ValidationError("--phone-server is not a URL.") }
         // A stream, a poll and a phone's long-poll per pair can be open at once.
         try await target.measure(connections: browsers * 3 + 8) { transport in
-            try await measure(journey: journey, server: server, transport: transport)
+            try await measure(journey: journey, server: server, phoneServer: phoneServer, transport: transport)
         }
     }
 
-    private func measure(journey: BenchJourney, server: URL, transport: PooledTransport) async throws -> FlowReport {
+    private func measure(journey: BenchJourney, server: URL, phoneServer: URL, transport: PooledTransport) async throws -> FlowReport {
         let keys = JWTKeyCollection()
         let (jwks, _) = try await transport.send(URLRequest(url: server.appendingPathComponent(".well-known/jwks.json")))
         try await keys.add(jwks: JSONDecoder().decode(JWKS.self, from: jwks))
@@ -85,7 +88,7 @@ struct Flows: AsyncParsableCommand {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let registering = ContinuousClock.now
-        let pairs = try await FlowBenchmark.registerPhones(browsers, server: server, transport: transport, directory: directory)
+        let pairs = try await FlowBenchmark.registerPhones(browsers, server: phoneServer, transport: transport, directory: directory)
         progress("Registered \(pairs.count) phones in \(registering.duration(to: .now)).")
 
         let benchmark = FlowBenchmark(server: server, transport: transport, journey: journey, polling: polling, keys: keys)

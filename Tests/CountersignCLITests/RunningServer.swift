@@ -17,7 +17,7 @@ final class RunningServer {
     init(directory: URL, environment: [String: String], port: Int? = nil, development: Bool = true, openFilesSoftLimit: Int? = nil) throws {
         self.port = try port ?? Self.freePort()
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-serve-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let log = try FileHandle(forWritingTo: logFile)
         defer { try? log.close() }
         let arguments = ["serve", "--port", String(self.port)] + (development ? ["--dev"] : [])
@@ -53,9 +53,15 @@ final class RunningServer {
 
     var url: String { "http://127.0.0.1:\(port)" }
 
-    func stop() {
+    /// Stops the server with SIGTERM; one that has not stopped within `gracePeriod` seconds is ended with SIGKILL.
+    func stop(gracePeriod: TimeInterval = 20) {
         process.terminate()
-        process.waitUntilExit()
+        let deadline = Date().addingTimeInterval(gracePeriod)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning {
+            print("countersign serve on port \(port) did not stop within \(Int(gracePeriod)) s of SIGTERM; killed")
+            kill()
+        }
     }
 
     /// Ends the server at once with SIGKILL: no shutdown, nothing flushed that was not already committed.
