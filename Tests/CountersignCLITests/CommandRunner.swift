@@ -38,12 +38,27 @@ struct CommandRunner {
         try process.run()
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                let outputData = output.fileHandleForReading.readDataToEndOfFile()
-                let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+                let outputData = readAll(output.fileHandleForReading)
+                let errorData = readAll(errors.fileHandleForReading)
                 process.waitUntilExit()
                 continuation.resume(returning: Result(
                     status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
                     errors: String(decoding: errorData, as: UTF8.self)))
+            }
+        }
+    }
+
+    /// Everything `handle` yields until its end. A read interrupted by a signal (another test's child
+    /// exiting sends SIGCHLD) is repeated: Foundation's `readDataToEndOfFile` stops the process instead.
+    private static func readAll(_ handle: FileHandle) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(handle.fileDescriptor, &buffer, buffer.count)
+            if count > 0 {
+                data.append(buffer, count: count)
+            } else if count == 0 || errno != EINTR {
+                return data
             }
         }
     }

@@ -71,6 +71,31 @@ struct SeveralInstancesTests {
         }
     }
 
+    @Test("a key rotated on instance A is published by B within a minute, and A's tokens signed with it verify at B's JWKS")
+    func rotatedKeyIsShared() async throws {
+        try await Instances.run { instances in
+            let (a, b) = (instances[0].url, instances[1].url)
+            let rotated = try await exchange(a + "/admin/v1/signing-keys/rotate", json: "{}", bearer: Instances.adminKey)
+            #expect(rotated.status == 201)
+            let kid = try #require(try JSONDecoder().decode([String: String].self, from: Data(rotated.body.utf8))["kid"])
+            var published = false
+            for _ in 0..<120 where !published {
+                published = try await exchange(b + "/.well-known/jwks.json").body.contains(kid)
+                if !published { try await Task.sleep(for: .milliseconds(500)) }
+            }
+            #expect(published, "B never published the key rotated on A")
+
+            let phone = try await SimulatedPhone.enrolled(on: b, email: "max@example.com")
+            let signIn = try await WebSignIn.begin(on: a, email: "max@example.com")
+            try await phone.approve(try #require(try await phone.pending().first), otp: signIn.otp)
+            let token = try await signIn.finish()
+            let header = try JSONDecoder().decode(
+                [String: String].self, from: try #require(LenientBase64.decode(String(token.split(separator: ".")[0]))))
+            #expect(header["kid"] == kid, "A signs with the key it rotated in")
+            #expect(try await verify(token, withKeysOf: b).deviceID == phone.profile.deviceID)
+        }
+    }
+
     @Test("PostgreSQL restarted mid-flow: the waiting browser and the phone carry on after it and the sign-in completes")
     func flowOutlivesDatabaseRestart() async throws {
         try await Instances.run { instances in
@@ -229,3 +254,4 @@ struct SeveralInstancesTests {
         return claims
     }
 }
+
