@@ -20,6 +20,10 @@ import unittest
 import urllib.request
 from pathlib import Path
 
+from joserfc import jwt
+from joserfc.errors import BadSignatureError
+from joserfc.jwk import KeySet
+
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
@@ -202,6 +206,17 @@ class DemoTestCase(unittest.TestCase):
         values = self.browser.find_elements(By.CSS_SELECTOR, "#claims dd")
         return {term.text: value.text for term, value in zip(terms, values)}
 
+    def verify_through_discovery(self, token):
+        """Verifies `token` with joserfc, an OpenID library from outside the project, knowing only the
+        server's address: the discovery document gives the issuer and `jwks_uri`, the key set the key."""
+        with urllib.request.urlopen(f"{self.server.url}/.well-known/openid-configuration", timeout=5) as response:
+            discovery = json.load(response)
+        with urllib.request.urlopen(discovery["jwks_uri"], timeout=5) as response:
+            keys = KeySet.import_key_set(json.load(response))
+        verified = jwt.decode(token, keys, algorithms=discovery["id_token_signing_alg_values_supported"])
+        jwt.JWTClaimsRegistry(iss={"essential": True, "value": discovery["issuer"]}, sub={"essential": True}).validate(verified.claims)
+        return verified.claims
+
     def screenshot(self, name):
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         self.browser.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
@@ -234,6 +249,12 @@ class DemoTests(DemoTestCase):
         self.assertEqual(claims["device"], phone.device_id)
         self.assertIn("mobile_biometrics", claims["amr"])
         self.assertTrue(claims["sub"].startswith("usr_"))
+        token = self.hook("[data-token]").get_attribute("data-token")
+        self.assertEqual(self.verify_through_discovery(token)["device_id"], phone.device_id)
+        header, payload, signature = token.split(".")
+        forged = signature[:-4] + ("AAAA" if not signature.endswith("AAAA") else "BBBB")
+        with self.assertRaises(BadSignatureError):
+            self.verify_through_discovery(f"{header}.{payload}.{forged}")
         self.screenshot("login-success")
 
     def test_otp_login_the_phone_types_the_code_the_page_shows(self):

@@ -14,13 +14,22 @@ struct TokenTests {
         return json["kid"]?.stringValue
     }
 
-    @Test("discovery names the issuer and the JWKS")
+    @Test("discovery names the issuer, the JWKS and every field OpenID libraries require; each key says its use and algorithm")
     func discovery() async throws {
         try await TestServer.run { server in
             let document = try await server.send(.GET, "/.well-known/openid-configuration").body
             #expect(document["issuer"] == .string(TestServer.issuer))
             #expect(document["jwks_uri"] == .string(TestServer.issuer + "/.well-known/jwks.json"))
             #expect(document["id_token_signing_alg_values_supported"] == ["ES256"])
+            #expect(document["response_types_supported"] == ["id_token"])
+            #expect(document["grant_types_supported"] == ["implicit"])
+            #expect(document["subject_types_supported"] == ["public"])
+            #expect(document["claims_supported"]?.arrayValue?.contains("sub") == true)
+            let key = try #require(try await server.send(.GET, "/.well-known/jwks.json").body["keys"]?.arrayValue?.first)
+            #expect(key["use"] == "sig")
+            #expect(key["alg"] == "ES256")
+            #expect(key["kty"] == "EC")
+            #expect(key["crv"] == "P-256")
         }
     }
 

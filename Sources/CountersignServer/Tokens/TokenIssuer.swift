@@ -20,7 +20,7 @@ actor TokenIssuer {
     private var activeKeyID: String
     private var keys: JWTKeyCollection
     /// Public keys already parsed, by `kid`: a key's PEM is parsed once.
-    private var publicKeys: [String: JWK] = [:]
+    private var publicKeys: [String: PublishedKey] = [:]
     private var encodedJWKS: EncodedJWKS?
 
     /// How long the key set read from the database is trusted.
@@ -93,10 +93,10 @@ actor TokenIssuer {
         if let encodedJWKS, now < encodedJWKS.validUntil { return encodedJWKS }
         let records = try await keyVault.published(retiredAfter: now.addingTimeInterval(-lifetime))
         if let newest = records.first(where: { $0.retiredAt == nil }), newest.id != activeKeyID { try await sign(with: newest) }
-        var jwks: [String: JWK] = [:]
+        var jwks: [String: PublishedKey] = [:]
         for record in records { jwks[record.id] = try publicKeys[record.id] ?? Self.publicKey(record) }
         publicKeys = jwks
-        let body = try JSONEncoder.wire.encode(JWKS(keys: records.compactMap { jwks[$0.id] }))
+        let body = try JSONEncoder.wire.encode(PublishedKeySet(keys: records.compactMap { jwks[$0.id] }))
         let lastTokensExpire = records.compactMap { $0.retiredAt?.addingTimeInterval(lifetime) }.min() ?? .distantFuture
         let keySet = EncodedJWKS(body: body, validUntil: min(lastTokensExpire, now.addingTimeInterval(Self.keySetRefresh)))
         encodedJWKS = keySet
@@ -108,9 +108,15 @@ actor TokenIssuer {
         activeKeyID = key.id
     }
 
-    private static func publicKey(_ model: SigningKeyRecord) throws -> JWK {
-        let parameters = try ES256PrivateKey(pem: model.privateKeyPEM).publicKey.parameters
-        return JWK.ecdsa(.es256, identifier: JWKIdentifier(string: model.id), x: parameters?.x, y: parameters?.y, curve: .p256)
+    private static func publicKey(_ model: SigningKeyRecord) throws -> PublishedKey {
+        guard let parameters = try ES256PrivateKey(pem: model.privateKeyPEM).publicKey.parameters else { throw KeyWithoutPoint(kid: model.id) }
+        return PublishedKey(x: parameters.x, y: parameters.y, kid: model.id)
+    }
+
+    /// A stored signing key whose public point cannot be read (never expected of a P-256 key).
+    private struct KeyWithoutPoint: Error, CustomStringConvertible {
+        let kid: String
+        var description: String { "The public point of signing key \(kid) cannot be read." }
     }
 
     private static func newKey(at date: Date) -> SigningKeyRecord {

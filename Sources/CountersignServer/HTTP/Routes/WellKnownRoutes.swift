@@ -11,7 +11,6 @@ struct WellKnownRoutes: RouteCollection {
         self.tokenIssuer = tokenIssuer
         discoveryBody = try JSONEncoder.wire.encode(DiscoveryDocument(
             issuer: issuer, jwksURI: "\(issuer)/.well-known/jwks.json",
-            idTokenSigningAlgValuesSupported: ["ES256"], subjectTypesSupported: ["public"],
             claimsSupported: [
                 "iss", "aud", "sub", "external_user_id", "iat", "exp", "auth_time", "jti", "amr", "device_id",
                 "journey_id", "approval_data",
