@@ -36,8 +36,20 @@ struct CapturingLogHandler: LogHandler {
 
 @Suite("Secrets stay out of the logs")
 struct SecretLoggingTests {
-    @Test("a web OTP sign-in over real HTTP, wrong code included, logs no OTP, interaction token, token or admin key")
-    func nothingSecretIsLogged() async throws {
+    /// How the server's lines are written: as text, or as the JSON objects of `LOG_FORMAT=json`.
+    enum Format: String, CaseIterable, Sendable {
+        case text, json
+
+        func handler(_ store: LogStore) -> any LogHandler {
+            switch self {
+            case .text: CapturingLogHandler(store: store)
+            case .json: JSONLogHandler(label: "countersign.tests.capture", level: .trace) { line in store.lines.withLock { $0.append(line) } }
+            }
+        }
+    }
+
+    @Test("a web OTP sign-in over real HTTP, wrong code included, logs no OTP, interaction token, token or admin key", arguments: Format.allCases)
+    func nothingSecretIsLogged(format: Format) async throws {
         let store = LogStore()
         let clock = TestClock()
         let database = try await TestDatabase.make()
@@ -46,7 +58,7 @@ struct SecretLoggingTests {
             journeysDirectory: TestServer.journeysDirectory, masterKey: TestServer.randomMasterKey())
         var secrets: [String] = [TestServer.adminKey]
         try await withApp(configure: { app in
-            app.logger = Logger(label: "countersign.tests.capture") { _ in CapturingLogHandler(store: store) }
+            app.logger = Logger(label: "countersign.tests.capture") { _ in format.handler(store) }
             try await CountersignApp.configure(app, configuration: configuration, dependencies: .init(clock: clock))
         }) { app in
             try await app.server.start(address: .hostname("127.0.0.1", port: 0))
@@ -84,7 +96,14 @@ struct SecretLoggingTests {
 
         let lines = store.lines.withLock { $0 }
         #expect(lines.contains { $0.contains("/v1/interactions/") }, "requests were logged, so the check below means something")
-        #expect(lines.contains { $0.hasPrefix("warning security event") && $0.contains("admin_auth_failed") })
+        switch format {
+        case .text:
+            #expect(lines.contains { $0.hasPrefix("warning security event") && $0.contains("admin_auth_failed") })
+        case .json:
+            let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }
+            #expect(objects.count == lines.count, "every line is one JSON object of strings")
+            #expect(objects.contains { $0["level"] == "warning" && $0["security_event"] == "admin_auth_failed" })
+        }
         for secret in secrets {
             let leaking = lines.filter { $0.contains(secret) }
             #expect(leaking.isEmpty, "log lines contain a secret: \(leaking.map { $0.replacingOccurrences(of: secret, with: "<secret>") })")

@@ -85,7 +85,7 @@ public enum CountersignApp {
         let verifier = DeviceSignatureVerifier(storage: storage, clock: clock, securityEvents: securityEvents)
 
         app.middleware = Middlewares()
-        app.middleware.use(RouteLoggingMiddleware(logLevel: .info))
+        app.middleware.use(RequestLogMiddleware())
         app.middleware.use(ErrorMiddleware())
         app.middleware.use(ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
         try app.register(collection: HealthRoutes(storage: storage, events: events))
