@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of Countersign on a fresh machine: installs what the tests need (zlib1g-dev,
-# libsqlite3-dev and libqrencode-dev to link, PostgreSQL, nginx, Node.js, Chromium and its driver, zbar-tools to read QR codes back, Selenium in a virtualenv), runs the browser SDK's unit
-# tests, builds once, runs the whole Swift suite on SQLite, the demo web app's tests in headless
+# libsqlite3-dev and libqrencode-dev to link, PostgreSQL, nginx, Node.js and npm, Chromium and its driver, zbar-tools to read QR codes back, Selenium in a virtualenv), runs the browser SDK's unit
+# tests against the npm package it packs, builds once, runs the whole Swift suite on SQLite, the demo web app's tests in headless
 # Chromium, then the server suites again on a throwaway PostgreSQL cluster that this script starts and
 # stops, with the tests of several instances on it (behind nginx among them).
 set -euo pipefail
@@ -16,6 +16,7 @@ dpkg -s libqrencode-dev >/dev/null 2>&1 || missing+=(libqrencode-dev)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 command -v zbarimg >/dev/null 2>&1 || missing+=(zbar-tools)
@@ -31,7 +32,12 @@ fi
 
 log_dir=$(mktemp -d /tmp/countersign-test-logs.XXXXXX)
 
-echo "==> browser SDK unit tests (node --test)"
+echo "==> browser SDK: npm pack, installed as an app would, then its unit tests (node --test)"
+sdk_package=$(mktemp -d /tmp/countersign-sdk.XXXXXX)
+(cd Sources/CountersignServer/Browser/sdk && npm pack --silent --pack-destination "$sdk_package" >/dev/null)
+rm -rf Tests/BrowserSDK/node_modules
+npm install --silent --no-save --no-package-lock --offline --prefix Tests/BrowserSDK "$sdk_package"/*.tgz
+rm -rf "$sdk_package"
 node --test --test-reporter=tap Tests/BrowserSDK 2>&1 | tee "$log_dir/browser-sdk.tap"
 
 echo "==> building"

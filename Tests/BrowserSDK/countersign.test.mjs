@@ -1,11 +1,13 @@
-// Unit tests of the browser SDK, run with Node's own test runner: node --test Tests/BrowserSDK
+// Unit tests of the browser SDK, run with Node's own test runner against the npm package as an app
+// would install it: scripts/test.sh packs Sources/CountersignServer/Browser/sdk with `npm pack`, installs
+// the tarball into Tests/BrowserSDK/node_modules, then runs node --test Tests/BrowserSDK.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import {
   ClientResponseOptionType, CountersignClient, CountersignError, ErrorCode, JourneyStepId,
   initialize, restoreFromSerializedState, serializeState, startJourney,
-} from '../../Sources/CountersignServer/Browser/sdk/countersign.js';
+} from '@countersign/browser-sdk';
 
 /** A server played by `answer(request)`, which returns `{status, body, headers}` or throws. */
 function fakeServer(answer) {
@@ -279,8 +281,20 @@ test('errors carry their codes', async () => {
 });
 
 test('countersign.d.ts declares every export of the module, and nothing else', async () => {
-  const module = await import('../../Sources/CountersignServer/Browser/sdk/countersign.js');
-  const declarations = await readFile(new URL('../../Sources/CountersignServer/Browser/sdk/countersign.d.ts', import.meta.url), 'utf8');
+  const module = await import('@countersign/browser-sdk');
+  const declarations = await readFile(new URL(import.meta.resolve('@countersign/browser-sdk/countersign.d.ts')), 'utf8');
   const declared = [...declarations.matchAll(/^export declare (?:const|class|function) (\w+)/gm)].map((match) => match[1]);
   assert.deepEqual(declared.sort(), Object.keys(module).sort());
+});
+
+test('the package is an ES module with its types, a version and nothing but the SDK', async () => {
+  const manifest = JSON.parse(await readFile(new URL(import.meta.resolve('@countersign/browser-sdk/package.json')), 'utf8'));
+  assert.equal(manifest.type, 'module');
+  assert.match(manifest.version, /^\d+\.\d+\.\d+$/);
+  assert.deepEqual(manifest.exports['.'], { types: './countersign.d.ts', default: './countersign.js' });
+  assert.deepEqual(manifest.files, ['countersign.js', 'countersign.d.ts']);
+  assert.equal(manifest.dependencies, undefined);
+  assert.equal(manifest.scripts, undefined, 'no build step');
+  // The module imported above is the installed one, not the source tree's.
+  assert.match(import.meta.resolve('@countersign/browser-sdk'), /\/node_modules\/@countersign\/browser-sdk\/countersign\.js$/);
 });
