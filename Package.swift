@@ -1,17 +1,22 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The Swift SDK's two libraries, from its own package in Clients/Swift.
+let sdkCore = Target.Dependency.product(name: "CountersignCore", package: "Swift")
+let sdkClient = Target.Dependency.product(name: "CountersignClient", package: "Swift")
+
 let package = Package(
     name: "Countersign",
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .executable(name: "countersign", targets: ["countersign"]),
         .executable(name: "countersign-bench", targets: ["countersign-bench"]),
-        .library(name: "CountersignClient", targets: ["CountersignClient"]),
         .library(name: "CountersignServer", targets: ["CountersignServer"]),
         .library(name: "CountersignPushTesting", targets: ["CountersignPushTesting"]),
     ],
     dependencies: [
+        // The Swift SDK, a package of its own so that phone apps depend on it without the server.
+        .package(path: "Clients/Swift"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
@@ -34,23 +39,16 @@ let package = Package(
     ],
     targets: [
         .target(
-            name: "CountersignCore",
-            dependencies: [
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ]
-        ),
-        .target(
             name: "Journeys",
             dependencies: [
-                "CountersignCore",
+                sdkCore,
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
         .target(
             name: "Push",
             dependencies: [
-                "CountersignCore",
+                sdkCore,
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -74,7 +72,7 @@ let package = Package(
         .target(
             name: "CountersignServer",
             dependencies: [
-                "CountersignCore",
+                sdkCore,
                 "Journeys",
                 "Push",
                 "CQREncode",
@@ -96,23 +94,16 @@ let package = Package(
             // The browser SDK the server hands to web pages.
             resources: [.copy("Browser")]
         ),
-        .target(
-            name: "CountersignClient",
-            dependencies: [
-                "CountersignCore",
-                .product(name: "Crypto", package: "swift-crypto"),
-            ]
-        ),
         // The scripted phone behind `countersign device` and the benchmark.
         .target(
             name: "SimulatedPhone",
-            dependencies: ["CountersignClient", "CountersignCore"]
+            dependencies: [sdkClient, sdkCore]
         ),
         .executableTarget(
             name: "countersign",
             dependencies: [
                 "CountersignServer",
-                "CountersignClient",
+                sdkClient,
                 "SimulatedPhone",
                 "Journeys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -124,17 +115,13 @@ let package = Package(
         .executableTarget(
             name: "countersign-bench",
             dependencies: [
-                "CountersignClient",
-                "CountersignCore",
+                sdkClient,
+                sdkCore,
                 "SimulatedPhone",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
-        ),
-        .testTarget(
-            name: "CountersignCoreTests",
-            dependencies: ["CountersignCore"]
         ),
         .testTarget(
             name: "PushTests",
@@ -153,8 +140,8 @@ let package = Package(
             dependencies: [
                 "countersign",
                 "SimulatedPhone",
-                "CountersignClient",
-                "CountersignCore",
+                sdkClient,
+                sdkCore,
                 "CountersignPushTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -166,7 +153,7 @@ let package = Package(
             name: "CountersignServerTests",
             dependencies: [
                 "CountersignServer",
-                "CountersignClient",
+                sdkClient,
                 "CountersignPushTesting",
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of Countersign on a fresh machine: installs what the tests need (zlib1g-dev,
 # libsqlite3-dev and libqrencode-dev to link, PostgreSQL, nginx, Node.js and npm, Chromium and its driver, zbar-tools to read QR codes back, Selenium in a virtualenv), runs the browser SDK's unit
-# tests against the npm package it packs, builds once, runs the whole Swift suite on SQLite, the demo web app's tests in headless
+# tests against the npm package it packs, builds and tests the Swift SDK's own package, builds the server once, runs the whole Swift suite on SQLite, the demo web app's tests in headless
 # Chromium, then the server suites again on a throwaway PostgreSQL cluster that this script starts and
 # stops, with the tests of several instances on it (behind nginx among them).
 set -euo pipefail
@@ -39,6 +39,9 @@ rm -rf Tests/BrowserSDK/node_modules
 npm install --silent --no-save --no-package-lock --offline --prefix Tests/BrowserSDK "$sdk_package"/*.tgz
 rm -rf "$sdk_package"
 node --test --test-reporter=tap Tests/BrowserSDK 2>&1 | tee "$log_dir/browser-sdk.tap"
+
+echo "==> Swift SDK package (Clients/Swift): built and tested on its own, as a phone app depends on it"
+(cd Clients/Swift && swift build --build-tests && swift test --skip-build) 2>&1 | tee "$log_dir/swift-sdk.log"
 
 echo "==> building"
 swift build --build-tests

@@ -1,0 +1,59 @@
+import CountersignClient
+import CountersignCore
+import Crypto
+import Foundation
+import Testing
+
+@Suite("Authenticator and the software key store")
+struct AuthenticatorTests {
+    @Test("a transaction whose challenge differs from the details shown is refused before anything is signed")
+    func challengeMismatch() async throws {
+        let keys = try KeysOnDisk()
+        let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: keys.url))
+        _ = try await authenticator.registerNativeBiometrics(userIdentifier: "ada@example.com")
+        let shown = ["amount": "10.00", "currency": "EUR", "payee": "Bob"]
+        let nonce = LenientBase64.urlEncoded(Data(repeating: 7, count: 16))
+        let challenge = try #require(TransactionChallenge.derive(approvalData: try ApprovalData(shown), nonceBase64URL: nonce))
+        let tampered = try #require(TransactionChallenge.derive(
+            approvalData: try ApprovalData(shown.merging(["amount": "10000.00"]) { $1 }), nonceBase64URL: nonce))
+
+        await #expect(throws: CountersignClientError.challengeMismatch) {
+            try await authenticator.approvalNativeBiometrics(
+                userIdentifier: "ada@example.com", approvalData: shown, nonce: nonce, challenge: tampered)
+        }
+        let input = try await authenticator.approvalNativeBiometrics(
+            userIdentifier: "ada@example.com", approvalData: shown, nonce: nonce, challenge: challenge)
+        #expect(input["userIdentifier"] == "ada@example.com")
+    }
+
+    @Test("keys are kept in a file only its owner can read, and come back the same after a restart")
+    func keysPersist() async throws {
+        let keys = try KeysOnDisk()
+        let first = Authenticator(keyStore: SoftwareKeyStore(url: keys.url))
+        let registration = try await first.registerNativeBiometrics(userIdentifier: "ada@example.com")
+
+        let permissions = try FileManager.default.attributesOfItem(atPath: keys.url.path)[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+        let again = Authenticator(keyStore: SoftwareKeyStore(url: keys.url))
+        let signed = try await again.authenticateNativeBiometrics(userIdentifier: "ada@example.com", challenge: "abc")
+        #expect(signed["publicKeyId"] == registration["publicKeyId"])
+        await #expect(throws: CountersignClientError.keyNotFound(alias: "countersign.biometric.bob@example.com")) {
+            try await again.authenticateNativeBiometrics(userIdentifier: "bob@example.com", challenge: "abc")
+        }
+    }
+}
+
+/// A key file in a directory of its own, removed when the test ends.
+final class KeysOnDisk {
+    let directory: URL
+    var url: URL { directory.appendingPathComponent("keys.json") }
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-sdk-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
