@@ -36,6 +36,8 @@ public struct Configuration: Sendable {
     /// Addresses of the load balancers in front: only a request from one of them may name its client in
     /// `X-Forwarded-For`; from anyone else the header is ignored.
     public var trustedProxies: Set<String>
+    /// The bearer token `GET /metrics` asks for; nil: the metrics are served to anyone who reaches them.
+    public var metricsToken: String?
 
     /// What a start loads besides the operator's own configuration.
     public enum Mode: String, Sendable {
@@ -91,6 +93,9 @@ public struct Configuration: Sendable {
         Variable(
             name: "COUNTERSIGN_TRUSTED_PROXIES", defaultValue: "(none)",
             meaning: "comma-separated IP addresses of the load balancers whose X-Forwarded-For names the client"),
+        Variable(
+            name: "COUNTERSIGN_METRICS_TOKEN", defaultValue: "(none: /metrics is open)",
+            meaning: "bearer token a Prometheus scraper must send to GET /metrics (at least 16 characters)"),
     ]
 
     public init(
@@ -99,7 +104,7 @@ public struct Configuration: Sendable {
         interactionLifetime: TimeInterval = 600, tokenLifetime: TimeInterval = 3600,
         masterKey: MasterKeySource = .file(MasterKeySource.defaultFile), recordRetention: TimeInterval = 86400,
         sweepInterval: TimeInterval = 60, startRatePerClient: Int = 200, startRatePerAddress: Int = 20,
-        maximumOpenWaits: Int = 10000, idleTimeout: TimeInterval = 60, trustedProxies: Set<String> = []
+        maximumOpenWaits: Int = 10000, idleTimeout: TimeInterval = 60, trustedProxies: Set<String> = [], metricsToken: String? = nil
     ) {
         self.mode = mode
         self.hostname = hostname
@@ -118,6 +123,7 @@ public struct Configuration: Sendable {
         self.maximumOpenWaits = maximumOpenWaits
         self.idleTimeout = idleTimeout
         self.trustedProxies = trustedProxies
+        self.metricsToken = metricsToken
     }
 
     /// Reads the configuration from `environment`; flags given on the command line take precedence.
@@ -202,6 +208,10 @@ public struct Configuration: Sendable {
                 problems.append("COUNTERSIGN_TRUSTED_PROXIES: '\(address)' is not an IP address")
             }
         }
+        let metricsToken = value("COUNTERSIGN_METRICS_TOKEN")
+        if let metricsToken, metricsToken.count < 16 {
+            problems.append("COUNTERSIGN_METRICS_TOKEN must be at least 16 characters")
+        }
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         return Configuration(
             mode: mode, hostname: host, port: listenPort, database: database, publicURL: publicURL, adminKey: adminKey,
@@ -209,7 +219,7 @@ public struct Configuration: Sendable {
             interactionLifetime: interactionLifetime, tokenLifetime: tokenLifetime, masterKey: masterKey,
             recordRetention: recordRetention, sweepInterval: sweepInterval, startRatePerClient: startRatePerClient,
             startRatePerAddress: startRatePerAddress, maximumOpenWaits: maximumOpenWaits, idleTimeout: idleTimeout,
-            trustedProxies: trustedProxies)
+            trustedProxies: trustedProxies, metricsToken: metricsToken)
     }
 }
 

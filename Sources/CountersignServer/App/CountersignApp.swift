@@ -33,7 +33,8 @@ public enum CountersignApp {
         app.http.server.configuration.port = configuration.port
         // A connection silent for this long is closed (an event stream writes a keep-alive every 15 s).
         app.http.server.configuration.idleTimeout = .milliseconds(Int64(configuration.idleTimeout * 1000))
-        let storage = try await DatabaseSetup.open(app, location: configuration.database)
+        let metrics = ServerMetrics()
+        let storage = try await DatabaseSetup.open(app, location: configuration.database, metrics: metrics)
         // Registered first, so it closes last: after the background services that use it have stopped.
         app.lifecycle.use(StorageLifetime(storage: storage))
         app.countersignStorage = storage
@@ -66,11 +67,12 @@ public enum CountersignApp {
         let hashKey = try await ServerSecrets.hashKey(on: storage, secrets: secretBox)
         let approvals = ApprovalLifecycle(
             storage: storage, clock: clock, otpKey: hashKey, events: events, inbox: gateways.inbox,
-            limiter: ApprovalLimiter(storage: storage, clock: clock, securityEvents: securityEvents), securityEvents: securityEvents)
+            limiter: ApprovalLimiter(storage: storage, clock: clock, securityEvents: securityEvents), securityEvents: securityEvents,
+            metrics: metrics)
         let enrollmentCodes = EnrollmentCodes(storage: storage, key: hashKey, clock: clock, publicURL: configuration.publicURL)
         let pushSender = PushSender(
             storage: storage, gateways: gateways, clock: clock, events: events, approvals: approvals, retryPolicy: PushRetryPolicy(),
-            logger: app.logger)
+            metrics: metrics, logger: app.logger)
         app.lifecycle.use(pushSender)
         app.lifecycle.use(ExpirySweeper(
             storage: storage, clock: clock, retention: configuration.recordRetention, interval: configuration.sweepInterval,
@@ -80,20 +82,23 @@ public enum CountersignApp {
         let interactions = InteractionService(
             services: services, journeys: journeys, interactionLifetime: configuration.interactionLifetime, secrets: secretBox,
             startLimiter: StartRateLimiter(
-                perClient: configuration.startRatePerClient, perAddress: configuration.startRatePerAddress, clock: clock, securityEvents: securityEvents))
+                perClient: configuration.startRatePerClient, perAddress: configuration.startRatePerAddress, clock: clock, securityEvents: securityEvents),
+            metrics: metrics)
         let openWaits = OpenWaits(total: configuration.maximumOpenWaits)
         let verifier = DeviceSignatureVerifier(storage: storage, clock: clock, securityEvents: securityEvents)
 
         app.middleware = Middlewares()
-        app.middleware.use(RequestLogMiddleware())
-        app.middleware.use(ErrorMiddleware())
+        app.middleware.use(RequestLogMiddleware(metrics: metrics))
+        app.middleware.use(ErrorMiddleware(metrics: metrics))
         app.middleware.use(ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
         try app.register(collection: HealthRoutes(storage: storage, events: events))
+        try app.register(collection: MetricsRoutes(metrics: metrics, openWaits: openWaits, token: configuration.metricsToken))
         try app.register(collection: OrchestrationRoutes(service: interactions))
         try app.register(collection: ApprovalRoutes(
             mobileApprove: MobileApproveService(interactions: interactions, verifier: verifier),
             interactions: interactions, verifier: verifier, events: events, storage: storage, openWaits: openWaits))
         try app.register(collection: try BrowserRoutes())
+        try app.register(collection: try OpenAPIRoutes())
         try app.register(collection: try WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer))
         try app.register(collection: AdminRoutes(
             verifier: adminKeys, storage: storage, journeys: journeys, tokenIssuer: tokenIssuer, clock: clock,

@@ -20,6 +20,7 @@ struct ApprovalLifecycle: Sendable {
     let inbox: InboxPushGateway
     let limiter: ApprovalLimiter
     let securityEvents: SecurityEvents
+    let metrics: ServerMetrics
 
     /// Wrong web OTPs an approval accepts.
     static let otpAttempts = 3
@@ -53,6 +54,8 @@ struct ApprovalLifecycle: Sendable {
             otpLength: request.otp?.count, otpAttemptsLeft: request.otp == nil ? 0 : Self.otpAttempts, expiresAt: request.expiresAt,
             createdAt: clock.now())
         await work.hold { storage in try await storage.approvals.insert(approval) }
+        let metrics = metrics
+        await work.afterCommit { metrics.approvalCreated() }
         await queuePush(of: approvalID, to: device, in: work)
         return approvalID
     }
@@ -119,11 +122,13 @@ struct ApprovalLifecycle: Sendable {
     ) async {
         let approvalID = approval.id
         guard await work.firstClose(of: approvalID) else { return }
-        let now = clock.now()
+        let (now, metrics) = (clock.now(), metrics)
         await work.hold { storage in
             let approvals = storage.approvals
             let closed = try await approvals.close(approvalID, as: status, failureCode: failureCode, amr: amr, authTime: authTime, at: now)
-            if !closed, refusingIfClosed {
+            if closed {
+                await work.afterCommit { metrics.approvalClosed(outcome: status.rawValue) }
+            } else if refusingIfClosed {
                 throw ServiceError.approvalNotPending(try await approvals.status(of: approvalID, at: now))
             }
         }
@@ -140,9 +145,10 @@ struct ApprovalLifecycle: Sendable {
     private func queuePush(of approvalID: String, to device: DeviceRecord, in work: UnitOfWork) async {
         let push = QueuedPush(approvalID: approvalID, device: device, at: clock.now())
         await work.hold { storage in try await storage.pushJobs.insert(push.job, delivery: push.delivery) }
-        let (events, inbox) = (events, inbox)
+        let (events, inbox, metrics) = (events, inbox, metrics)
         await work.afterCommit {
-            if push.delivery != nil {
+            if let delivery = push.delivery {
+                metrics.pushAttempted(provider: push.job.channel, outcome: delivery.status, duration: nil)
                 await inbox.ring(deviceID: push.job.deviceID, approvalID: approvalID)
             } else {
                 await events.publish(EventTopic.pushQueue, "")

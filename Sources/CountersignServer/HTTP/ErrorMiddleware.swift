@@ -5,13 +5,18 @@ import Vapor
 /// status a refusal gets. Unexpected errors become a bare 500; their detail is logged with the request
 /// id and never sent.
 struct ErrorMiddleware: AsyncMiddleware {
+    let metrics: ServerMetrics
+
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         do {
             return try await next.respond(to: request)
         } catch let error as ServiceError {
             var headers: HTTPHeaders = [:]
             switch error.kind {
-            case .tooSoon(let seconds), .unavailable(let seconds): headers.add(name: .retryAfter, value: String(seconds))
+            case .tooSoon(let seconds):
+                headers.add(name: .retryAfter, value: String(seconds))
+                metrics.rateLimited(code: error.code)
+            case .unavailable(let seconds): headers.add(name: .retryAfter, value: String(seconds))
             default: break
             }
             return Self.response(status: error.kind.status, error: WireError(code: error.code, message: error.message), headers: headers)

@@ -18,6 +18,7 @@ struct InteractionService: Sendable {
     let interactionLifetime: TimeInterval
     let secrets: SecretBox
     let startLimiter: StartRateLimiter
+    let metrics: ServerMetrics
 
     var storage: Storage { services.storage }
 
@@ -71,6 +72,8 @@ struct InteractionService: Sendable {
             state: try sealed(state, interactionID: interactionID),
             createdAt: now, userID: state.user?.userID)
         try await work.commit(on: storage) { storage in try await storage.interactions.insert(record) }
+        metrics.interactionStarted(journey: journey.id)
+        if state.isFinished { metrics.interactionFinished(journey: journey.id, finalStep: presentation.journeyStepID) }
         return Reply(status: .ok, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
     }
 
@@ -99,6 +102,7 @@ struct InteractionService: Sendable {
                 of: interaction, state: encodedState, tokenHash: token.map(SecretDigest.hex), finished: finished, userID: userID)
             guard saved else { throw ServiceError.invalidToken("The interaction token was already used.") }
         }
+        if finished { metrics.interactionFinished(journey: journey.id, finalStep: presentation.journeyStepID) }
         let status: HTTPResponseStatus = presentation.isRepeatedAfterError ? .badRequest : .ok
         return Reply(status: status, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
     }

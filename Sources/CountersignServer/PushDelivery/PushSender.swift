@@ -19,6 +19,7 @@ final class PushSender: LifecycleHandler, Sendable {
     private let events: any EventBus
     private let approvals: ApprovalLifecycle
     private let retryPolicy: PushRetryPolicy
+    private let metrics: ServerMetrics
     private let logger: Logger
     private let loop = ServerLifetimeTask()
     private let inFlight = Mutex(0)
@@ -32,7 +33,7 @@ final class PushSender: LifecycleHandler, Sendable {
 
     init(
         storage: Storage, gateways: PushGateways, clock: any WallClock, events: any EventBus, approvals: ApprovalLifecycle,
-        retryPolicy: PushRetryPolicy, logger: Logger
+        retryPolicy: PushRetryPolicy, metrics: ServerMetrics, logger: Logger
     ) {
         self.storage = storage
         self.gateways = gateways
@@ -40,6 +41,7 @@ final class PushSender: LifecycleHandler, Sendable {
         self.events = events
         self.approvals = approvals
         self.retryPolicy = retryPolicy
+        self.metrics = metrics
         self.logger = logger
     }
 
@@ -108,23 +110,29 @@ final class PushSender: LifecycleHandler, Sendable {
             }
             let target = device.pushTarget
             let outcome: DeliveryOutcome
+            let started = ContinuousClock.now
             if let reason = device.pushTokenInvalidReason {
                 outcome = .tokenInvalid(reason: reason)
             } else {
                 outcome = await (try await gateways.gateway(for: target.channel)).send(addressed.pushNotification, to: target)
             }
+            let sending = started.duration(to: .now)
             if Task.isCancelled, case .retryable = outcome {
                 // A send cut short by stopping is due again at the next start, with no backoff (a repeat is
                 // harmless: the notification collapses on the phone). A final outcome is recorded as usual.
                 return try await storage.pushJobs.release(job, dueAt: now)
             }
-            try await record(outcome, of: job, approval: addressed.approval, device: device)
+            let status = try await record(outcome, of: job, approval: addressed.approval, device: device)
+            metrics.pushAttempted(provider: target.channel.rawValue, outcome: status.rawValue, duration: sending)
         } catch {
             logger.error("a push could not be processed", metadata: ["job_id": "\(job.id)", "error": "\(error)"])
         }
     }
 
-    private func record(_ outcome: DeliveryOutcome, of job: PushJobRecord, approval: ApprovalRecord, device: DeviceRecord) async throws {
+    /// Records the attempt and what follows from it; returns the attempt's delivery status.
+    private func record(
+        _ outcome: DeliveryOutcome, of job: PushJobRecord, approval: ApprovalRecord, device: DeviceRecord
+    ) async throws -> DeliveryStatus {
         let attempt = job.attempts + 1
         let now = clock.now()
         let verdict = judge(outcome, attempt: attempt, now: now, expiresAt: approval.expiresAt)
@@ -148,6 +156,7 @@ final class PushSender: LifecycleHandler, Sendable {
             await approvals.close(approval, as: .failed, failureCode: ErrorCode.pushTokenInvalid, in: work)
         }
         try await work.commit(on: storage)
+        return verdict.delivery
     }
 
     /// What an attempt's outcome means for the delivery record and the job; a retry is scheduled only

@@ -10,7 +10,8 @@ import Vapor
 /// are closed before GRDB opens the file: two copies of the SQLite library must never have one file open
 /// at once, or their locks would not see each other.
 enum DatabaseSetup {
-    static func open(_ app: Application, location: DatabaseLocation) async throws -> Storage {
+    /// Opens the database at `location`, migrated; with `metrics`, every statement is timed.
+    static func open(_ app: Application, location: DatabaseLocation, metrics: ServerMetrics? = nil) async throws -> Storage {
         switch location {
         case .postgres(let url):
             // More than Fluent's one connection per event loop: with one, every call of a loop queued behind
@@ -23,14 +24,14 @@ enum DatabaseSetup {
             try await migrate(app.databases, app: app)
             // Both supported drivers are SQL databases; this one is checked once here.
             guard app.db is any SQLDatabase else { throw DatabaseNotSQL() }
-            return Storage(engine: FluentStorageEngine(databases: app.databases, eventLoopGroup: app.eventLoopGroup, logger: app.logger))
+            return Storage(engine: FluentStorageEngine(databases: app.databases, eventLoopGroup: app.eventLoopGroup, logger: app.logger), metrics: metrics)
         case .sqliteFile(let path):
-            return try await openSQLite(path: path, app: app)
+            return try await openSQLite(path: path, app: app, metrics: metrics)
         case .sqliteMemory:
             // An ephemeral file, removed at shutdown: the migrations and GRDB must see the same database.
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-\(UUID().uuidString).sqlite").path
             app.lifecycle.use(RemoveFilesAtShutdown(paths: ["", "-wal", "-shm"].map { path + $0 }))
-            return try await openSQLite(path: path, app: app)
+            return try await openSQLite(path: path, app: app, metrics: metrics)
         }
     }
 
@@ -45,7 +46,7 @@ enum DatabaseSetup {
         return configuration
     }
 
-    private static func openSQLite(path: String, app: Application) async throws -> Storage {
+    private static func openSQLite(path: String, app: Application, metrics: ServerMetrics?) async throws -> Storage {
         try restrictToOwner(path)
         let migrating = Databases(threadPool: app.threadPool, on: app.eventLoopGroup)
         migrating.use(.sqlite(.file(path), sqlLogLevel: sqlLogLevel), as: .sqlite)
@@ -56,7 +57,7 @@ enum DatabaseSetup {
             throw error
         }
         await migrating.shutdownAsync()
-        return Storage(engine: try SQLiteStorageEngine(path: path, logger: app.logger, eventLoop: app.eventLoopGroup.any()))
+        return Storage(engine: try SQLiteStorageEngine(path: path, logger: app.logger, eventLoop: app.eventLoopGroup.any()), metrics: metrics)
     }
 
     /// The database file is readable and writable by its owner only: created so when missing (SQLite gives

@@ -8,24 +8,32 @@ struct Storage: Sendable {
     private let engine: any StorageEngine
     /// The connection of the transaction this storage runs in, if any.
     private let session: (any SQLDatabase)?
+    /// Times every statement, when given.
+    private let metrics: ServerMetrics?
 
-    init(engine: any StorageEngine) {
+    init(engine: any StorageEngine, metrics: ServerMetrics?) {
         self.engine = engine
+        self.metrics = metrics
         session = nil
     }
 
-    private init(engine: any StorageEngine, session: any SQLDatabase) {
+    private init(engine: any StorageEngine, session: any SQLDatabase, metrics: ServerMetrics?) {
         self.engine = engine
         self.session = session
+        self.metrics = metrics
     }
 
     /// Where a statement goes now: the transaction's connection, or the engine's for the calling thread.
-    var sql: any SQLDatabase { session ?? engine.sql }
+    var sql: any SQLDatabase {
+        let database = session ?? engine.sql
+        guard let metrics else { return database }
+        return TimedSQLDatabase(base: database, metrics: metrics)
+    }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (Storage) async throws -> T) async throws -> T {
-        let engine = engine
-        return try await engine.transaction { sql in try await body(Storage(engine: engine, session: sql)) }
+        let (engine, metrics) = (engine, metrics)
+        return try await engine.transaction { sql in try await body(Storage(engine: engine, session: sql, metrics: metrics)) }
     }
 
     func shutdown() async throws {

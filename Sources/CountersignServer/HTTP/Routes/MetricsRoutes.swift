@@ -1,0 +1,35 @@
+import CountersignCore
+import Vapor
+
+/// `GET /metrics`: the server's metrics in Prometheus' text format. With `COUNTERSIGN_METRICS_TOKEN` set,
+/// only a scraper sending it as a bearer token gets them; otherwise keep the path from the outside at
+/// the load balancer (docs/DEPLOYMENT.md).
+struct MetricsRoutes: RouteCollection {
+    let metrics: ServerMetrics
+    let openWaits: OpenWaits
+    /// SHA-256 (hex) of the token a scraper must send, when one is configured.
+    let tokenDigest: String?
+
+    init(metrics: ServerMetrics, openWaits: OpenWaits, token: String?) {
+        self.metrics = metrics
+        self.openWaits = openWaits
+        tokenDigest = token.map(SecretDigest.hex)
+    }
+
+    func boot(routes: any RoutesBuilder) throws {
+        routes.get("metrics") { request in try await scrape(request) }
+    }
+
+    private func scrape(_ request: Request) async throws -> Response {
+        if let tokenDigest {
+            guard let given = request.headers.bearerAuthorization?.token, SecretDigest.matches(given, storedHex: tokenDigest) else {
+                throw ServiceError(.unauthenticated, ErrorCode.invalidToken, "A bearer token is required to read the metrics.")
+            }
+        }
+        let text = metrics.exposition(eventStreamsOpen: await openWaits.eventStreams, inboxWaitsOpen: await openWaits.inboxWaits)
+        var headers = HTTPHeaders()
+        headers.replaceOrAdd(name: .contentType, value: "text/plain; version=0.0.4; charset=utf-8")
+        headers.cacheControl = HTTPHeaders.CacheControl(noStore: true)
+        return Response(status: .ok, headers: headers, body: .init(string: text))
+    }
+}
