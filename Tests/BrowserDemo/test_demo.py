@@ -223,10 +223,13 @@ class DemoTestCase(unittest.TestCase):
 
     # HTTP statuses a test provokes on purpose; the browser logs those responses as errors too.
     expected_statuses = ()
+    # Other messages a test provokes on purpose (a request the browser blocks, say).
+    expected_messages = ()
 
     def report_page_errors(self):
         errors = [entry for entry in self.browser.get_log("browser") if entry["level"] == "SEVERE" and not (
-            entry.get("source") == "network" and any(f"status of {status}" in entry["message"] for status in self.expected_statuses))]
+            entry.get("source") == "network" and any(f"status of {status}" in entry["message"] for status in self.expected_statuses))
+            and not any(message in entry["message"] for message in self.expected_messages)]
         self.assertEqual(errors, [], "the page logged errors")
 
 

@@ -7,6 +7,8 @@ struct RequestOrigin: Sendable {
     /// The address the request came from, as the server saw it.
     let clientIP: String?
     let userAgent: String?
+    /// The origin of the page that made the request, when a browser made it from another origin than the server's.
+    let webOrigin: String?
 
     /// `{client_ip, browser, os}`: what an approval keeps of its web request. The rest of
     /// `data.request_context` is the approval's own (`ApprovalRequestContext`).

@@ -41,6 +41,10 @@ struct InteractionService: Sendable {
             throw ServiceError(.unauthenticated, ErrorCode.invalidClient, "Unknown client_id '\(request.clientID)'.")
         }
         try journeys.check(journey, mayStartFrom: client)
+        if let webOrigin = origin.webOrigin, try await !storage.applicationOrigins.isListed(webOrigin, forApplicationOfClient: client.id) {
+            throw ServiceError(
+                .forbidden, ErrorCode.originNotAllowed, "The application of client '\(client.id)' does not list the origin '\(webOrigin)'.")
+        }
         var approvalData: ApprovalData?
         if let submitted = request.approvalData {
             do {

@@ -88,6 +88,7 @@ enum DatabaseSetup {
         migrations.add(CreateSecurityEvents())
         migrations.add(AddRequestContextAndInteractionUser())
         migrations.add(CreateUserApplications())
+        migrations.add(CreateApplicationOrigins())
         let migrator = Migrator(databases: databases, migrations: migrations, logger: app.logger, on: app.eventLoopGroup.any())
         try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
     }

@@ -47,6 +47,7 @@ struct Storage: Sendable {
     var devices: DeviceStore { DeviceStore(sql: sql) }
     var biometricKeys: BiometricKeyStore { BiometricKeyStore(sql: sql) }
     var clients: ClientStore { ClientStore(sql: sql) }
+    var applicationOrigins: ApplicationOriginStore { ApplicationOriginStore(sql: sql) }
     var usedDeviceSignatures: UsedDeviceSignatureStore { UsedDeviceSignatureStore(sql: sql) }
     var pushJobs: PushJobStore { PushJobStore(sql: sql) }
     var pushConfigs: PushConfigStore { PushConfigStore(sql: sql) }

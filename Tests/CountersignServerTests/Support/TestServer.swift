@@ -76,9 +76,9 @@ struct TestServer {
     /// Sends a request and returns the status and the JSON body.
     func send(
         _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, rawBody: String? = nil, bytes: [UInt8]? = nil,
-        contentType: String? = "application/json", bearer: String? = nil, userAgent: String? = nil
+        contentType: String? = "application/json", bearer: String? = nil, userAgent: String? = nil, headers extra: HTTPHeaders = [:]
     ) async throws -> (status: HTTPStatus, body: JSONValue, headers: HTTPHeaders) {
-        var headers = HTTPHeaders()
+        var headers = extra
         if let userAgent { headers.replaceOrAdd(name: .userAgent, value: userAgent) }
         if let contentType { headers.replaceOrAdd(name: .contentType, value: contentType) }
         if let bearer { headers.bearerAuthorization = BearerAuthorization(token: bearer) }

@@ -317,7 +317,7 @@ window.addEventListener('hashchange', async () => {
 
 /** Resumes a journey saved before a reload, or shows the form the address names. */
 function start() {
-  initialize({ clientId });
+  initialize({ clientId, serverPath: document.querySelector('meta[name="countersign-server"]')?.content ?? '' });
   const saved = sessionStorage.getItem(savedStateKey);
   if (saved) {
     try {

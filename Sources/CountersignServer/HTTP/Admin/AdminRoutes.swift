@@ -15,6 +15,7 @@ struct AdminRoutes: RouteCollection {
         let admin = routes.grouped("admin", "v1").grouped(AdminAuthenticationMiddleware(verifier: verifier))
         admin.get("applications", use: listApplications)
         admin.post("applications", use: createApplication)
+        admin.put("applications", ":applicationID", "allowed-origins", use: setAllowedOrigins)
         admin.get("applications", ":applicationID", "clients", use: listClients)
         admin.post("applications", ":applicationID", "clients", use: createClient)
         admin.get("users", use: listUsers)
@@ -34,22 +35,56 @@ struct AdminRoutes: RouteCollection {
     func listApplications(request: Request) async throws -> [ApplicationView] {
         let store = storage.clients
         let clients = try await store.clients()
+        let origins = try await storage.applicationOrigins.all()
         return try await store.applications().map { application in
             ApplicationView(
                 id: application.id, name: application.name,
-                clients: clients.filter { $0.applicationID == application.id }.map(ClientView.init))
+                clients: clients.filter { $0.applicationID == application.id }.map(ClientView.init),
+                allowedOrigins: origins[application.id] ?? [])
         }
     }
 
     func createApplication(request: Request) async throws -> Response {
         let body = try request.content.decode(CreateApplicationRequest.self)
         try Self.checkIdentifier(body.id, field: "id")
-        let clients = storage.clients
+        let origins = try Self.checkOrigins(body.allowedOrigins ?? [])
+        let application = ApplicationRecord(id: body.id, name: body.name, createdAt: clock.now())
         try await refusingDuplicate("An application '\(body.id)' already exists.") {
-            try await clients.insert(ApplicationRecord(id: body.id, name: body.name, createdAt: clock.now()))
+            try await storage.transaction { storage in
+                try await storage.clients.insert(application)
+                try await storage.applicationOrigins.replace(of: application.id, with: origins)
+            }
         }
         try await securityEvents.recordNow(.applicationChanged, detail: "application \(body.id) was created")
-        return try await ApplicationView(id: body.id, name: body.name, clients: []).encodeResponse(status: .created, for: request)
+        return try await ApplicationView(id: body.id, name: body.name, clients: [], allowedOrigins: origins)
+            .encodeResponse(status: .created, for: request)
+    }
+
+    /// Replaces the web origins whose pages may call the API for the application.
+    func setAllowedOrigins(request: Request) async throws -> ApplicationView {
+        let application = try await findApplication(request)
+        let origins = try Self.checkOrigins(try request.content.decode(AllowedOriginsRequest.self).allowedOrigins)
+        try await storage.transaction { storage in try await storage.applicationOrigins.replace(of: application.id, with: origins) }
+        try await securityEvents.recordNow(
+            .applicationChanged, detail: "the allowed web origins of application \(application.id) were set to [\(origins.joined(separator: ", "))]")
+        return ApplicationView(
+            id: application.id, name: application.name, clients: try await storage.clients.clients(ofApplication: application.id).map(ClientView.init),
+            allowedOrigins: origins)
+    }
+
+    /// The most web origins one application may list.
+    static let maximumOrigins = 50
+
+    /// `origins` as browsers send them, sorted and without repeats; refuses anything that is not an
+    /// http(s) origin (`https://bank.example`, `http://localhost:3000`).
+    private static func checkOrigins(_ origins: [String]) throws -> [String] {
+        guard origins.count <= maximumOrigins else { throw ServiceError.notValid("At most \(maximumOrigins) allowed origins.") }
+        return try Set(origins.map { origin in
+            guard origin.count <= 255, let normalized = WebOrigin.normalized(origin) else {
+                throw ServiceError.notValid("'\(origin.prefix(255))' is not a web origin: scheme://host[:port], http or https, nothing after.")
+            }
+            return normalized
+        }).sorted()
     }
 
     func listClients(request: Request) async throws -> [ClientView] {

@@ -7,6 +7,13 @@ struct ApplicationView: Content {
     let id: String
     let name: String
     let clients: [ClientView]
+    /// The web origins whose pages may call the API for this application (CORS).
+    let allowedOrigins: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, clients
+        case allowedOrigins = "allowed_origins"
+    }
 }
 
 struct ClientView: Content {
@@ -170,6 +177,21 @@ struct SigningKeyView: Content {
 struct CreateApplicationRequest: Content {
     let id: String
     let name: String
+    let allowedOrigins: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case id, name
+        case allowedOrigins = "allowed_origins"
+    }
+}
+
+/// `PUT /admin/v1/applications/{id}/allowed-origins`.
+struct AllowedOriginsRequest: Content {
+    let allowedOrigins: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case allowedOrigins = "allowed_origins"
+    }
 }
 
 /// `POST /admin/v1/applications/{id}/clients`.

@@ -51,9 +51,10 @@ struct ClientStore {
         try await sql.insert(into: Self.table).model(client).run()
     }
 
-    /// Removes an application, its clients and its users' memberships (the users stay).
+    /// Removes an application, its clients, its web origins and its users' memberships (the users stay).
     func delete(application id: String) async throws {
         try await sql.delete(from: MembershipStore.table).where("application_id", .equal, id).run()
+        try await sql.delete(from: ApplicationOriginStore.table).where("application_id", .equal, id).run()
         try await sql.delete(from: Self.table).where("application_id", .equal, id).run()
         try await sql.delete(from: Self.applicationTable).where("id", .equal, id).run()
     }

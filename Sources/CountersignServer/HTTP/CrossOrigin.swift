@@ -1,0 +1,79 @@
+import CountersignCore
+import Foundation
+import Vapor
+
+/// Web origins as browsers send them in `Origin`: `scheme://host[:port]`, lower-case, without the
+/// scheme's default port.
+enum WebOrigin {
+    /// `text` in the form a browser sends; nil when it is not an http(s) origin (a path, query, user or
+    /// wildcard included).
+    static func normalized(_ text: String) -> String? {
+        guard let parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            let host = parts.host?.lowercased(), !host.isEmpty, !host.contains("*"), parts.user == nil, parts.password == nil,
+            parts.path.isEmpty, parts.query == nil, parts.fragment == nil
+        else { return nil }
+        guard let port = parts.port, port != (scheme == "https" ? 443 : 80) else { return "\(scheme)://\(host)" }
+        return "\(scheme)://\(host):\(port)"
+    }
+}
+
+extension Request {
+    /// The `Origin` of a page on another origin than the one it called (its `Host`); nil for a page of this
+    /// server's own origin and for callers that are not browsers, which send no `Origin`.
+    var crossOrigin: String? {
+        guard let origin = headers.first(name: .origin) else { return nil }
+        guard let normalized = WebOrigin.normalized(origin) else { return origin }
+        let ownHost = headers.first(name: .host)?.lowercased()
+        return normalized.split(separator: "://", maxSplits: 1).last.map(String.init) == ownHost ? nil : normalized
+    }
+}
+
+/// CORS on `/v1`, for pages of the relying party's own origin (`https://bank.example` calling
+/// `https://auth.bank.example`). A preflight from an origin some application lists (admin API:
+/// `allowed_origins`) is answered 204 with what it may send; from any other origin, 403 without CORS
+/// headers, so the browser stops there. Answers to a listed origin carry `Access-Control-Allow-Origin`
+/// with that origin (never `*`; no credentials: the API uses bearer tokens, not cookies). Which
+/// application's client a page may use is checked where the client is named: a journey started from a
+/// page whose origin the client's application does not list is refused (`InteractionService.start`).
+struct CORSMiddleware: AsyncMiddleware {
+    let storage: Storage
+
+    /// How long a browser may reuse a preflight's answer.
+    static let preflightMaxAge = 600
+
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        guard request.url.path.hasPrefix("/v1/"), let origin = request.crossOrigin else { return try await next.respond(to: request) }
+        let listed: Bool
+        do {
+            listed = try await storage.applicationOrigins.isListed(origin)
+        } catch {
+            // The database is away: the request itself will say so (503), without CORS headers.
+            return try await next.respond(to: request)
+        }
+        if request.method == .OPTIONS, request.headers.first(name: .accessControlRequestMethod) != nil {
+            guard listed else {
+                return ErrorMiddleware.response(status: .forbidden, error: WireError(
+                    code: ErrorCode.originNotAllowed, message: "No application lists the origin '\(origin)'."))
+            }
+            let response = Response(status: .noContent)
+            response.headers.replaceOrAdd(name: .accessControlAllowMethods, value: "GET, POST")
+            response.headers.replaceOrAdd(name: .accessControlAllowHeaders, value: "Authorization, Content-Type")
+            response.headers.replaceOrAdd(name: .accessControlMaxAge, value: String(Self.preflightMaxAge))
+            Self.allow(origin, on: response)
+            return response
+        }
+        let response = try await next.respond(to: request)
+        if listed {
+            Self.allow(origin, on: response)
+            response.headers.replaceOrAdd(name: .accessControlExpose, value: "Retry-After, X-Request-Id")
+        } else {
+            response.headers.add(name: .vary, value: "Origin")
+        }
+        return response
+    }
+
+    private static func allow(_ origin: String, on response: Response) {
+        response.headers.replaceOrAdd(name: .accessControlAllowOrigin, value: origin)
+        response.headers.add(name: .vary, value: "Origin")
+    }
+}

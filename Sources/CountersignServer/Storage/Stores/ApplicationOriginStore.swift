@@ -1,0 +1,39 @@
+import FluentSQL
+
+/// Every statement on `application_origins`: the web origins (`https://bank.example`) whose pages may
+/// call the API for an application.
+struct ApplicationOriginStore {
+    static let table = "application_origins"
+    let sql: any SQLDatabase
+
+    /// The origins of every application, by application id, each list sorted.
+    func all() async throws -> [String: [String]] {
+        let rows = try await sql.raw("SELECT application_id, origin FROM \(ident: Self.table) ORDER BY application_id, origin").all()
+        var origins: [String: [String]] = [:]
+        for row in rows {
+            origins[try row.decode(column: "application_id", as: String.self), default: []].append(try row.decode(column: "origin", as: String.self))
+        }
+        return origins
+    }
+
+    /// Replaces the origins of `applicationID` with `origins`.
+    func replace(of applicationID: String, with origins: [String]) async throws {
+        try await sql.delete(from: Self.table).where("application_id", .equal, applicationID).run()
+        for origin in origins {
+            try await sql.raw("INSERT INTO \(ident: Self.table) (application_id, origin) VALUES (\(bind: applicationID), \(bind: origin))").run()
+        }
+    }
+
+    /// Whether any application lists `origin`.
+    func isListed(_ origin: String) async throws -> Bool {
+        try await sql.raw("SELECT 1 AS listed FROM \(ident: Self.table) WHERE origin = \(bind: origin) LIMIT 1").first() != nil
+    }
+
+    /// Whether the application of client `clientID` lists `origin`.
+    func isListed(_ origin: String, forApplicationOfClient clientID: String) async throws -> Bool {
+        try await sql.raw("""
+            SELECT 1 AS listed FROM \(ident: Self.table) origins JOIN \(ident: ClientStore.table) clients ON clients.application_id = origins.application_id
+            WHERE clients.id = \(bind: clientID) AND origins.origin = \(bind: origin) LIMIT 1
+            """).first() != nil
+    }
+}

@@ -1,0 +1,105 @@
+import CountersignCore
+import Foundation
+import Testing
+import Vapor
+
+/// Pages of the relying party's own origin call the API: CORS per application (admin `allowed_origins`).
+@Suite("CORS for the relying party's own origin")
+struct CORSTests {
+    static let bank = "https://bank.example"
+
+    @Test("a preflight from an origin an application lists is answered with what the page may send; from another, 403 without CORS headers")
+    func preflight() async throws {
+        try await TestServer.run { server in
+            #expect(try await server.admin(.PUT, "applications/demo/allowed-origins", json: ["allowed_origins": .array([.string(Self.bank)])]).status == .ok)
+            let asked: HTTPHeaders = ["Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type"]
+            for path in ["/v1/journeys/web_login/start", "/v1/interactions/int_x/submit", "/v1/interactions/int_x/events"] {
+                var headers = asked
+                headers.add(name: .origin, value: Self.bank)
+                let allowed = try await server.send(.OPTIONS, path, headers: headers)
+                #expect(allowed.status == .noContent)
+                #expect(allowed.headers.first(name: .accessControlAllowOrigin) == Self.bank)
+                #expect(allowed.headers.first(name: .accessControlAllowMethods) == "GET, POST")
+                #expect(allowed.headers.first(name: .accessControlAllowHeaders) == "Authorization, Content-Type")
+                #expect(allowed.headers.first(name: .accessControlAllowCredentials) == nil)
+
+                headers.replaceOrAdd(name: .origin, value: "https://evil.example")
+                let refused = try await server.send(.OPTIONS, path, headers: headers)
+                #expect(refused.status == .forbidden)
+                #expect(refused.body["error"]?["code"] == .string(ErrorCode.originNotAllowed))
+                #expect(refused.headers.first(name: .accessControlAllowOrigin) == nil)
+            }
+        }
+    }
+
+    @Test("a journey starts from a listed origin with its answer readable; from an origin the client's application does not list it is refused and nothing is stored")
+    func startsPerApplication() async throws {
+        try await TestServer.run { server in
+            #expect(try await server.admin(.PUT, "applications/demo/allowed-origins", json: ["allowed_origins": .array([.string(Self.bank)])]).status == .ok)
+            #expect(try await server.admin(.POST, "applications", json: [
+                "id": "shop", "name": "Shop", "allowed_origins": ["https://shop.example"],
+            ]).status == .created)
+
+            let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: [
+                "Origin": Self.bank,
+            ])
+            #expect(started.status == .ok)
+            #expect(started.headers.first(name: .accessControlAllowOrigin) == Self.bank)
+            #expect(started.headers.first(name: .accessControlExpose) == "Retry-After, X-Request-Id")
+            #expect(started.headers[.vary].contains("Origin"))
+            let stored = try #require(try await server.admin(.GET, "stats").body["interactions_stored"])
+
+            // Listed, but by another application than demo-web's: the shop's pages cannot use the bank's client.
+            let otherApplication = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: [
+                "Origin": "https://shop.example",
+            ])
+            #expect(otherApplication.status == .forbidden)
+            #expect(otherApplication.body["error"]?["code"] == .string(ErrorCode.originNotAllowed))
+            let unlisted = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: [
+                "Origin": "https://evil.example",
+            ])
+            #expect(unlisted.status == .forbidden)
+            #expect(unlisted.headers.first(name: .accessControlAllowOrigin) == nil)
+            #expect(try await server.admin(.GET, "stats").body["interactions_stored"] == stored)
+        }
+    }
+
+    @Test("pages of the server's own origin and callers without an Origin get no CORS headers and are not limited by the list")
+    func sameOrigin() async throws {
+        try await TestServer.run { server in
+            let ownPage = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: [
+                "Origin": "http://auth.bank.example:8080", "Host": "auth.bank.example:8080",
+            ])
+            #expect(ownPage.status == .ok)
+            #expect(ownPage.headers.first(name: .accessControlAllowOrigin) == nil)
+            let noBrowser = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
+            #expect(noBrowser.status == .ok)
+            #expect(noBrowser.headers.first(name: .accessControlAllowOrigin) == nil)
+        }
+    }
+
+    @Test("the admin API keeps origins as browsers send them and refuses what is not an origin", arguments: [
+        "*", "https://*.bank.example", "https://bank.example/app", "https://bank.example?x=1", "ftp://bank.example", "bank.example",
+        "https://user@bank.example", "null",
+    ])
+    func adminValidation(notAnOrigin: String) async throws {
+        try await TestServer.run { server in
+            let refused = try await server.admin(.PUT, "applications/demo/allowed-origins", json: ["allowed_origins": .array([.string(notAnOrigin)])])
+            #expect(refused.status == .badRequest)
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.clientResponseNotValid))
+            #expect(try await server.admin(.POST, "applications", json: [
+                "id": "shop", "name": "Shop", "allowed_origins": .array([.string(notAnOrigin)]),
+            ]).status == .badRequest)
+
+            let set = try await server.admin(.PUT, "applications/demo/allowed-origins", json: [
+                "allowed_origins": ["HTTPS://Bank.Example:443", "http://localhost:3000", "https://bank.example"],
+            ])
+            #expect(set.status == .ok)
+            #expect(set.body["allowed_origins"] == ["http://localhost:3000", "https://bank.example"])
+            let listed = try await server.admin(.GET, "applications").body.arrayValue?.first { $0["id"] == "demo" }
+            #expect(listed?["allowed_origins"] == ["http://localhost:3000", "https://bank.example"])
+            #expect(try await server.admin(.PUT, "applications/nope/allowed-origins", json: ["allowed_origins": []]).status == .notFound)
+            #expect(try await server.admin(.GET, "applications").body.arrayValue?.contains { $0["id"] == "shop" } == false, "nothing half-written")
+        }
+    }
+}
