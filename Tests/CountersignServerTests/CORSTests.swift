@@ -78,6 +78,18 @@ struct CORSTests {
         }
     }
 
+    @Test("discovery and the JWKS are readable from any page, as browser OpenID libraries read them")
+    func publicDocuments() async throws {
+        try await TestServer.run { server in
+            for path in ["/.well-known/openid-configuration", "/.well-known/jwks.json"] {
+                let answer = try await server.send(.GET, path, headers: ["Origin": "https://anywhere.example"])
+                #expect(answer.status == .ok)
+                #expect(answer.headers.first(name: .accessControlAllowOrigin) == "*")
+                #expect(answer.headers.first(name: .accessControlAllowCredentials) == nil)
+            }
+        }
+    }
+
     @Test("the admin API keeps origins as browsers send them and refuses what is not an origin", arguments: [
         "*", "https://*.bank.example", "https://bank.example/app", "https://bank.example?x=1", "ftp://bank.example", "bank.example",
         "https://user@bank.example", "null",

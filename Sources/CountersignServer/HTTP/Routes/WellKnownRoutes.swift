@@ -1,7 +1,9 @@
 import JWTKit
 import Vapor
 
-/// Token verification for relying parties: OpenID discovery and the JWKS, both served from memory.
+/// Token verification for relying parties: OpenID discovery and the JWKS, both served from memory. Both
+/// are public and carry no credentials, so any page may read them (`Access-Control-Allow-Origin: *`), as
+/// browser OpenID libraries do.
 struct WellKnownRoutes: RouteCollection {
     let tokenIssuer: TokenIssuer
     /// The discovery document, encoded once: it changes only with the configuration.
@@ -19,9 +21,14 @@ struct WellKnownRoutes: RouteCollection {
 
     func boot(routes: any RoutesBuilder) throws {
         let wellKnown = routes.grouped(".well-known")
-        wellKnown.get("openid-configuration") { _ in Response.wireEncoded(discoveryBody) }
+        wellKnown.get("openid-configuration") { _ in Self.readableAnywhere(Response.wireEncoded(discoveryBody)) }
         wellKnown.get("jwks.json") { _ in
-            Response.wireEncoded(try await tokenIssuer.publishedKeys(), cacheControl: "public, max-age=300")
+            Self.readableAnywhere(Response.wireEncoded(try await tokenIssuer.publishedKeys(), cacheControl: "public, max-age=300"))
         }
+    }
+
+    private static func readableAnywhere(_ response: Response) -> Response {
+        response.headers.replaceOrAdd(name: .accessControlAllowOrigin, value: "*")
+        return response
     }
 }
