@@ -2,7 +2,7 @@
 # Runs every test of Countersign on a fresh machine: installs what the tests need (zlib1g-dev,
 # libsqlite3-dev and libqrencode-dev to link, PostgreSQL, nginx, Node.js and npm, Chromium and its driver, zbar-tools to read QR codes back, Selenium in a virtualenv), runs the browser SDK's unit
 # tests against the npm package it packs, builds and tests the Swift SDK's own package, builds the server once, runs the whole Swift suite on SQLite, the demo web app's tests in headless
-# Chromium, then the server suites again on a throwaway PostgreSQL cluster that this script starts and
+# Chromium, the API contract (openapi-spec-validator and schemathesis against a real server), then the server suites again on a throwaway PostgreSQL cluster that this script starts and
 # stops, with the tests of several instances on it (behind nginx among them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,6 +57,9 @@ venv=.build/browser-tests-venv
 COUNTERSIGN_BIN="$(swift build --show-bin-path)/countersign" \
   "$venv/bin/python" -m unittest discover -s Tests/BrowserDemo -v 2>&1 | tee "$log_dir/browser.log"
 
+echo "==> API contract: the OpenAPI document validated, then schemathesis against a real server"
+Tests/APIContract/run.sh "$(swift build --show-bin-path)/countersign" .build/contract-venv 2>&1 | tee "$log_dir/contract.txt"
+
 echo "==> tests on PostgreSQL"
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 pg_port=${COUNTERSIGN_TEST_PG_PORT:-54329}
@@ -97,3 +100,4 @@ passed=$( (cat "$log_dir"/*.log | sed -n 's/.*Test run with \([0-9]*\) tests\{0,
            sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$log_dir/browser.log"
            sed -n 's/^# pass \([0-9]*\)$/\1/p' "$log_dir/browser-sdk.tap") | awk '{ total += $1 } END { print total + 0 }')
 echo "Total: ${passed} passed, 0 failed"
+grep '^Contract:' "$log_dir/contract.txt"
