@@ -31,6 +31,8 @@ max_examples=${CONTRACT_MAX_EXAMPLES:-100}
 stateful_examples=${CONTRACT_STATEFUL_EXAMPLES:-200}
 
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+# Absolute: the runs below start in the server's directory.
+venv=$(cd "$venv" && pwd)
 # Installs only what is missing or pinned differently (a no-op once the pins are met).
 "$venv/bin/pip" install -q --disable-pip-version-check -r "$here/requirements.txt"
 

@@ -67,7 +67,7 @@ class CrossOriginTests(DemoTestCase):
             return json.load(response)
 
     def test_a_page_on_an_allowed_origin_signs_in_across_origins(self):
-        self.admin("PUT", "applications/demo/allowed-origins", {"allowed_origins": [self.page_origin.url]})
+        self.admin("PATCH", "applications/demo", {"allowed_origins": [self.page_origin.url]})
         phone = self.phone()
         self.sign_in()
         self.visible("view-waiting")
@@ -84,7 +84,7 @@ class CrossOriginTests(DemoTestCase):
     expected_messages = ("CORS policy", "net::ERR_FAILED")
 
     def test_a_page_on_an_origin_no_application_allows_is_stopped_by_the_browser(self):
-        self.admin("PUT", "applications/demo/allowed-origins", {"allowed_origins": ["https://bank.example"]})
+        self.admin("PATCH", "applications/demo", {"allowed_origins": ["https://bank.example"]})
         self.phone()
         self.sign_in()
         self.wait_for_text("login-error", "could not be reached")

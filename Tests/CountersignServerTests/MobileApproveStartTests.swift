@@ -197,6 +197,7 @@ struct ResumeAndInboxTests {
             let response = try await stream.value
             #expect(response.status == .ok)
             #expect(response.headers.contentType?.description.hasPrefix("text/event-stream") == true)
+            #expect(response.body.string.hasPrefix(": open\n\n"), "the head and a first comment go out at once")
             #expect(response.body.string.contains("event: approval\ndata: {\"status\":\"approved\"}"))
 
             // Woken by the event, the browser submits at once and resumes.

@@ -61,9 +61,38 @@ struct StrictInputTests {
                 .POST, "/v1/journeys/web_login_biometric_only/start", rawBody: #"{"client_id":"demo-web"}"#, contentType: contentType)
             #expect(refused.status == .unsupportedMediaType)
             #expect(refused.body["error"]?["code"] == .string(ErrorCode.unsupportedMediaType))
-            let accepted = try await server.send(
-                .POST, "/v1/journeys/web_login_biometric_only/start", rawBody: #"{"client_id":"demo-web"}"#, contentType: "application/json; charset=UTF-8")
-            #expect(accepted.status == .ok)
+            for declared in ["application/json; charset=UTF-8", "Application/JSON"] {
+                let accepted = try await server.send(
+                    .POST, "/v1/journeys/web_login_biometric_only/start", rawBody: #"{"client_id":"demo-web"}"#, contentType: declared)
+                #expect(accepted.status == .ok, "\(declared)")
+            }
+        }
+    }
+
+    @Test("the admin API is held to the same rules: a form body is 415, a repeated key or an empty body 400, and nothing is created")
+    func adminBodies() async throws {
+        try await TestServer.run { server in
+            let form = try await server.send(
+                .POST, "/admin/v1/applications", rawBody: "id=formapp&name=Form", contentType: "application/x-www-form-urlencoded",
+                bearer: TestServer.adminKey)
+            #expect(form.status == .unsupportedMediaType)
+            #expect(form.body["error"]?["code"] == .string(ErrorCode.unsupportedMediaType))
+            let twice = try await server.send(
+                .POST, "/admin/v1/applications", rawBody: #"{"id": "twice", "name": "X", "name": "Y"}"#, bearer: TestServer.adminKey)
+            #expect(twice.status == .badRequest)
+            #expect(twice.body["error"]?["code"] == .string(ErrorCode.clientResponseNotValid))
+            for path in ["/admin/v1/applications", "/admin/v1/enrollment-codes"] {
+                let empty = try await server.send(.POST, path, rawBody: "", bearer: TestServer.adminKey)
+                #expect(empty.status == .badRequest, "\(path)")
+                #expect(empty.body["error"]?["code"] == .string(ErrorCode.clientResponseNotValid), "\(path)")
+            }
+            let applications = try await server.admin(.GET, "applications").body.arrayValue ?? []
+            #expect(!applications.contains { $0["id"] == "formapp" || $0["id"] == "twice" })
+            let tooShort = try await server.admin(.POST, "enrollment-codes", json: ["external_user_id": "ada@example.com", "expires_in": .number(0.5)])
+            #expect(tooShort.status == .badRequest)
+            // An action without a body needs no type.
+            let rotated = try await server.send(.POST, "/admin/v1/signing-keys/rotate", contentType: nil, bearer: TestServer.adminKey)
+            #expect(rotated.status.code < 300)
         }
     }
 

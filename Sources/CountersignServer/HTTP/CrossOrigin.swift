@@ -6,14 +6,23 @@ import Vapor
 /// scheme's default port.
 enum WebOrigin {
     /// `text` in the form a browser sends; nil when it is not an http(s) origin (a path, query, user or
-    /// wildcard included).
+    /// wildcard included). Hosts are ASCII as browsers send them (an international name in punycode), or
+    /// a bracketed IPv6 address; the port is 1 to 65535.
     static func normalized(_ text: String) -> String? {
-        guard let parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(), ["http", "https"].contains(scheme),
-            let host = parts.host?.lowercased(), !host.isEmpty, !host.contains("*"), parts.user == nil, parts.password == nil,
-            parts.path.isEmpty, parts.query == nil, parts.fragment == nil
+        guard !text.contains("%"), let parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(),
+            ["http", "https"].contains(scheme), let host = parts.host?.lowercased(), isASCIIHost(host), parts.user == nil,
+            parts.password == nil, parts.path.isEmpty, parts.query == nil, parts.fragment == nil
         else { return nil }
-        guard let port = parts.port, port != (scheme == "https" ? 443 : 80) else { return "\(scheme)://\(host)" }
-        return "\(scheme)://\(host):\(port)"
+        guard let port = parts.port else { return "\(scheme)://\(host)" }
+        guard (1...65535).contains(port) else { return nil }
+        return port == (scheme == "https" ? 443 : 80) ? "\(scheme)://\(host)" : "\(scheme)://\(host):\(port)"
+    }
+
+    private static func isASCIIHost(_ host: String) -> Bool {
+        if host.hasPrefix("[") {
+            return host.hasSuffix("]") && host.dropFirst().dropLast().allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+        }
+        return !host.isEmpty && host.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }
     }
 }
 

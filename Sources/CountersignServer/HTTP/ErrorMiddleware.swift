@@ -25,6 +25,11 @@ struct ErrorMiddleware: AsyncMiddleware {
                 code: ErrorCode.clientResponseNotValid, message: "The request body is not valid JSON of the expected shape."))
         } catch let abort as any AbortError where abort.status == .notFound {
             return Self.response(status: .notFound, error: WireError(code: ErrorCode.notFound, message: "Not found."))
+        } catch let abort as any AbortError where abort.status == .unprocessableEntity {
+            // The HTTP layer's word for a body it could not decode (an empty one, say).
+            return Self.response(status: .badRequest, error: WireError(code: ErrorCode.clientResponseNotValid, message: abort.reason))
+        } catch let abort as any AbortError where abort.status == .unsupportedMediaType {
+            return Self.response(status: .unsupportedMediaType, error: WireError(code: ErrorCode.unsupportedMediaType, message: abort.reason))
         } catch let abort as any AbortError where abort.status.code < 500 {
             return Self.response(status: abort.status, error: WireError(
                 code: abort.status == .badRequest ? ErrorCode.clientResponseNotValid : ErrorCode.http(status: Int(abort.status.code)),

@@ -1,12 +1,19 @@
 import CountersignCore
 import Vapor
 
-/// Strict input on `/v1` (DESIGN.md §6): a request body must be declared `application/json` (UTF-8) and
-/// be UTF-8 JSON without a key repeated in one object. Checked before any route reads it.
+/// Strict input on `/v1` and `/admin/v1` (DESIGN.md §6): a request body must be declared
+/// `application/json` (UTF-8) and be UTF-8 JSON without a key repeated in one object. Checked before any
+/// route reads it. On the admin API a request without a body (`POST …/revoke`) needs no type.
 struct StrictJSONMiddleware: AsyncMiddleware {
+    /// Whether a POST, PUT or PATCH without any body must still say `application/json`.
+    var typeRequiredWithoutBody = true
+
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         guard [.POST, .PUT, .PATCH].contains(request.method) else { return try await next.respond(to: request) }
-        guard let type = request.headers.contentType, type.type == "application", type.subType == "json",
+        if !typeRequiredWithoutBody, request.headers.contentType == nil, Self.hasNoBody(request) {
+            return try await next.respond(to: request)
+        }
+        guard let type = request.headers.contentType, type.type.lowercased() == "application", type.subType.lowercased() == "json",
             type.parameters["charset"].map({ $0.lowercased() == "utf-8" }) ?? true
         else {
             throw ServiceError(.unsupportedMediaType, ErrorCode.unsupportedMediaType, "The body must be JSON sent as application/json (UTF-8).")
@@ -21,5 +28,10 @@ struct StrictJSONMiddleware: AsyncMiddleware {
             }
         }
         return try await next.respond(to: request)
+    }
+
+    private static func hasNoBody(_ request: Request) -> Bool {
+        guard request.headers.first(name: .transferEncoding) == nil else { return false }
+        return (request.headers.first(name: .contentLength).flatMap(Int.init) ?? 0) == 0
     }
 }

@@ -13,9 +13,10 @@ struct AdminRoutes: RouteCollection {
 
     func boot(routes: any RoutesBuilder) throws {
         let admin = routes.grouped("admin", "v1").grouped(AdminAuthenticationMiddleware(verifier: verifier))
+            .grouped(StrictJSONMiddleware(typeRequiredWithoutBody: false))
         admin.get("applications", use: listApplications)
         admin.post("applications", use: createApplication)
-        admin.put("applications", ":applicationID", "allowed-origins", use: setAllowedOrigins)
+        admin.patch("applications", ":applicationID", use: updateApplication)
         admin.get("applications", ":applicationID", "clients", use: listClients)
         admin.post("applications", ":applicationID", "clients", use: createClient)
         admin.get("users", use: listUsers)
@@ -60,16 +61,25 @@ struct AdminRoutes: RouteCollection {
             .encodeResponse(status: .created, for: request)
     }
 
-    /// Replaces the web origins whose pages may call the API for the application.
-    func setAllowedOrigins(request: Request) async throws -> ApplicationView {
+    /// Changes what the body names: the application's name, and its web origins (replaced as a whole).
+    func updateApplication(request: Request) async throws -> ApplicationView {
         let application = try await findApplication(request)
-        let origins = try Self.checkOrigins(try request.content.decode(AllowedOriginsRequest.self).allowedOrigins)
-        try await storage.transaction { storage in try await storage.applicationOrigins.replace(of: application.id, with: origins) }
-        try await securityEvents.recordNow(
-            .applicationChanged, detail: "the allowed web origins of application \(application.id) were set to [\(origins.joined(separator: ", "))]")
+        let body = try request.content.decode(UpdateApplicationRequest.self)
+        let origins = try body.allowedOrigins.map(Self.checkOrigins)
+        try await storage.transaction { storage in
+            if let name = body.name { try await storage.clients.rename(application: application.id, to: name) }
+            if let origins { try await storage.applicationOrigins.replace(of: application.id, with: origins) }
+        }
+        var changes: [String] = []
+        if let name = body.name { changes.append("its name set to '\(name)'") }
+        if let origins { changes.append("its allowed web origins set to [\(origins.joined(separator: ", "))]") }
+        if !changes.isEmpty {
+            try await securityEvents.recordNow(.applicationChanged, detail: "application \(application.id) changed: \(changes.joined(separator: "; "))")
+        }
         return ApplicationView(
-            id: application.id, name: application.name, clients: try await storage.clients.clients(ofApplication: application.id).map(ClientView.init),
-            allowedOrigins: origins)
+            id: application.id, name: body.name ?? application.name,
+            clients: try await storage.clients.clients(ofApplication: application.id).map(ClientView.init),
+            allowedOrigins: try await storage.applicationOrigins.all()[application.id] ?? [])
     }
 
     /// The most web origins one application may list.

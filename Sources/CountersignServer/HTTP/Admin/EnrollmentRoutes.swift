@@ -10,7 +10,7 @@ struct EnrollmentRoutes: RouteCollection {
 
     func boot(routes: any RoutesBuilder) throws {
         routes.grouped("admin", "v1", "enrollment-codes").grouped(AdminAuthenticationMiddleware(verifier: verifier))
-            .post(use: issue)
+            .grouped(StrictJSONMiddleware(typeRequiredWithoutBody: false)).post(use: issue)
     }
 
     func issue(request: Request) async throws -> Response {
@@ -24,7 +24,7 @@ struct EnrollmentRoutes: RouteCollection {
             }
         }
         let lifetime = body.expiresIn ?? TimeInterval(EnrollmentCode.defaultLifetime)
-        guard lifetime > 0, lifetime <= TimeInterval(EnrollmentCode.longestLifetime) else {
+        guard lifetime >= 1, lifetime <= TimeInterval(EnrollmentCode.longestLifetime) else {
             throw ServiceError.notValid("'expires_in' must be 1 to \(EnrollmentCode.longestLifetime) seconds.")
         }
         let issued = try await codes.issue(externalUserID: body.externalUserID, clientID: body.clientID, lifetime: lifetime)

@@ -15,6 +15,7 @@ struct PushAdminRoutes: RouteCollection {
 
     func boot(routes: any RoutesBuilder) throws {
         let admin = routes.grouped("admin", "v1").grouped(AdminAuthenticationMiddleware(verifier: verifier))
+            .grouped(StrictJSONMiddleware(typeRequiredWithoutBody: false))
         admin.get("push-configs", use: list)
         admin.post("push-configs", use: create)
         admin.get("push-configs", ":configID", use: show)

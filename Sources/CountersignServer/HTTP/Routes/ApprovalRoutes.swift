@@ -99,6 +99,8 @@ struct ApprovalRoutes: RouteCollection {
             var status = ApprovalStatus.pending
             var failure: (any Error)?
             do {
+                // The head goes out at once, not with the first keep-alive 15 s later.
+                try await writer.writeBuffer(ByteBuffer(string: ": open\n\n"))
                 status = try await Self.approvalStatus(approvalID, on: storage, clock: clock)
                 while status == .pending, clock.now() < streamEnd {
                     if await mailbox.next(within: Self.keepAliveInterval) == nil {
@@ -115,6 +117,8 @@ struct ApprovalRoutes: RouteCollection {
             if let failure { throw failure }
             // A stream replaced by a newer one ends without an event.
             guard !replaced else { return }
+            // The interaction's time ran out before the approval's: for the browser, it expired.
+            if status == .pending { status = .expired }
             try await writer.writeBuffer(ByteBuffer(string: "event: approval\ndata: {\"status\":\"\(status.rawValue)\"}\n\n"))
         }))
         response.headers.replaceOrAdd(name: .contentType, value: "text/event-stream")

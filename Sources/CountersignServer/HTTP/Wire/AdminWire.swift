@@ -185,11 +185,13 @@ struct CreateApplicationRequest: Content {
     }
 }
 
-/// `PUT /admin/v1/applications/{id}/allowed-origins`.
-struct AllowedOriginsRequest: Content {
-    let allowedOrigins: [String]
+/// `PATCH /admin/v1/applications/{id}`: what is named changes, the rest stays.
+struct UpdateApplicationRequest: Content {
+    let name: String?
+    let allowedOrigins: [String]?
 
     enum CodingKeys: String, CodingKey {
+        case name
         case allowedOrigins = "allowed_origins"
     }
 }

@@ -46,6 +46,10 @@ struct ClientStore {
         try await sql.insert(into: Self.applicationTable).model(application).run()
     }
 
+    func rename(application id: String, to name: String) async throws {
+        try await sql.update(Self.applicationTable).set("name", to: name).where("id", .equal, id).run()
+    }
+
     /// Adds a client; an id already taken fails with a constraint violation.
     func insert(_ client: ClientRecord) async throws {
         try await sql.insert(into: Self.table).model(client).run()
