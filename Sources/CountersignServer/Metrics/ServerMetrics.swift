@@ -1,6 +1,7 @@
 import Foundation
 import Metrics
 import Prometheus
+import Synchronization
 
 /// What the server counts and times, through swift-metrics into a Prometheus registry of this server's
 /// own (not the process-wide `MetricsSystem`, so that several servers in one process, as in the tests,
@@ -8,6 +9,18 @@ import Prometheus
 final class ServerMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
+    /// Made once: every SQL statement records into it, and a lookup in the registry each time would cost
+    /// more than the recording.
+    private let databaseQueryTimer: CoreMetrics.Timer
+    /// The request metrics of each route seen, made at its first request (the same reason).
+    private let requestSeries = Mutex(RequestSeries())
+
+    private struct RequestSeries {
+        /// By method, route and status.
+        var answered: [[String]: CoreMetrics.Counter] = [:]
+        /// By method and route.
+        var durations: [[String]: CoreMetrics.Timer] = [:]
+    }
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -17,6 +30,7 @@ final class ServerMetrics: Sendable {
             Names.databaseQueryDuration: Self.buckets(milliseconds: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 1000, 5000]),
         ]
         self.factory = factory
+        databaseQueryTimer = Timer(label: Names.databaseQueryDuration, factory: factory)
     }
 
     /// The metric names, following Prometheus' conventions (`_total` counters, `_seconds` durations).
@@ -38,10 +52,19 @@ final class ServerMetrics: Sendable {
     /// An answered request: `route` is the matched pattern (`/v1/interactions/:interactionID/submit`), so
     /// no id from the path becomes a label.
     func requestAnswered(method: String, route: String, status: UInt, duration: Duration) {
-        Counter(label: Names.httpRequests, dimensions: [("method", method), ("route", route), ("status", String(status))], factory: factory)
-            .increment()
-        Timer(label: Names.httpRequestDuration, dimensions: [("method", method), ("route", route)], factory: factory)
-            .recordNanoseconds(duration.nanoseconds)
+        let factory = factory
+        let (counter, timer) = requestSeries.withLock { series in
+            let status = String(status)
+            let counter = series.answered[[method, route, status]] ?? CoreMetrics.Counter(
+                label: Names.httpRequests, dimensions: [("method", method), ("route", route), ("status", status)], factory: factory)
+            let timer = series.durations[[method, route]] ?? CoreMetrics.Timer(
+                label: Names.httpRequestDuration, dimensions: [("method", method), ("route", route)], factory: factory)
+            series.answered[[method, route, status]] = counter
+            series.durations[[method, route]] = timer
+            return (counter, timer)
+        }
+        counter.increment()
+        timer.recordNanoseconds(duration.nanoseconds)
     }
 
     func interactionStarted(journey: String) {
@@ -74,7 +97,7 @@ final class ServerMetrics: Sendable {
     }
 
     func databaseQueried(duration: Duration) {
-        Timer(label: Names.databaseQueryDuration, factory: factory).recordNanoseconds(duration.nanoseconds)
+        databaseQueryTimer.recordNanoseconds(duration.nanoseconds)
     }
 
     /// A request refused by a limit; `code` is its wire code (`rate_limited`, `slow_down`, `too_many_waits`).
