@@ -206,6 +206,26 @@ struct ResumeAndInboxTests {
         }
     }
 
+    @Test("a stream that outlives its interaction ends with expired, never with pending")
+    func streamOutlivesItsInteraction() async throws {
+        try await TestServer.run(adjust: { $0.interactionLifetime = 60 }) { server in
+            _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
+            let app = server.app
+            let stream = Task {
+                var headers = HTTPHeaders()
+                headers.bearerAuthorization = BearerAuthorization(token: token)
+                return try await app.testing().sendRequest(.GET, "/v1/interactions/\(id)/events", headers: headers)
+            }
+            try await eventually("the stream is open") { try await server.admin(.GET, "stats").body["event_streams_open"] == 1 }
+            // Past the interaction's 60 s, well before the approval's own expiry: the stream ends at its next keep-alive.
+            server.clock.advance(by: 61)
+            let body = try await stream.value.body.string
+            #expect(body.contains("event: approval\ndata: {\"status\":\"expired\"}"))
+            #expect(!body.contains("pending"))
+        }
+    }
+
     @Test("the events stream needs the current interaction token")
     func eventsNeedToken() async throws {
         try await TestServer.run { server in

@@ -4,11 +4,21 @@ import Vapor
 /// secrets from the path), status and duration, under the request's id; the id is also sent back as
 /// `X-Request-Id`, so a client's report can be matched to the server's line. The same figures go to the
 /// request metrics.
+///
+/// A caller (a proxy, say) may name the id in `X-Request-Id`; one that is not a short token (at most 64
+/// letters, digits and `.-_:`) is replaced by a fresh one, so no caller writes what it likes into the logs.
 struct RequestLogMiddleware: AsyncMiddleware {
     let metrics: ServerMetrics
 
+    static let longestRequestID = 64
+
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let started = ContinuousClock.now
+        var requestID = request.id
+        if !Self.isToken(requestID) {
+            requestID = UUID().uuidString
+            request.logger[metadataKey: "request-id"] = .string(requestID)
+        }
         let response = try await next.respond(to: request)
         let elapsed = started.duration(to: .now)
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
@@ -18,7 +28,15 @@ struct RequestLogMiddleware: AsyncMiddleware {
             "duration_ms": "\(String(format: "%.1f", milliseconds))",
         ])
         metrics.requestAnswered(method: request.method.rawValue, route: route, status: response.status.code, duration: elapsed)
-        response.headers.replaceOrAdd(name: "X-Request-Id", value: request.id)
+        response.headers.replaceOrAdd(name: "X-Request-Id", value: requestID)
         return response
+    }
+
+    private static func isToken(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= longestRequestID
+            && id.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || [UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":")].contains(byte)
+            }
     }
 }
