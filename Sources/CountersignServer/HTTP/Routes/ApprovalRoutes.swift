@@ -43,7 +43,9 @@ struct ApprovalRoutes: RouteCollection {
             let timestamp = request.headers.first(name: "Countersign-Timestamp").flatMap(Int.init),
             let signature = request.headers.first(name: "Countersign-Signature")
         else {
-            throw ServiceError(.unauthenticated, ErrorCode.invalidToken, "Countersign-Device, -Timestamp and -Signature headers are required.")
+            throw ServiceError(
+                .unauthenticated, ErrorCode.invalidToken,
+                "Countersign-Device (this path's device id), Countersign-Timestamp (whole seconds) and Countersign-Signature are required.")
         }
         let pathWithQuery = request.url.path + (request.url.query.map { "?" + $0 } ?? "")
         let device = try await verifier.verify(
