@@ -187,12 +187,7 @@ struct ResumeAndInboxTests {
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
 
-            let app = server.app
-            let stream = Task {
-                var headers = HTTPHeaders()
-                headers.bearerAuthorization = BearerAuthorization(token: token)
-                return try await app.testing().sendRequest(.GET, "/v1/interactions/\(id)/events", headers: headers)
-            }
+            let stream = server.openEventsStream(id, token: token)
             try await phone.approve()
             let response = try await stream.value
             #expect(response.status == .ok)
@@ -211,12 +206,7 @@ struct ResumeAndInboxTests {
         try await TestServer.run(adjust: { $0.interactionLifetime = 60 }) { server in
             _ = try await RegisteredPhone.register(server, email: "ada@example.com")
             let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
-            let app = server.app
-            let stream = Task {
-                var headers = HTTPHeaders()
-                headers.bearerAuthorization = BearerAuthorization(token: token)
-                return try await app.testing().sendRequest(.GET, "/v1/interactions/\(id)/events", headers: headers)
-            }
+            let stream = server.openEventsStream(id, token: token)
             try await eventually("the stream is open") { try await server.admin(.GET, "stats").body["event_streams_open"] == 1 }
             // Past the interaction's 60 s, well before the approval's own expiry: the stream ends at its next keep-alive.
             server.clock.advance(by: 61)

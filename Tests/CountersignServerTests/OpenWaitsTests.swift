@@ -12,26 +12,16 @@ struct OpenWaitsTests {
         try await server.admin(.GET, "stats").body
     }
 
-    /// Opens the events stream of interaction `id` in the background; it returns when the stream ends.
-    func openStream(_ server: TestServer, id: String, token: String) -> Task<TestingHTTPResponse, any Error> {
-        let app = server.app
-        return Task {
-            var headers = HTTPHeaders()
-            headers.bearerAuthorization = BearerAuthorization(token: token)
-            return try await app.testing().sendRequest(.GET, "/v1/interactions/\(id)/events", headers: headers)
-        }
-    }
-
     @Test("an interaction holds at most two event streams: a third ends the oldest; they close when the phone answers")
     func streamsPerInteraction() async throws {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
-            let oldest = openStream(server, id: id, token: token)
+            let oldest = server.openEventsStream(id, token: token)
             try await eventually("one stream is open") { try await stats(server)["event_streams_open"] == 1 }
-            let second = openStream(server, id: id, token: token)
+            let second = server.openEventsStream(id, token: token)
             try await eventually("two streams are open") { try await stats(server)["event_streams_open"] == 2 }
-            let third = openStream(server, id: id, token: token)
+            let third = server.openEventsStream(id, token: token)
             let ended = try await oldest.value
             #expect(ended.status == .ok && !ended.body.string.contains("event: approval"), "the oldest ends without an event")
             try await eventually("still two streams") { try await stats(server)["event_streams_open"] == 2 }
@@ -61,7 +51,7 @@ struct OpenWaitsTests {
             _ = try await RegisteredPhone.register(server, email: "bo@example.com")
             let first = try await server.waitingWebLogin(email: "ada@example.com")
             let second = try await server.waitingWebLogin(email: "bo@example.com")
-            let stream = openStream(server, id: first.id, token: first.token)
+            let stream = server.openEventsStream(first.id, token: first.token)
             try await eventually("one stream is open") { try await stats(server)["event_streams_open"] == 1 }
             let refused = try await server.send(.GET, "/v1/interactions/\(second.id)/events", bearer: second.token)
             #expect(refused.status == .tooManyRequests)

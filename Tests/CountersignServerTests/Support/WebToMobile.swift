@@ -2,6 +2,8 @@ import CountersignClient
 import CountersignCore
 import Foundation
 import Testing
+import Vapor
+import VaporTesting
 
 extension TestServer {
     /// A journeys directory with the shipped templates (the development ones in `development/`) plus the
@@ -23,6 +25,16 @@ extension TestServer {
 }
 
 extension TestServer {
+    /// Opens the events stream of interaction `id` in the background; the task ends with the stream.
+    func openEventsStream(_ id: String, token: String) -> Task<TestingHTTPResponse, any Error> {
+        let app = app
+        return Task {
+            var headers = HTTPHeaders()
+            headers.bearerAuthorization = BearerAuthorization(token: token)
+            return try await app.testing().sendRequest(.GET, "/v1/interactions/\(id)/events", headers: headers)
+        }
+    }
+
     /// Starts `web_login` over raw HTTP and submits `email`; returns the interaction id and the token
     /// of the waiting step.
     func waitingWebLogin(_ journey: String = "web_login_biometric_only", email: String) async throws -> (id: String, token: String) {
