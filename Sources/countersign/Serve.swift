@@ -75,10 +75,9 @@ func loadConfiguration(mode: CountersignServer.Configuration.Mode, hostname: Str
 /// Runs `body` with a production Vapor application and shuts it down afterwards.
 func withApplication(arguments: [String], _ body: (Application) async throws -> Void) async throws {
     var environment = Environment(name: "production", arguments: arguments)
-    let process = ProcessInfo.processInfo.environment
-    if process["LOG_FORMAT"] == "json" {
-        let level = process["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
-        LoggingSystem.bootstrap { label in JSONLogHandler(label: label, level: level) }
+    if ProcessInfo.processInfo.environment["LOG_FORMAT"] == "json" {
+        // The level as Vapor reads it (`--log`, `LOG_LEVEL`), the lines as JSON.
+        try LoggingSystem.bootstrap(from: &environment) { level in { label in JSONLogHandler(label: label, level: level) } }
     } else {
         try LoggingSystem.bootstrap(from: &environment)
     }

@@ -110,6 +110,9 @@ struct CORSTests {
             #expect(set.body["allowed_origins"] == ["http://localhost:3000", "https://bank.example"])
             let listed = try await server.admin(.GET, "applications").body.arrayValue?.first { $0["id"] == "demo" }
             #expect(listed?["allowed_origins"] == ["http://localhost:3000", "https://bank.example"])
+            let renamed = try await server.admin(.PATCH, "applications/demo", json: ["name": "Demo bank"])
+            #expect(renamed.body["name"] == "Demo bank")
+            #expect(renamed.body["allowed_origins"] == ["http://localhost:3000", "https://bank.example"], "origins the body does not name stay")
             #expect(try await server.admin(.PATCH, "applications/nope", json: ["allowed_origins": []]).status == .notFound)
             #expect(try await server.admin(.GET, "applications").body.arrayValue?.contains { $0["id"] == "shop" } == false, "nothing half-written")
         }

@@ -21,8 +21,6 @@ struct ServiceError: Error {
         case tooSoon(retryAfter: Int)
         /// The body is not in the format the API speaks.
         case unsupportedMediaType
-        /// The server cannot serve it now (its database is unreachable); it may be tried again after this many seconds.
-        case unavailable(retryAfter: Int)
     }
 
     let kind: Kind

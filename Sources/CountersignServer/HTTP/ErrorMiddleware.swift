@@ -12,28 +12,16 @@ struct ErrorMiddleware: AsyncMiddleware {
             return try await next.respond(to: request)
         } catch let error as ServiceError {
             var headers: HTTPHeaders = [:]
-            switch error.kind {
-            case .tooSoon(let seconds):
+            if case .tooSoon(let seconds) = error.kind {
                 headers.add(name: .retryAfter, value: String(seconds))
                 metrics.rateLimited(code: error.code)
-            case .unavailable(let seconds): headers.add(name: .retryAfter, value: String(seconds))
-            default: break
             }
             return Self.response(status: error.kind.status, error: WireError(code: error.code, message: error.message), headers: headers)
         } catch is DecodingError {
             return Self.response(status: .badRequest, error: WireError(
                 code: ErrorCode.clientResponseNotValid, message: "The request body is not valid JSON of the expected shape."))
-        } catch let abort as any AbortError where abort.status == .notFound {
-            return Self.response(status: .notFound, error: WireError(code: ErrorCode.notFound, message: "Not found."))
-        } catch let abort as any AbortError where abort.status == .unprocessableEntity {
-            // The HTTP layer's word for a body it could not decode (an empty one, say).
-            return Self.response(status: .badRequest, error: WireError(code: ErrorCode.clientResponseNotValid, message: abort.reason))
-        } catch let abort as any AbortError where abort.status == .unsupportedMediaType {
-            return Self.response(status: .unsupportedMediaType, error: WireError(code: ErrorCode.unsupportedMediaType, message: abort.reason))
         } catch let abort as any AbortError where abort.status.code < 500 {
-            return Self.response(status: abort.status, error: WireError(
-                code: abort.status == .badRequest ? ErrorCode.clientResponseNotValid : ErrorCode.http(status: Int(abort.status.code)),
-                message: abort.reason))
+            return Self.refusal(abort)
         } catch where DatabaseOutage.isOutage(error) {
             request.logger.warning("the database is unreachable", metadata: ["error": "\(String(reflecting: error))"])
             return Self.response(
@@ -42,6 +30,19 @@ struct ErrorMiddleware: AsyncMiddleware {
             request.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             return Self.response(status: .internalServerError, error: WireError(
                 code: ErrorCode.internalError, message: "Internal error."))
+        }
+    }
+
+    /// A refusal of the HTTP layer itself, in the API's words: an undecodable body (Vapor's 422) is the
+    /// API's `400 client_response_not_valid`; a body of another type `415 unsupported_media_type`.
+    private static func refusal(_ abort: any AbortError) -> Response {
+        switch abort.status {
+        case .notFound: response(status: .notFound, error: WireError(code: ErrorCode.notFound, message: "Not found."))
+        case .badRequest, .unprocessableEntity:
+            response(status: .badRequest, error: WireError(code: ErrorCode.clientResponseNotValid, message: abort.reason))
+        case .unsupportedMediaType:
+            response(status: .unsupportedMediaType, error: WireError(code: ErrorCode.unsupportedMediaType, message: abort.reason))
+        default: response(status: abort.status, error: WireError(code: ErrorCode.http(status: Int(abort.status.code)), message: abort.reason))
         }
     }
 
@@ -63,7 +64,6 @@ extension ServiceError.Kind {
         case .gone: .gone
         case .tooSoon: .tooManyRequests
         case .unsupportedMediaType: .unsupportedMediaType
-        case .unavailable: .serviceUnavailable
         }
     }
 }

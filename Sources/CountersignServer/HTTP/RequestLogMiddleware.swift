@@ -21,7 +21,7 @@ struct RequestLogMiddleware: AsyncMiddleware {
         }
         let response = try await next.respond(to: request)
         let elapsed = started.duration(to: .now)
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        let milliseconds = Double(elapsed.nanoseconds) / 1_000_000
         let route = request.route.map { "/" + $0.path.map(\.description).joined(separator: "/") } ?? "(no route)"
         request.logger.info("request", metadata: [
             "method": "\(request.method.rawValue)", "route": "\(route)", "status": "\(response.status.code)",

@@ -5,21 +5,17 @@ import Synchronization
 
 /// What the server counts and times, through swift-metrics into a Prometheus registry of this server's
 /// own (not the process-wide `MetricsSystem`, so that several servers in one process, as in the tests,
-/// keep their figures apart). `GET /metrics` writes the registry out (docs/OPERATIONS.md lists the names).
+/// keep their figures apart). `GET /metrics` writes the registry out (docs/API.md lists the names).
 final class ServerMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
-    /// Made once: every SQL statement records into it, and a lookup in the registry each time would cost
-    /// more than the recording.
-    private let databaseQueryTimer: CoreMetrics.Timer
-    /// The request metrics of each route seen, made at its first request (the same reason).
-    private let requestSeries = Mutex(RequestSeries())
+    /// Each series once made, by name and label values: the registry's own lookup, made on every record,
+    /// would cost more than the recording (every request and every SQL statement records).
+    private let made = Mutex(Series())
 
-    private struct RequestSeries {
-        /// By method, route and status.
-        var answered: [[String]: CoreMetrics.Counter] = [:]
-        /// By method and route.
-        var durations: [[String]: CoreMetrics.Timer] = [:]
+    private struct Series {
+        var counters: [[String]: CoreMetrics.Counter] = [:]
+        var timers: [[String]: CoreMetrics.Timer] = [:]
     }
 
     init() {
@@ -30,7 +26,6 @@ final class ServerMetrics: Sendable {
             Names.databaseQueryDuration: Self.buckets(milliseconds: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 1000, 5000]),
         ]
         self.factory = factory
-        databaseQueryTimer = Timer(label: Names.databaseQueryDuration, factory: factory)
     }
 
     /// The metric names, following Prometheus' conventions (`_total` counters, `_seconds` durations).
@@ -52,57 +47,45 @@ final class ServerMetrics: Sendable {
     /// An answered request: `route` is the matched pattern (`/v1/interactions/:interactionID/submit`), so
     /// no id from the path becomes a label.
     func requestAnswered(method: String, route: String, status: UInt, duration: Duration) {
-        let factory = factory
-        let (counter, timer) = requestSeries.withLock { series in
-            let status = String(status)
-            let counter = series.answered[[method, route, status]] ?? CoreMetrics.Counter(
-                label: Names.httpRequests, dimensions: [("method", method), ("route", route), ("status", status)], factory: factory)
-            let timer = series.durations[[method, route]] ?? CoreMetrics.Timer(
-                label: Names.httpRequestDuration, dimensions: [("method", method), ("route", route)], factory: factory)
-            series.answered[[method, route, status]] = counter
-            series.durations[[method, route]] = timer
-            return (counter, timer)
-        }
-        counter.increment()
-        timer.recordNanoseconds(duration.nanoseconds)
+        counter(Names.httpRequests, [("method", method), ("route", route), ("status", String(status))]).increment()
+        timer(Names.httpRequestDuration, [("method", method), ("route", route)]).recordNanoseconds(duration.nanoseconds)
     }
 
     func interactionStarted(journey: String) {
-        Counter(label: Names.interactionsStarted, dimensions: [("journey", journey)], factory: factory).increment()
+        counter(Names.interactionsStarted, [("journey", journey)]).increment()
     }
 
     /// A journey that reached its end: `outcome` is the final step without its `action:` prefix
     /// (`success`, `failure`, `rejection`).
     func interactionFinished(journey: String, finalStep: String) {
         let outcome = finalStep.hasPrefix("action:") ? String(finalStep.dropFirst("action:".count)) : finalStep
-        Counter(label: Names.interactionsFinished, dimensions: [("journey", journey), ("outcome", outcome)], factory: factory).increment()
+        counter(Names.interactionsFinished, [("journey", journey), ("outcome", outcome)]).increment()
     }
 
     func approvalCreated() {
-        Counter(label: Names.approvalsCreated, factory: factory).increment()
+        counter(Names.approvalsCreated, []).increment()
     }
 
     /// An approval closed as `outcome` (an `ApprovalStatus`: approved, denied, cancelled, failed).
     func approvalClosed(outcome: String) {
-        Counter(label: Names.approvalsClosed, dimensions: [("outcome", outcome)], factory: factory).increment()
+        counter(Names.approvalsClosed, [("outcome", outcome)]).increment()
     }
 
     /// One push attempt through `provider` (apns, fcm, inbox) and what became of it (a `DeliveryStatus`),
     /// with how long the provider took; nil for the inbox, which is delivered as it is saved.
     func pushAttempted(provider: String, outcome: String, duration: Duration?) {
-        Counter(label: Names.pushDeliveries, dimensions: [("provider", provider), ("outcome", outcome)], factory: factory).increment()
+        counter(Names.pushDeliveries, [("provider", provider), ("outcome", outcome)]).increment()
         guard let duration else { return }
-        Timer(label: Names.pushDeliveryDuration, dimensions: [("provider", provider)], factory: factory)
-            .recordNanoseconds(duration.nanoseconds)
+        timer(Names.pushDeliveryDuration, [("provider", provider)]).recordNanoseconds(duration.nanoseconds)
     }
 
     func databaseQueried(duration: Duration) {
-        databaseQueryTimer.recordNanoseconds(duration.nanoseconds)
+        timer(Names.databaseQueryDuration, []).recordNanoseconds(duration.nanoseconds)
     }
 
     /// A request refused by a limit; `code` is its wire code (`rate_limited`, `slow_down`, `too_many_waits`).
     func rateLimited(code: String) {
-        Counter(label: Names.rateLimited, dimensions: [("code", code)], factory: factory).increment()
+        counter(Names.rateLimited, [("code", code)]).increment()
     }
 
     /// The registry in Prometheus' text format, with the requests held open right now.
@@ -110,6 +93,29 @@ final class ServerMetrics: Sendable {
         Gauge(label: Names.eventStreamsOpen, factory: factory).record(eventStreamsOpen)
         Gauge(label: Names.inboxWaitsOpen, factory: factory).record(inboxWaitsOpen)
         return registry.emitToString()
+    }
+
+    private func counter(_ name: String, _ labels: [(String, String)]) -> CoreMetrics.Counter {
+        series(\.counters, name, labels) { CoreMetrics.Counter(label: $0, dimensions: $1, factory: $2) }
+    }
+
+    private func timer(_ name: String, _ labels: [(String, String)]) -> CoreMetrics.Timer {
+        series(\.timers, name, labels) { CoreMetrics.Timer(label: $0, dimensions: $1, factory: $2) }
+    }
+
+    /// The series `name` with `labels`, made on first use.
+    private func series<Metric: Sendable>(
+        _ kind: WritableKeyPath<Series, [[String]: Metric]>, _ name: String, _ labels: [(String, String)],
+        make: (String, [(String, String)], PrometheusMetricsFactory) -> Metric
+    ) -> Metric {
+        let key = [name] + labels.map(\.1)
+        let factory = factory
+        return made.withLock { made in
+            if let existing = made[keyPath: kind][key] { return existing }
+            let metric = make(name, labels, factory)
+            made[keyPath: kind][key] = metric
+            return metric
+        }
     }
 
     private static func buckets(milliseconds: [Double]) -> [Duration] {

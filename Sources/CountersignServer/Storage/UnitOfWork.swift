@@ -23,7 +23,8 @@ actor UnitOfWork {
 
     /// Commits `first` (the call's own write, such as its interaction's new state) and then the held
     /// writes, in the order they were made, in one transaction; then runs what waited for the commit. A
-    /// lone write needs no transaction around it.
+    /// lone write needs no transaction around it. A held write may itself call `afterCommit` while it runs
+    /// (to count only what its statement really changed); that action too waits for the commit.
     func commit(on storage: Storage, first: (@Sendable (Storage) async throws -> Void)? = nil) async throws {
         let held = writes
         writes = []

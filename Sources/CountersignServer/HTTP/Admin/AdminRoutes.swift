@@ -76,10 +76,12 @@ struct AdminRoutes: RouteCollection {
         if !changes.isEmpty {
             try await securityEvents.recordNow(.applicationChanged, detail: "application \(application.id) changed: \(changes.joined(separator: "; "))")
         }
+        let allowedOrigins: [String]
+        if let origins { allowedOrigins = origins } else { allowedOrigins = try await storage.applicationOrigins.origins(of: application.id) }
         return ApplicationView(
             id: application.id, name: body.name ?? application.name,
             clients: try await storage.clients.clients(ofApplication: application.id).map(ClientView.init),
-            allowedOrigins: try await storage.applicationOrigins.all()[application.id] ?? [])
+            allowedOrigins: allowedOrigins)
     }
 
     /// The most web origins one application may list.

@@ -16,12 +16,19 @@ struct ApplicationOriginStore {
         return origins
     }
 
+    /// The origins of `applicationID`, sorted.
+    func origins(of applicationID: String) async throws -> [String] {
+        try await sql.select().column("origin").from(Self.table).where("application_id", .equal, applicationID).orderBy("origin")
+            .all(decodingColumn: "origin", as: String.self)
+    }
+
     /// Replaces the origins of `applicationID` with `origins`.
     func replace(of applicationID: String, with origins: [String]) async throws {
         try await sql.delete(from: Self.table).where("application_id", .equal, applicationID).run()
-        for origin in origins {
-            try await sql.raw("INSERT INTO \(ident: Self.table) (application_id, origin) VALUES (\(bind: applicationID), \(bind: origin))").run()
-        }
+        guard !origins.isEmpty else { return }
+        var insert = sql.insert(into: Self.table).columns("application_id", "origin")
+        for origin in origins { insert = insert.values(SQLBind(applicationID), SQLBind(origin)) }
+        try await insert.run()
     }
 
     /// Whether any application lists `origin`.
