@@ -75,9 +75,12 @@ func loadConfiguration(mode: CountersignServer.Configuration.Mode, hostname: Str
 /// Runs `body` with a production Vapor application and shuts it down afterwards.
 func withApplication(arguments: [String], _ body: (Application) async throws -> Void) async throws {
     var environment = Environment(name: "production", arguments: arguments)
-    if ProcessInfo.processInfo.environment["LOG_FORMAT"] == "json" {
-        // The level as Vapor reads it (`--log`, `LOG_LEVEL`), the lines as JSON.
-        try LoggingSystem.bootstrap(from: &environment) { level in { label in JSONLogHandler(label: label, level: level) } }
+    let process = ProcessInfo.processInfo.environment
+    if process["LOG_FORMAT"] == "json" {
+        // Not Vapor's own reading of the level: in production it defaults to notice, which would drop the
+        // one line per request that JSON logs exist for.
+        let level = process["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        LoggingSystem.bootstrap { label in JSONLogHandler(label: label, level: level) }
     } else {
         try LoggingSystem.bootstrap(from: &environment)
     }
