@@ -4,10 +4,11 @@ signing in against the Countersign server across origins: allowed by the applica
 
 import json
 import threading
+import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from test_demo import DemoTestCase, free_port
+from test_demo import WAIT_SECONDS, DemoTestCase
 
 
 class PageOrigin:
@@ -40,7 +41,8 @@ class PageOrigin:
             def log_message(self, *arguments):
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", free_port()), Files)
+        # Port 0: the kernel picks a free one as the socket binds, so nothing can take it in between.
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Files)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
@@ -59,6 +61,13 @@ class CrossOriginTests(DemoTestCase):
         self.browser.get(f"{self.page_origin.url}/demo#{page}")
         return self.visible(f"view-{page}")
 
+    def wait_until(self, condition, what):
+        deadline = time.monotonic() + WAIT_SECONDS
+        while not condition():
+            if time.monotonic() > deadline:
+                self.fail(f"never happened: {what}")
+            time.sleep(0.1)
+
     def admin(self, method, path, body=None):
         request = urllib.request.Request(
             f"{self.server.url}/admin/v1/{path}", method=method, data=None if body is None else json.dumps(body).encode(),
@@ -71,19 +80,20 @@ class CrossOriginTests(DemoTestCase):
         phone = self.phone()
         self.sign_in()
         self.visible("view-waiting")
+        # The page listens on the events stream, itself a cross-origin request (polling alone would also end
+        # in success, so the stream is checked here while the page waits).
+        self.wait_until(lambda: self.admin("GET", "stats")["event_streams_open"] == 1, "the page's events stream is open")
         watch = phone.watch("--auto-approve", "--count", "1")
         self.addCleanup(watch.stop)
-        # Resumed through the events stream, itself a cross-origin request.
         claims = self.claims()
         self.assertEqual(claims["user"], "ada@example.com")
         self.assertEqual(claims["device"], phone.device_id)
         self.assertTrue(self.browser.current_url.startswith(self.page_origin.url))
         self.screenshot("cross-origin-success")
 
-    # The browser reports the request it blocked.
-    expected_messages = ("CORS policy", "net::ERR_FAILED")
-
     def test_a_page_on_an_origin_no_application_allows_is_stopped_by_the_browser(self):
+        # The browser reports the request it blocked.
+        self.expected_messages = ("CORS policy", "net::ERR_FAILED")
         self.admin("PATCH", "applications/demo", {"allowed_origins": ["https://bank.example"]})
         self.phone()
         self.sign_in()

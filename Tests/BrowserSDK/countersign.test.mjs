@@ -2,7 +2,7 @@
 // would install it: scripts/test.sh packs Sources/CountersignServer/Browser/sdk with `npm pack`, installs
 // the tarball into Tests/BrowserSDK/node_modules, then runs node --test Tests/BrowserSDK.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { test } from 'node:test';
 import {
   ClientResponseOptionType, CountersignClient, CountersignError, ErrorCode, JourneyStepId,
@@ -293,6 +293,9 @@ test('the package is an ES module with its types, a version and nothing but the 
   assert.match(manifest.version, /^\d+\.\d+\.\d+$/);
   assert.deepEqual(manifest.exports['.'], { types: './countersign.d.ts', default: './countersign.js' });
   assert.deepEqual(manifest.files, ['countersign.js', 'countersign.d.ts']);
+  // What the packed tarball really installed: the two files and the manifest.
+  const installed = await readdir(new URL('.', import.meta.resolve('@countersign/browser-sdk/package.json')));
+  assert.deepEqual(installed.sort(), ['countersign.d.ts', 'countersign.js', 'package.json']);
   assert.equal(manifest.dependencies, undefined);
   assert.equal(manifest.scripts, undefined, 'no build step');
   // The module imported above is the installed one, not the source tree's.

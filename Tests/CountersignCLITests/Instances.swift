@@ -21,10 +21,9 @@ import FoundationNetworking
 final class Instances {
     static var postgresURL: String? { nonEmpty("COUNTERSIGN_TEST_DATABASE_URL") }
     static var pgCtl: String? { nonEmpty("COUNTERSIGN_TEST_PG_CTL") }
-    static let adminKey = "admin-key-0123456789"
+    static let adminKey = ProductionModeTests.adminKey
     static let publicURL = "http://countersign.test"
 
-    let databaseURL: String
     let environment: [String: String]
     private(set) var servers: [RunningServer] = []
     private let databaseName: String
@@ -49,14 +48,14 @@ final class Instances {
         try await Self.run("CREATE DATABASE \"\(databaseName)\"", adminURL: adminURL)
         var components = try #require(URLComponents(string: adminURL))
         components.path = "/" + databaseName
-        databaseURL = components.string!
+        let databaseURL = try #require(components.string)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("instances-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var key = [UInt8](repeating: 0, count: 32)
         for index in key.indices { key[index] = UInt8.random(in: 0...255) }
         environment = [
             "COUNTERSIGN_DATABASE_URL": databaseURL,
-            "COUNTERSIGN_JOURNEYS_DIR": CommandRunner.repositoryRoot.appendingPathComponent("journeys").path,
+            "COUNTERSIGN_JOURNEYS_DIR": ProductionModeTests.templates,
             "COUNTERSIGN_ADMIN_KEY": Self.adminKey,
             "COUNTERSIGN_MASTER_KEY": Data(key).base64EncodedString(),
             "COUNTERSIGN_PUBLIC_URL": Self.publicURL,
@@ -65,12 +64,8 @@ final class Instances {
         for _ in 0..<count { try start() }
     }
 
-    /// Starts one more instance.
-    @discardableResult
-    func start() throws -> RunningServer {
-        let server = try RunningServer(directory: directory, environment: environment)
-        servers.append(server)
-        return server
+    private func start() throws {
+        servers.append(try RunningServer(directory: directory, environment: environment))
     }
 
     subscript(index: Int) -> RunningServer { servers[index] }
@@ -134,27 +129,48 @@ final class SwitchingTransport: HTTPTransport {
     }
 }
 
-/// A browser's view of `GET /v1/interactions/{id}/events`.
-enum ApprovalEvents {
-    /// The stream as read up to its `approval` event: the status, and whether a keep-alive came first.
+/// A browser's `GET /v1/interactions/{id}/events`, read in the background up to its `approval` event.
+final class EventsStream: Sendable {
+    /// What the stream said: the approval's status, and whether a keep-alive came before it.
     struct Outcome {
         let status: String
         let keptAliveFirst: Bool
     }
 
-    /// Opens the stream on `server` and reads it to its `approval` event. With `reconnecting`, a dropped
-    /// or refused stream is opened again a moment later, as a browser's EventSource does.
-    static func next(server: String, interactionID: String, token: String, reconnecting: Bool = false) async throws -> Outcome {
-        while true {
-            do {
-                return try await read(server: server, interactionID: interactionID, token: token)
-            } catch where reconnecting {
-                try await Task.sleep(for: .milliseconds(500))
+    private let opened = OpenedFlag()
+    private let reading: Task<Outcome, any Error>
+
+    /// Opens the stream on `server`. With `reconnecting`, a stream that drops, or is refused while the
+    /// server cannot serve it (503), is opened again half a second later, as a browser's EventSource does
+    /// (for a minute at most); a refusal that says the request is wrong (4xx) ends it.
+    init(server: String, interactionID: String, token: String, reconnecting: Bool = false) {
+        let opened = opened
+        reading = Task {
+            var attempts = 1
+            while true {
+                do {
+                    return try await Self.read(server: server, interactionID: interactionID, token: token, opened: opened)
+                } catch let refused as StreamRefused where refused.status / 100 == 4 {
+                    throw refused
+                } catch where reconnecting && attempts < 120 {
+                    attempts += 1
+                    try await Task.sleep(for: .milliseconds(500))
+                }
             }
         }
     }
 
-    private static func read(server: String, interactionID: String, token: String) async throws -> Outcome {
+    /// Waits until the server has opened the stream (its first bytes arrived): from then on it listens for
+    /// the approval.
+    func waitUntilOpen() async throws {
+        try await eventually("the events stream is open") { opened.isSet }
+    }
+
+    var outcome: Outcome {
+        get async throws { try await reading.value }
+    }
+
+    private static func read(server: String, interactionID: String, token: String, opened: OpenedFlag) async throws -> Outcome {
         var request = HTTPClientRequest(url: "\(server)/v1/interactions/\(interactionID)/events")
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
@@ -162,6 +178,7 @@ enum ApprovalEvents {
         var text = ""
         for try await chunk in response.body {
             text += String(buffer: chunk)
+            opened.set()
             guard let event = text.range(of: "event: approval\ndata: "), let end = text[event.upperBound...].firstIndex(of: "\n") else { continue }
             let data = try JSONDecoder().decode([String: String].self, from: Data(text[event.upperBound..<end].utf8))
             return Outcome(status: data["status"] ?? "", keptAliveFirst: text[..<event.lowerBound].contains(": keep-alive"))
@@ -169,8 +186,15 @@ enum ApprovalEvents {
         throw StreamRefused(status: 0)
     }
 
+    /// The stream was refused with `status`, or ended (0) before its event.
     struct StreamRefused: Error {
         let status: Int
+    }
+
+    private final class OpenedFlag: Sendable {
+        private let value = Mutex(false)
+        var isSet: Bool { value.withLock { $0 } }
+        func set() { value.withLock { $0 = true } }
     }
 }
 
@@ -190,10 +214,9 @@ struct WebSignIn {
 
     var otp: String? { waiting.data?["otp"]?.stringValue }
 
-    /// Reads the events stream on `server` to its approval event.
-    func approvalEvent(on server: String, reconnecting: Bool = false) async throws -> ApprovalEvents.Outcome {
-        try await ApprovalEvents.next(
-            server: server, interactionID: waiting.interactionID, token: try #require(waiting.interactionToken), reconnecting: reconnecting)
+    /// Opens the events stream on `server`, read in the background to its approval event.
+    func openEvents(on server: String, reconnecting: Bool = false) throws -> EventsStream {
+        EventsStream(server: server, interactionID: waiting.interactionID, token: try #require(waiting.interactionToken), reconnecting: reconnecting)
     }
 
     /// The browser's last call once its approval is settled: the token.
@@ -214,9 +237,16 @@ extension SimulatedPhone {
         return SimulatedPhone(profile: profile, directory: directory)
     }
 
-    /// Opens the pending request named `approvalID` and approves it with the code the browser shows.
+    /// Opens the pending request `payload` names and approves it with the code the browser shows.
     func approve(_ payload: [String: String], otp: String?) async throws {
         let done = try await approve(from: try await open(payload), otp: otp)
         #expect(done.journeyStepID == JourneyStepID.success)
+    }
+}
+
+extension RunningServer {
+    /// `GET /admin/v1/stats` with the instances' admin key: what this instance holds open, what is queued.
+    func stats() async throws -> [String: Any] {
+        try await exchange(url + "/admin/v1/stats", bearer: Instances.adminKey).json
     }
 }

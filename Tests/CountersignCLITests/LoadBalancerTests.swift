@@ -12,33 +12,45 @@ import FoundationNetworking
 /// repository's `deploy/nginx-countersign.conf`, round-robin over two instances on one PostgreSQL database.
 @Suite("Behind nginx", .serialized, .enabled(if: Instances.postgresURL != nil))
 struct LoadBalancerTests {
-    @Test("the demo sign-in runs through nginx, its requests spread over both instances, the events stream unbuffered")
+    @Test("the demo sign-in runs through nginx, its requests spread over both instances, the events stream unbuffered; a forged X-Forwarded-For is replaced; /metrics stays inside")
     func demoFlowThroughNginx() async throws {
         try await Instances.run(environment: ["COUNTERSIGN_TRUSTED_PROXIES": "127.0.0.1"]) { instances in
             let nginx = try await Nginx(upstreams: instances.servers.map(\.port))
             defer { nginx.stop() }
-            try await signIn(through: nginx.url, instances: instances, nginxUpstreams: { nginx.upstreamsUsed })
+            let phone = try await SimulatedPhone.enrolled(on: nginx.url, email: "ada@example.com")
+            // The browser claims another address; nginx replaces the header with the one it saw.
+            let signIn = try await WebSignIn.begin(
+                on: nginx.url, email: "ada@example.com", transport: AddingHeader(name: "X-Forwarded-For", value: "203.0.113.9"))
+            // The stream's first bytes pass nginx before any event exists: it does not buffer them.
+            let events = try signIn.openEvents(on: nginx.url)
+            try await events.waitUntilOpen()
+            let opened = try await phone.open(try #require(try await phone.pending().first))
+            // What the phone shows of the request: the address nginx saw, not one a client could choose.
+            #expect(opened.data?["request_context"]?.objectValue?["client_ip"]?.stringValue == "127.0.0.1")
+            let done = try await phone.approve(from: opened, otp: signIn.otp)
+            #expect(done.journeyStepID == JourneyStepID.success)
+            #expect(try await events.outcome.status == "approved")
+            _ = try await signIn.finish()
+
+            let served = nginx.upstreamsUsed
+            for server in instances.servers {
+                #expect(served.contains("127.0.0.1:\(server.port)"), "instance on port \(server.port) served none of the flow")
+            }
+            #expect(try await exchange(nginx.url + "/metrics").status == 404)
+            #expect(try await exchange(instances[0].url + "/metrics").status == 200, "scraped at each instance directly")
         }
     }
+}
 
-    private func signIn(through nginx: String, instances: Instances, nginxUpstreams: () -> Set<String>) async throws {
-        let phone = try await SimulatedPhone.enrolled(on: nginx, email: "ada@example.com")
-        let signIn = try await WebSignIn.begin(on: nginx, email: "ada@example.com")
-        async let event = signIn.approvalEvent(on: nginx)
-        try await Task.sleep(for: .milliseconds(500))
-        let opened = try await phone.open(try #require(try await phone.pending().first))
-        // What the phone shows of the request: the address nginx saw, not one a client could choose.
-        #expect(opened.data?["request_context"]?.objectValue?["client_ip"]?.stringValue == "127.0.0.1")
-        let done = try await phone.approve(from: opened, otp: signIn.otp)
-        #expect(done.journeyStepID == JourneyStepID.success)
-        let outcome = try await event
-        #expect(outcome.status == "approved")
-        _ = try await signIn.finish()
+/// A transport that adds one header to every request, as a client that sets it itself.
+struct AddingHeader: HTTPTransport {
+    let name: String
+    let value: String
 
-        let served = nginxUpstreams()
-        for server in instances.servers {
-            #expect(served.contains("127.0.0.1:\(server.port)"), "instance on port \(server.port) served none of the flow")
-        }
+    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        var request = request
+        request.setValue(value, forHTTPHeaderField: name)
+        return try await URLSessionTransport().send(request)
     }
 }
 
@@ -100,9 +112,10 @@ final class Nginx {
     }
 
     func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
         try? FileManager.default.removeItem(at: directory)
     }
 }

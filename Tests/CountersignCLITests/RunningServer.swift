@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -34,9 +35,14 @@ final class RunningServer {
         process.standardOutput = log
         process.standardError = log
         try process.run()
-        // Wait until the server announces it is listening (or exits).
+        // Wait until the server announces it is listening (or exits, or a minute passes).
+        let deadline = Date().addingTimeInterval(60)
         while !firstOutput.contains("Server started") {
             guard process.isRunning else { throw ServerDidNotStart(output: output) }
+            guard Date() < deadline else {
+                kill()
+                throw ServerDidNotStart(output: "no \"Server started\" within a minute:\n" + output)
+            }
             Thread.sleep(forTimeInterval: 0.05)
         }
     }
@@ -71,20 +77,11 @@ final class RunningServer {
     }
 
     func get(_ path: String, bearer: String? = nil) async throws -> String {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
-        let (data, _) = try await URLSession.shared.data(for: request)
-        return String(decoding: data, as: UTF8.self)
+        try await exchange(url + path, bearer: bearer).body
     }
 
     func post(_ path: String, json: String, bearer: String? = nil) async throws -> String {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
-        request.httpBody = Data(json.utf8)
-        let (data, _) = try await URLSession.shared.data(for: request)
-        return String(decoding: data, as: UTF8.self)
+        try await exchange(url + path, json: json, bearer: bearer).body
     }
 
     /// A port nothing listens on right now: bind port 0, read what the kernel chose, release it.
@@ -109,4 +106,52 @@ final class RunningServer {
         let output: String
         var description: String { "countersign serve did not start:\n\(output)" }
     }
+}
+
+/// One HTTP exchange as the tests make it: its status, body and headers.
+struct Exchange {
+    let status: Int
+    let body: String
+    let response: HTTPURLResponse
+
+    func header(_ name: String) -> String? { response.value(forHTTPHeaderField: name) }
+
+    var retryAfter: String? { header("Retry-After") }
+
+    /// The body as a JSON object.
+    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] ?? [:] }
+}
+
+/// A GET of `url`, or a POST of `json`; with `bearer` as `Authorization` and any other `headers`.
+func exchange(_ url: String, json: String? = nil, bearer: String? = nil, headers: [String: String] = [:]) async throws -> Exchange {
+    var request = URLRequest(url: URL(string: url)!)
+    request.timeoutInterval = 30
+    if let json {
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(json.utf8)
+    }
+    if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    let (data, response) = try await URLSession.shared.data(for: request)
+    let http = try #require(response as? HTTPURLResponse)
+    return Exchange(status: http.statusCode, body: String(decoding: data, as: UTF8.self), response: http)
+}
+
+/// Waits until `condition` holds, looking again every 50 ms; fails the test after `limit` (a bound against
+/// hanging, not a measure: nothing is asserted about how soon).
+func eventually(_ what: String, within limit: Duration = .seconds(60), _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + limit
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("never happened: \(what)")
+            throw NeverHappened(what: what)
+        }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+}
+
+struct NeverHappened: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "never happened: \(what)" }
 }

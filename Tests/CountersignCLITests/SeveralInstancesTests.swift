@@ -25,7 +25,7 @@ struct SeveralInstancesTests {
 
             // The phone waits on B before the request exists; only A's notification can wake it in time.
             async let inbox = phone.pending(wait: 25)
-            try await Task.sleep(for: .milliseconds(500))
+            try await eventually("B holds the phone's long-poll") { try await instances[1].stats()["inbox_waits_open"] as? Int == 1 }
             let signIn = try await WebSignIn.begin(on: a, email: "ada@example.com")
             let pushed = try await inbox
             #expect(pushed.count == 1)
@@ -33,10 +33,10 @@ struct SeveralInstancesTests {
             #expect(payload["approval_id"] != nil)
 
             // The browser's stream is open on A before the phone answers on B.
-            async let event = signIn.approvalEvent(on: a)
-            try await Task.sleep(for: .milliseconds(500))
+            let events = try signIn.openEvents(on: a)
+            try await events.waitUntilOpen()
             try await phone.approve(payload, otp: signIn.otp)
-            let outcome = try await event
+            let outcome = try await events.outcome
             #expect(outcome.status == "approved")
             #expect(!outcome.keptAliveFirst, "the stream noticed only at its keep-alive, not through the notification")
 
@@ -55,17 +55,17 @@ struct SeveralInstancesTests {
             let phone = try await SimulatedPhone.enrolled(on: b, email: "kay@example.com")
             let transport = SwitchingTransport(to: a)
             let signIn = try await WebSignIn.begin(on: a, email: "kay@example.com", transport: transport)
-            let stream = Task { try await signIn.approvalEvent(on: a) }
-            try await Task.sleep(for: .milliseconds(500))
+            let onA = try signIn.openEvents(on: a)
+            try await onA.waitUntilOpen()
 
             instances[0].kill()
-            await #expect(throws: (any Error).self) { try await stream.value }
+            await #expect(throws: (any Error).self) { try await onA.outcome }
             transport.point(at: b)
 
-            async let event = signIn.approvalEvent(on: b)
+            let onB = try signIn.openEvents(on: b)
             let payload = try #require(try await phone.pending().first)
             try await phone.approve(payload, otp: signIn.otp)
-            #expect(try await event.status == "approved")
+            #expect(try await onB.outcome.status == "approved")
             let claims = try await verify(try await signIn.finish(), withKeysOf: b)
             #expect(claims.deviceID == phone.profile.deviceID)
         }
@@ -78,12 +78,8 @@ struct SeveralInstancesTests {
             let rotated = try await exchange(a + "/admin/v1/signing-keys/rotate", json: "{}", bearer: Instances.adminKey)
             #expect(rotated.status == 201)
             let kid = try #require(try JSONDecoder().decode([String: String].self, from: Data(rotated.body.utf8))["kid"])
-            var published = false
-            for _ in 0..<120 where !published {
-                published = try await exchange(b + "/.well-known/jwks.json").body.contains(kid)
-                if !published { try await Task.sleep(for: .milliseconds(500)) }
-            }
-            #expect(published, "B never published the key rotated on A")
+            // Every instance re-reads the key set at least every 30 s.
+            try await eventually("B publishes the key rotated on A") { try await exchange(b + "/.well-known/jwks.json").body.contains(kid) }
 
             let phone = try await SimulatedPhone.enrolled(on: b, email: "max@example.com")
             let signIn = try await WebSignIn.begin(on: a, email: "max@example.com")
@@ -103,15 +99,15 @@ struct SeveralInstancesTests {
             let phone = try await SimulatedPhone.enrolled(on: b, email: "lin@example.com")
             let signIn = try await WebSignIn.begin(on: a, email: "lin@example.com")
             // As a browser's EventSource, the stream is opened again if the restart drops it.
-            async let event = signIn.approvalEvent(on: a, reconnecting: true)
-            try await Task.sleep(for: .milliseconds(500))
+            let events = try signIn.openEvents(on: a, reconnecting: true)
+            try await events.waitUntilOpen()
 
             try await Instances.pgCtl("restart -m fast -w")
             try await eventuallyReady(instances)
 
             let payload = try #require(try await phone.pending().first, "the request made before the restart is still there")
             try await phone.approve(payload, otp: signIn.otp)
-            #expect(try await event.status == "approved")
+            #expect(try await events.outcome.status == "approved")
             let claims = try await verify(try await signIn.finish(), withKeysOf: a)
             #expect(claims.deviceID == phone.profile.deviceID)
         }
@@ -121,6 +117,8 @@ struct SeveralInstancesTests {
     func databaseOutageIsAnswered() async throws {
         try await Instances.run(count: 1) { instances in
             let server = instances[0]
+            let started = try await exchange(server.url + "/v1/journeys/web_login/start", json: #"{"client_id":"demo-web"}"#).json
+            let (id, token) = (try #require(started["interaction_id"] as? String), try #require(started["interaction_token"] as? String))
             try await Instances.pgCtl("stop -m fast -w")
             do {
                 let ready = try await exchange(server.url + "/readyz")
@@ -132,6 +130,16 @@ struct SeveralInstancesTests {
                 #expect(start.status == 503)
                 #expect(start.retryAfter != nil)
                 #expect(start.body.contains(ErrorCode.databaseUnavailable))
+                let calls = [
+                    try await exchange(
+                        server.url + "/v1/interactions/\(id)/submit", json: #"{"option":"client_input","data":{"email":"ada@example.com"}}"#,
+                        bearer: token),
+                    try await exchange(server.url + "/v1/interactions/\(id)/events", bearer: token),
+                    try await exchange(server.url + "/admin/v1/users", bearer: Instances.adminKey),
+                ]
+                for call in calls {
+                    #expect(call.status == 503 && call.retryAfter != nil && call.body.contains(ErrorCode.databaseUnavailable), "\(call.body)")
+                }
             } catch {
                 try await Instances.pgCtl("start -w")
                 throw error
@@ -173,9 +181,11 @@ struct SeveralInstancesTests {
                 _ = try await WebSignIn.begin(on: servers[(index + 1) % 2], email: "person\(index)@example.com")
             }
 
-            for _ in 0..<400 where apns.requests.count < people { try await Task.sleep(for: .milliseconds(50)) }
-            // Time for a second send of any push to arrive, were there one.
-            try await Task.sleep(for: .seconds(2))
+            // Once no job is queued or being sent (on either instance: they share the table), no push can follow.
+            try await eventually("every push job is finished") {
+                guard apns.requests.count >= people else { return false }
+                return try await instances[0].stats()["push_jobs_queued"] as? Int == 0
+            }
             let sent = apns.requests.map(\.deviceToken)
             #expect(sent.count == people)
             #expect(Set(sent) == Set(tokens))
@@ -201,35 +211,8 @@ struct SeveralInstancesTests {
     /// Waits until every instance says it is ready again.
     private func eventuallyReady(_ instances: Instances) async throws {
         for server in instances.servers where server.process.isRunning {
-            var ready = false
-            for _ in 0..<200 where !ready {
-                ready = (try? await exchange(server.url + "/readyz").status) == 200
-                if !ready { try await Task.sleep(for: .milliseconds(100)) }
-            }
-            try #require(ready, "instance on port \(server.port) never became ready")
+            try await eventually("instance on port \(server.port) is ready") { (try? await exchange(server.url + "/readyz").status) == 200 }
         }
-    }
-
-    private struct Exchange {
-        let status: Int
-        let body: String
-        let retryAfter: String?
-    }
-
-    /// One request (a POST when `json` is given), its status, body and `Retry-After`.
-    private func exchange(_ url: String, json: String? = nil, bearer: String? = nil) async throws -> Exchange {
-        var request = URLRequest(url: URL(string: url)!)
-        request.timeoutInterval = 30
-        if let json {
-            request.httpMethod = "POST"
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data(json.utf8)
-        }
-        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let http = try #require(response as? HTTPURLResponse)
-        return Exchange(
-            status: http.statusCode, body: String(decoding: data, as: UTF8.self), retryAfter: http.value(forHTTPHeaderField: "Retry-After"))
     }
 
     private struct Claims: JWTPayload {

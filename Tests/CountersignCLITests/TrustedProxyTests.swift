@@ -17,20 +17,16 @@ struct TrustedProxyTests {
     private func startsClaiming(_ addresses: [String], on server: RunningServer) async throws -> [Int] {
         var statuses: [Int] = []
         for address in addresses {
-            var request = URLRequest(url: URL(string: server.url + "/v1/journeys/web_login/start")!)
-            request.httpMethod = "POST"
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.setValue(address, forHTTPHeaderField: "X-Forwarded-For")
-            request.httpBody = Data(#"{"client_id":"demo-web"}"#.utf8)
-            let (_, response) = try await URLSession.shared.data(for: request)
-            statuses.append(try #require(response as? HTTPURLResponse).statusCode)
+            let start = try await exchange(
+                server.url + "/v1/journeys/web_login/start", json: #"{"client_id":"demo-web"}"#, headers: ["X-Forwarded-For": address])
+            statuses.append(start.status)
         }
         return statuses
     }
 
     private func server(trusting proxies: String?) throws -> RunningServer {
         var environment = [
-            "COUNTERSIGN_JOURNEYS_DIR": CommandRunner.repositoryRoot.appendingPathComponent("journeys").path,
+            "COUNTERSIGN_JOURNEYS_DIR": ProductionModeTests.templates,
             "COUNTERSIGN_START_RATE_PER_ADDRESS": "1",
         ]
         environment["COUNTERSIGN_TRUSTED_PROXIES"] = proxies

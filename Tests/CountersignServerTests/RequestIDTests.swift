@@ -10,11 +10,7 @@ struct RequestIDTests {
     ])
     func requestIDs(forged: String) async throws {
         let store = LogStore()
-        let database = try await TestDatabase.make()
-        try await TestServer.run(
-            on: database, clock: TestClock(), masterKey: TestServer.randomMasterKey(),
-            prepare: { app in app.logger = Logger(label: "countersign.tests") { _ in CapturingLogHandler(store: store) } }
-        ) { server in
+        try await TestServer.run(prepare: { app in app.logger = Logger(label: "countersign.tests") { _ in CapturingLogHandler(store: store) } }) { server in
             let kept = try await server.send(.GET, "/healthz", headers: ["X-Request-Id": "proxy-1f2e.3:4_5"])
             #expect(kept.headers.first(name: "X-Request-Id") == "proxy-1f2e.3:4_5")
 
@@ -26,6 +22,5 @@ struct RequestIDTests {
             #expect(lines.contains { $0.contains(fresh) })
             #expect(!lines.contains { $0.contains(forged) })
         }
-        try await database.drop()
     }
 }

@@ -24,12 +24,12 @@ struct TestServer {
 
     /// Runs `body` against a fresh server and removes its database afterwards.
     static func run(
-        adjust: (inout Configuration) -> Void = { _ in },
+        adjust: (inout Configuration) -> Void = { _ in }, prepare: @escaping (Application) -> Void = { _ in },
         _ body: (TestServer) async throws -> Void
     ) async throws {
         let database = try await TestDatabase.make()
         do {
-            try await run(on: database, clock: TestClock(), masterKey: randomMasterKey(), adjust: adjust, body)
+            try await run(on: database, clock: TestClock(), masterKey: randomMasterKey(), adjust: adjust, prepare: prepare, body)
         } catch {
             try? await database.drop()
             throw error
