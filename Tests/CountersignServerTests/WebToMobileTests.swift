@@ -274,13 +274,14 @@ struct WebToMobileTests {
         }
     }
 
-    @Test("an unknown user and a user with no device fail the same way")
+    @Test("with unknown_user: reject, an unknown user and a user with no device fail the same way, at once")
     func noDevices() async throws {
-        try await TestServer.run { server in
+        let journeys = try TestServer.journeysWithFixtures()
+        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             #expect(try await server.admin(.POST, "devices/\(phone.deviceID)/revoke").status == .ok)
             for email in ["ada@example.com", "nobody@example.com"] {
-                let rejected = try await TestBrowser(server).signIn(email: email)
+                let rejected = try await TestBrowser(server).signIn("web_login_reject_unknown", email: email)
                 #expect(rejected.journeyStepID == JourneyStepID.rejection)
                 #expect(rejected.data?["reason"] == "no_registered_devices")
             }

@@ -47,6 +47,7 @@ final class MemoryEffects: JourneyEffects {
     // These journeys use no approvals.
     func activeDevices(userID: String) async throws -> [DeviceSummary] { [] }
     func createApproval(_ request: ApprovalRequest) async throws -> String { "apr_1" }
+    func createDecoyApproval(_ request: DecoyApprovalRequest) async throws -> String { "dcy_1" }
     func approval(_ approvalID: String) async throws -> ApprovalSnapshot? { nil }
     func resendApproval(_ approvalID: String) async throws {}
     func cancelApproval(_ approvalID: String) async throws {}

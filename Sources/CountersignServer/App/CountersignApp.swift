@@ -66,7 +66,7 @@ public enum CountersignApp {
         try await gateways.refresh()
         let hashKey = try await ServerSecrets.hashKey(on: storage, secrets: secretBox)
         let approvals = ApprovalLifecycle(
-            storage: storage, clock: clock, otpKey: hashKey, events: events, inbox: gateways.inbox,
+            storage: storage, clock: clock, hashKey: hashKey, events: events, inbox: gateways.inbox,
             limiter: ApprovalLimiter(storage: storage, clock: clock, securityEvents: securityEvents), securityEvents: securityEvents,
             metrics: metrics)
         let enrollmentCodes = EnrollmentCodes(storage: storage, key: hashKey, clock: clock, publicURL: configuration.publicURL)

@@ -7,15 +7,15 @@ import Journeys
 /// An approval's whole life in one type: created with its push queued, closed (approved, denied,
 /// cancelled, failed, push token invalid; expiry is read from its time), and the waiting browser woken
 /// once the close is committed. The journey effects and the push sender both go through it; nothing
-/// else creates or closes an approval.
+/// else creates or closes an approval. Decoys (`DecoyApprovalRecord`) are created and closed here too.
 ///
 /// Every write is held in the caller's `UnitOfWork`, so it commits with the rest of the call, and every
 /// wake-up waits for that commit.
 struct ApprovalLifecycle: Sendable {
     let storage: Storage
     let clock: any WallClock
-    /// Key of the web OTP hashes.
-    let otpKey: SymmetricKey
+    /// The server's hash key: web OTPs and the subjects of decoys are kept only as keyed hashes.
+    let hashKey: SymmetricKey
     let events: any EventBus
     let inbox: InboxPushGateway
     let limiter: ApprovalLimiter
@@ -31,16 +31,8 @@ struct ApprovalLifecycle: Sendable {
     func create(
         _ request: ApprovalRequest, webInteractionID: String, origin: RequestOrigin, device: DeviceRecord, in work: UnitOfWork
     ) async throws -> String {
-        let pending = try await limiter.admit(request)
-        if request.limits.onePendingPerUser {
-            for older in pending { await close(older, as: .cancelled, failureCode: ErrorCode.approvalSuperseded, in: work) }
-        }
-        guard let (applicationID, nativeClientID) = try await storage.clients.application(ofWebClient: request.clientID) else {
-            throw ServiceError(.conflict, ErrorCode.unknownClient, "The web client no longer exists.")
-        }
-        guard let nativeClientID else {
-            throw ServiceError(.conflict, ErrorCode.noNativeClient, "Application '\(applicationID)' has no native client for the phone.")
-        }
+        let (applicationID, nativeClientID) = try await application(ofWebClient: request.clientID)
+        try await admit(.user(request.user.userID), limits: request.limits, in: work)
         let approvalID = SecureRandom.identifier(prefix: "apr")
         let approval = ApprovalRecord(
             id: approvalID, applicationID: applicationID, webClientID: request.clientID, nativeClientID: nativeClientID,
@@ -50,7 +42,7 @@ struct ApprovalLifecycle: Sendable {
             additionalData: request.additionalData.map(JSONEncoder.wire.text),
             requestContext: JSONEncoder.wire.text(origin.summary),
             correlationID: request.correlationID,
-            otpHash: request.otp.map { WebOTP.keyedHash(code: $0, approvalID: approvalID, key: otpKey) },
+            otpHash: request.otp.map { WebOTP.keyedHash(code: $0, approvalID: approvalID, key: hashKey) },
             otpLength: request.otp?.count, otpAttemptsLeft: request.otp == nil ? 0 : Self.otpAttempts, expiresAt: request.expiresAt,
             createdAt: clock.now())
         await work.hold { storage in try await storage.approvals.insert(approval) }
@@ -58,6 +50,41 @@ struct ApprovalLifecycle: Sendable {
         await work.afterCommit { metrics.approvalCreated() }
         await queuePush(of: approvalID, to: device, in: work)
         return approvalID
+    }
+
+    /// A decoy for `request` (an identifier with no phone), waited on by the web interaction
+    /// `webInteractionID`: it passes the same limits, reads and writes as an approval would, so a browser
+    /// cannot tell the two apart, and no push goes anywhere. Returns the decoy's id.
+    func createDecoy(_ request: DecoyApprovalRequest, webInteractionID: String, in work: UnitOfWork) async throws -> String {
+        let (applicationID, _) = try await application(ofWebClient: request.clientID)
+        let subject = DecoyApprovalRecord.subjectDigest(identifier: request.identifier, applicationID: applicationID, key: hashKey)
+        try await admit(.unknown(digest: subject), limits: request.limits, in: work)
+        let decoy = DecoyApprovalRecord(
+            id: SecureRandom.identifier(prefix: DecoyApprovalRecord.idPrefix), applicationID: applicationID, subjectDigest: subject,
+            webInteractionID: webInteractionID, status: ApprovalStatus.pending.rawValue, failureCode: nil,
+            expiresAt: request.expiresAt, createdAt: clock.now(), resolvedAt: nil)
+        await work.hold { storage in try await storage.approvals.insertDecoy(decoy) }
+        return decoy.id
+    }
+
+    /// The application of a web client and its native client, which the phone must use.
+    private func application(ofWebClient clientID: String) async throws -> (applicationID: String, nativeClientID: String) {
+        guard let (applicationID, nativeClientID) = try await storage.clients.application(ofWebClient: clientID) else {
+            throw ServiceError(.conflict, ErrorCode.unknownClient, "The web client no longer exists.")
+        }
+        guard let nativeClientID else {
+            throw ServiceError(.conflict, ErrorCode.noNativeClient, "Application '\(applicationID)' has no native client for the phone.")
+        }
+        return (applicationID, nativeClientID)
+    }
+
+    /// Passes the push-fatigue limits for `subject`; with one pending approval per user, cancels the ones
+    /// waiting as superseded.
+    private func admit(_ subject: ApprovalSubject, limits: ApprovalLimits, in work: UnitOfWork) async throws {
+        let pending = try await limiter.admit(subject, limits: limits)
+        if limits.onePendingPerUser {
+            for older in pending { await close(older, as: .cancelled, failureCode: ErrorCode.approvalSuperseded, in: work) }
+        }
     }
 
     /// Sends the approval's push to `device` again.
@@ -93,7 +120,7 @@ struct ApprovalLifecycle: Sendable {
         guard let hash = approval.otpHash, approval.status(at: clock.now()) == .pending, approval.otpAttemptsLeft > 0 else {
             return .exhausted
         }
-        if WebOTP.matches(code: code, approvalID: approval.id, storedHash: hash, key: otpKey) { return .valid }
+        if WebOTP.matches(code: code, approvalID: approval.id, storedHash: hash, key: hashKey) { return .valid }
         let seen = approval.otpAttemptsLeft
         let left = seen - 1
         await work.hold { storage in
@@ -127,7 +154,8 @@ struct ApprovalLifecycle: Sendable {
             let approvals = storage.approvals
             let closed = try await approvals.close(approvalID, as: status, failureCode: failureCode, amr: amr, authTime: authTime, at: now)
             if closed {
-                await work.afterCommit { metrics.approvalClosed(outcome: status.rawValue) }
+                // The figures count approvals; a decoy is none.
+                if !DecoyApprovalRecord.isDecoy(approvalID) { await work.afterCommit { metrics.approvalClosed(outcome: status.rawValue) } }
             } else if refusingIfClosed {
                 throw ServiceError.approvalNotPending(try await approvals.status(of: approvalID, at: now))
             }

@@ -14,18 +14,16 @@ struct ApprovalLimiter: Sendable {
     /// past an hour).
     static let approvalsLookedAt = 16
 
-    /// Refuses a new request for `request.user` when the limits say so; otherwise returns the user's
-    /// approvals still pending, newest first. One read: the user's newest approvals.
-    func admit(_ request: ApprovalRequest) async throws -> [ApprovalOutcomeRow] {
+    /// Refuses a new request for `subject` when `limits` say so; otherwise returns the subject's approvals
+    /// still pending, newest first. One read: the subject's newest approvals.
+    func admit(_ subject: ApprovalSubject, limits: ApprovalLimits) async throws -> [ApprovalOutcomeRow] {
         let now = clock.now()
-        let limits = request.limits
-        let userID = request.user.userID
         // While a report blocks, no newer approval is created: the reported one stays among those read.
-        let recent = try await storage.approvals.outcomes(ofUser: userID, limit: Self.approvalsLookedAt)
+        let recent = try await storage.approvals.outcomes(of: subject, limit: Self.approvalsLookedAt)
         if limits.notMeBlock > 0, let reported = recent.compactMap(\.reportedNotMineAt).max(),
             now < reported.addingTimeInterval(limits.notMeBlock)
         {
-            try await refuse(userID, until: reported.addingTimeInterval(limits.notMeBlock), now: now,
+            try await refuse(subject, until: reported.addingTimeInterval(limits.notMeBlock), now: now,
                 because: "the user reported a request as not theirs")
         }
         let unapproved = recent.prefix { $0.status(at: now) != .approved }.count
@@ -33,17 +31,25 @@ struct ApprovalLimiter: Sendable {
         if backoff > 0, let newest = recent.first {
             let allowedAt = newest.createdAt.addingTimeInterval(backoff)
             if now < allowedAt {
-                try await refuse(userID, until: allowedAt, now: now, because: "\(unapproved) requests in a row were not approved")
+                try await refuse(subject, until: allowedAt, now: now, because: "\(unapproved) requests in a row were not approved")
             }
         }
         return recent.filter { $0.status(at: now) == .pending }
     }
 
-    private func refuse(_ userID: String, until date: Date, now: Date, because reason: String) async throws -> Never {
+    /// The refusal is the same for a user and for an identifier with no phone; only the security event
+    /// (for the operator) says which it was.
+    private func refuse(_ subject: ApprovalSubject, until date: Date, now: Date, because reason: String) async throws -> Never {
         // Whole seconds, rounded up; less the millisecond a time read back from the database may gain.
         let seconds = max(1, Int((date.timeIntervalSince(now) - 0.001).rounded(.up)))
-        try await securityEvents.recordNow(
-            .rateLimited, userID: userID, detail: "a new approval was refused for \(seconds) s: \(reason)", source: userID)
+        let detail = "a new approval was refused for \(seconds) s: \(reason)"
+        switch subject {
+        case .user(let userID):
+            try await securityEvents.recordNow(.rateLimited, userID: userID, detail: detail, source: userID)
+        case .unknown(let digest):
+            try await securityEvents.recordNow(
+                .rateLimited, userID: nil, detail: detail + " (an identifier with no phone)", source: digest)
+        }
         throw ServiceError(.tooSoon(retryAfter: seconds), ErrorCode.rateLimited, "Too many requests for this user; try again in \(seconds) s.")
     }
 }

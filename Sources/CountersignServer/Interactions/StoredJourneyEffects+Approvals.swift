@@ -22,6 +22,10 @@ extension StoredJourneyEffects {
         return try await approvals.create(request, webInteractionID: interactionID, origin: origin, device: device, in: work)
     }
 
+    func createDecoyApproval(_ request: DecoyApprovalRequest) async throws -> String {
+        try await approvals.createDecoy(request, webInteractionID: interactionID, in: work)
+    }
+
     func approval(_ approvalID: String) async throws -> ApprovalSnapshot? {
         try await storage.approvals.snapshot(approvalID, at: services.clock.now())
     }
@@ -34,7 +38,7 @@ extension StoredJourneyEffects {
     }
 
     func cancelApproval(_ approvalID: String) async throws {
-        guard let approval = try await storage.approvals.find(approvalID) else { return }
+        guard let approval = try await storage.approvals.outcome(approvalID) else { return }
         await approvals.close(approval, as: .cancelled, failureCode: ErrorCode.cancelled, in: work)
     }
 

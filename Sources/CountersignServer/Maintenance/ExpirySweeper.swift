@@ -6,7 +6,8 @@ import Vapor
 
 /// Removes what has outlived its use, in the background: accepted device signatures once they could
 /// no longer be fresh, and interactions, approvals and their push jobs and delivery records once they
-/// have been expired for longer than the retention. Transaction evidence is kept.
+/// have been expired for longer than the retention; decoys an hour after they expire (they belong to no
+/// one). Transaction evidence is kept.
 ///
 /// Rows go in small batches, each its own short transaction, with a pause between batches, so requests
 /// writing meanwhile wait at most one batch (on SQLite a delete holds the only write lock while it runs).
@@ -33,8 +34,9 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
         var pushJobs = 0
         var pushDeliveries = 0
         var enrollmentCodes = 0
+        var decoyApprovals = 0
 
-        var total: Int { deviceSignatures + interactions + approvals + pushJobs + pushDeliveries + enrollmentCodes }
+        var total: Int { deviceSignatures + interactions + approvals + pushJobs + pushDeliveries + enrollmentCodes + decoyApprovals }
     }
 
     init(storage: Storage, clock: any WallClock, retention: TimeInterval, interval: TimeInterval, logger: Logger) {
@@ -63,6 +65,7 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
                         "device_signatures": "\(removed.deviceSignatures)", "interactions": "\(removed.interactions)",
                         "approvals": "\(removed.approvals)", "push_jobs": "\(removed.pushJobs)",
                         "push_deliveries": "\(removed.pushDeliveries)", "enrollment_codes": "\(removed.enrollmentCodes)",
+                        "decoy_approvals": "\(removed.decoyApprovals)",
                         "duration": "\(started.duration(to: .now))",
                     ])
                 }
@@ -95,6 +98,10 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
         }
             + inBatches { try await $0.deleteExpired(from: InteractionStore.table, before: cutoff, limit: $1) }
         removed.enrollmentCodes = try await inBatches { try await $0.deleteExpired(from: EnrollmentCodeStore.table, before: cutoff, limit: $1) }
+        let decoysCutoff = now.addingTimeInterval(-DecoyApprovalRecord.keptAfterExpiry)
+        removed.decoyApprovals = try await inBatches {
+            try await $0.deleteExpired(from: ApprovalStore.decoyTable, before: decoysCutoff, limit: $1)
+        }
         return removed
     }
 

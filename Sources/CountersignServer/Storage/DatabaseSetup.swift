@@ -89,6 +89,7 @@ enum DatabaseSetup {
         migrations.add(AddRequestContextAndInteractionUser())
         migrations.add(CreateUserApplications())
         migrations.add(CreateApplicationOrigins())
+        migrations.add(CreateDecoyApprovals())
         let migrator = Migrator(databases: databases, migrations: migrations, logger: app.logger, on: app.eventLoopGroup.any())
         try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
     }

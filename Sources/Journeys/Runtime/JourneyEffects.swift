@@ -121,6 +121,9 @@ public protocol ApprovalEffects: Sendable {
     func activeDevices(userID: String) async throws -> [DeviceSummary]
     /// Creates a pending approval and pushes it to its device once the call commits; returns its id.
     func createApproval(_ request: ApprovalRequest) async throws -> String
+    /// Creates a decoy for an identifier with no phone to ask: read, cancelled, superseded, limited and
+    /// expired like an approval of `request`, pushed to no one and never approved; returns its id.
+    func createDecoyApproval(_ request: DecoyApprovalRequest) async throws -> String
     /// The approval's current state; an approval past its expiry reads as `expired`.
     func approval(_ approvalID: String) async throws -> ApprovalSnapshot?
     /// Pushes the approval to its device again.
@@ -162,6 +165,16 @@ public struct ApprovalRequest: Sendable {
     public let correlationID: String?
     /// The web OTP, when the browser shows one; stored only as a keyed hash.
     public let otp: String?
+    public let expiresAt: Date
+    public let limits: ApprovalLimits
+}
+
+/// What a decoy stands in for: an approval the browser waits on for `identifier`, who has no phone.
+public struct DecoyApprovalRequest: Sendable {
+    /// What the browser typed (an external user id or email).
+    public let identifier: String
+    /// The web client, whose application the identifier is looked for in.
+    public let clientID: String
     public let expiresAt: Date
     public let limits: ApprovalLimits
 }
@@ -210,8 +223,9 @@ public enum ApprovalStatus: String, Sendable, Codable {
 public struct ApprovalSnapshot: Sendable {
     public let id: String
     public let status: ApprovalStatus
-    public let user: UserContext
-    public let deviceID: String
+    /// The user and device asked; nil for a decoy (`ApprovalEffects.createDecoyApproval`), which asks no one.
+    public let user: UserContext?
+    public let deviceID: String?
     /// Methods the phone proved, once approved.
     public let amr: [String]
     public let authTime: Date?
@@ -226,7 +240,7 @@ public struct ApprovalSnapshot: Sendable {
     public let pushStatus: String?
 
     public init(
-        id: String, status: ApprovalStatus, user: UserContext, deviceID: String, amr: [String], authTime: Date?,
+        id: String, status: ApprovalStatus, user: UserContext?, deviceID: String?, amr: [String], authTime: Date?,
         failureCode: String?, expiresAt: Date, approvalData: ApprovalData?, otpLength: Int?, otpAttemptsLeft: Int,
         pushStatus: String? = nil
     ) {

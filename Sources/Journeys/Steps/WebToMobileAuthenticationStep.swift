@@ -7,7 +7,12 @@ import Foundation
 /// Config: `external_user_id` (expression), `mobile_journey`, `display_web_otp`, `otp_length` (6),
 /// `polling_interval` (2–5 s, default 3), `resend_attempts` (3), `expires_in` (300 s),
 /// `device_selection` (`ask` | `most_recent`), `approval_data` (values may be expressions; default:
-/// the start call's `approval_data`), `additional_data`.
+/// the start call's `approval_data`), `additional_data`, `unknown_user` (`decoy` | `reject`).
+///
+/// An identifier with no phone (unknown, or whose phones were all revoked) gets, by default, the same
+/// waiting step as a registered one, on a decoy that ends as an unanswered approval would: a stranger
+/// cannot tell which emails have an account. `unknown_user: reject` ends the step at once with
+/// `no_registered_devices` instead.
 public struct WebToMobileAuthenticationStep: StepBehavior {
     static let resendOption = ClientResponseOption(type: .resend, id: "resend", label: "Resend")
 
@@ -25,14 +30,23 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         state.current?.secrets[Key.approvalID]
     }
 
+    /// Whom the browser's request goes to.
+    enum Addressee {
+        case device(UserContext, DeviceSummary)
+        /// An identifier with no phone: a decoy stands in for the approval.
+        case nobody(identifier: String)
+    }
+
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
         let noDevices = StepEntry.outcome(.failure(WireError(
             code: ErrorCode.noRegisteredDevices, message: "The user has no registered device to approve with.")))
-        guard let externalUserID = environment.string("external_user_id"),
-            let user = try await environment.effects.findUser(externalUserID: externalUserID)
-        else { return noDevices }
-        let devices = try await environment.effects.activeDevices(userID: user.userID)
-        guard let newest = devices.first else { return noDevices }
+        guard let externalUserID = environment.string("external_user_id") else { return noDevices }
+        let user = try await environment.effects.findUser(externalUserID: externalUserID)
+        let devices = if let user { try await environment.effects.activeDevices(userID: user.userID) } else { [DeviceSummary]() }
+        guard let user, let newest = devices.first else {
+            if environment.string("unknown_user") == "reject" { return noDevices }
+            return try await startWaiting(on: .nobody(identifier: externalUserID), &state, environment)
+        }
         if devices.count > 1, environment.string("device_selection") ?? "ask" == "ask" {
             // The browser is not signed in yet: with `show_device_names: false` it learns no device's name.
             let showNames = environment.config["show_device_names"] != .bool(false)
@@ -47,7 +61,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
                     Key.deviceCodes: choices.map { "\($0.code)=\($0.id)" }.joined(separator: ","),
                 ])
         }
-        return try await startApproval(for: user, device: newest, &state, environment)
+        return try await startWaiting(on: .device(user, newest), &state, environment)
     }
 
     func receive(_ input: JSONValue?, _ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepOutcome {
@@ -68,13 +82,15 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
             if let pushStatus = approval.pushStatus { data["push_status"] = .string(pushStatus) }
             return .stay(data: .object(data), secrets: secrets, error: nil)
         case .approved:
-            state.actFor(approval.user)
+            // Only an approval a phone answered is approved; a decoy has neither user nor device.
+            guard let user = approval.user, let deviceID = approval.deviceID else { throw ClientResponseNotValid("no approval is pending") }
+            state.actFor(user)
             state.amr = approval.amr
             state.authTime = approval.authTime
-            state.deviceID = approval.deviceID
+            state.deviceID = deviceID
             // An approval with details is approved only when the phone signed them.
             state.signedApprovalData = approval.approvalData
-            return .next(output: ["approval_id": .string(approvalID), "device_id": .string(approval.deviceID)])
+            return .next(output: ["approval_id": .string(approvalID), "device_id": .string(deviceID)])
         case .denied:
             return .failure(WireError(code: ErrorCode.mobileRejected, message: "The request was denied on the phone."))
         case .failed:
@@ -128,16 +144,18 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         else {
             return .failure(WireError(code: ErrorCode.noRegisteredDevices, message: "The chosen device is no longer registered."))
         }
-        switch try await startApproval(for: user, device: device, &state, environment) {
+        switch try await startWaiting(on: .device(user, device), &state, environment) {
         case .present(_, let data, let secrets): return .stay(data: data, secrets: secrets, error: nil)
         case .outcome(let outcome): return outcome
         }
     }
 
-    private func startApproval(
-        for user: UserContext, device: DeviceSummary, _ state: inout InteractionState, _ environment: StepEnvironment
+    /// Creates the approval (or, for nobody, its decoy) and presents the waiting step; both look the same
+    /// to the browser.
+    private func startWaiting(
+        on addressee: Addressee, _ state: inout InteractionState, _ environment: StepEnvironment
     ) async throws -> StepEntry {
-        guard device.canReceivePush else {
+        if case .device(_, let device) = addressee, !device.canReceivePush {
             return .outcome(.failure(WireError(
                 code: ErrorCode.pushTokenInvalid,
                 message: "The phone's push registration is no longer valid; open the app on the phone to register it again.")))
@@ -150,11 +168,17 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         let displayOTP = environment.config["display_web_otp"] == .bool(true)
         let otp = displayOTP ? WebOTP.generate(length: environment.integer("otp_length", default: WebOTP.defaultLength, in: 4...10)) : nil
         let expiresAt = environment.now.addingTimeInterval(TimeInterval(environment.integer("expires_in", default: 300, in: 30...3600)))
-        let approvalID = try await environment.effects.createApproval(ApprovalRequest(
-            user: user, deviceID: device.id, clientID: state.clientID, journeyID: state.journeyID,
-            mobileJourneyID: environment.string("mobile_journey") ?? "mobile_approve", approvalData: approvalData,
-            additionalData: environment.config["additional_data"], correlationID: state.correlationID, otp: otp,
-            expiresAt: expiresAt, limits: Self.limits(environment)))
+        let approvalID = switch addressee {
+        case .device(let user, let device):
+            try await environment.effects.createApproval(ApprovalRequest(
+                user: user, deviceID: device.id, clientID: state.clientID, journeyID: state.journeyID,
+                mobileJourneyID: environment.string("mobile_journey") ?? "mobile_approve", approvalData: approvalData,
+                additionalData: environment.config["additional_data"], correlationID: state.correlationID, otp: otp,
+                expiresAt: expiresAt, limits: Self.limits(environment)))
+        case .nobody(let identifier):
+            try await environment.effects.createDecoyApproval(DecoyApprovalRequest(
+                identifier: identifier, clientID: state.clientID, expiresAt: expiresAt, limits: Self.limits(environment)))
+        }
         let resends = environment.integer("resend_attempts", default: 3, in: 0...10)
         var data: [String: JSONValue] = [
             "polling_interval": .number(Double(Self.pollingInterval(environment))),

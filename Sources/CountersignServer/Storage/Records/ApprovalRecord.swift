@@ -71,8 +71,18 @@ struct ApprovalRecord: Codable, Sendable, ClosableApproval {
     }
 }
 
-/// Where one approval stands, without the rest of its record.
+/// Whose approvals the push-fatigue limits count: a user's, or the decoys of an identifier with no phone.
+enum ApprovalSubject: Sendable {
+    case user(String)
+    /// `DecoyApprovalRecord.subjectDigest`.
+    case unknown(digest: String)
+}
+
+/// Where one approval (or decoy) stands, without the rest of its record.
 struct ApprovalOutcomeRow: Codable, Sendable, ClosableApproval {
+    /// The columns it is read from, which both tables have.
+    static let columns = "id, web_interaction_id, status, failure_code, expires_at, created_at, resolved_at"
+
     let id: String
     let webInteractionID: String
     let status: String

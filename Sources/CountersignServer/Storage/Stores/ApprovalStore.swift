@@ -3,11 +3,18 @@ import FluentSQL
 import Foundation
 import Journeys
 
-/// Every statement on `approvals`. Browsers, phones and the push sender read approvals on every call,
-/// so each read the hot paths need is one query.
+/// Every statement on `approvals` and on `decoy_approvals` (`DecoyApprovalRecord`), which a browser waits
+/// on alike: the reads and closes a browser's calls make take either id. Browsers, phones and the push
+/// sender read approvals on every call, so each read the hot paths need is one query.
 struct ApprovalStore {
     static let table = "approvals"
+    static let decoyTable = "decoy_approvals"
     let sql: any SQLDatabase
+
+    /// The table that holds approval `id`.
+    private static func table(of id: String) -> String {
+        DecoyApprovalRecord.isDecoy(id) ? decoyTable : table
+    }
 
     func find(_ id: String) async throws -> ApprovalRecord? {
         try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decoding: ApprovalRecord.self)
@@ -17,18 +24,40 @@ struct ApprovalStore {
         try await sql.insert(into: Self.table).model(approval).run()
     }
 
-    /// How the user's newest `limit` approvals stand, newest first: what the push-fatigue limits look at,
-    /// on every new approval, so only the columns they need.
-    func outcomes(ofUser userID: String, limit: Int) async throws -> [ApprovalOutcomeRow] {
-        try await sql.raw("""
-            SELECT id, web_interaction_id, status, failure_code, expires_at, created_at, resolved_at FROM \(ident: Self.table)
-            WHERE user_id = \(bind: userID) ORDER BY created_at DESC LIMIT \(literal: limit)
+    func insertDecoy(_ decoy: DecoyApprovalRecord) async throws {
+        try await sql.insert(into: Self.decoyTable).model(decoy).run()
+    }
+
+    /// How the subject's newest `limit` approvals (or decoys) stand, newest first: what the push-fatigue
+    /// limits look at, on every new approval, so only the columns they need.
+    func outcomes(of subject: ApprovalSubject, limit: Int) async throws -> [ApprovalOutcomeRow] {
+        let (table, condition): (String, SQLQueryString) = switch subject {
+        case .user(let userID): (Self.table, "user_id = \(bind: userID)")
+        case .unknown(let digest): (Self.decoyTable, "subject_digest = \(bind: digest)")
+        }
+        return try await sql.raw("""
+            SELECT \(unsafeRaw: ApprovalOutcomeRow.columns) FROM \(ident: table)
+            WHERE \(condition) ORDER BY created_at DESC LIMIT \(literal: limit)
             """).all(decoding: ApprovalOutcomeRow.self)
     }
 
+    /// Where approval (or decoy) `id` stands.
+    func outcome(_ id: String) async throws -> ApprovalOutcomeRow? {
+        try await sql.raw("SELECT \(unsafeRaw: ApprovalOutcomeRow.columns) FROM \(ident: Self.table(of: id)) WHERE id = \(bind: id)")
+            .first(decoding: ApprovalOutcomeRow.self)
+    }
+
     /// The approval with its user and the status of its latest push, in one query: what a waiting
-    /// browser reads on every poll.
+    /// browser reads on every poll. A decoy reads as an approval pushed to no one in particular.
     func snapshot(_ id: String, at now: Date) async throws -> ApprovalSnapshot? {
+        if DecoyApprovalRecord.isDecoy(id) {
+            return try await outcome(id).map { decoy in
+                ApprovalSnapshot(
+                    id: id, status: decoy.status(at: now), user: nil, deviceID: nil, amr: [], authTime: nil,
+                    failureCode: decoy.failureCode, expiresAt: decoy.expiresAt, approvalData: nil, otpLength: nil,
+                    otpAttemptsLeft: 0, pushStatus: PushStatus.sent.rawValue)
+            }
+        }
         guard let row = try await sql.raw("""
             SELECT a.*, u.external_user_id, u.email,
                 (SELECT p.status FROM push_jobs p WHERE p.approval_id = a.id ORDER BY p.created_at DESC LIMIT 1) AS push_status
@@ -58,20 +87,23 @@ struct ApprovalStore {
                 case expiresAt = "expires_at"
             }
         }
-        guard let row = try await sql.raw("SELECT status, expires_at FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decoding: Row.self)
+        guard let row = try await sql.raw("SELECT status, expires_at FROM \(ident: Self.table(of: id)) WHERE id = \(bind: id)")
+            .first(decoding: Row.self)
         else { return .expired }
         return ApprovalRecord.status(stored: row.status, expiresAt: row.expiresAt, at: now)
     }
 
-    /// Ends the approval if it is still open: pending and not past its expiry. Returns whether this
-    /// call ended it; an approval already settled, cancelled or expired is left as it is.
+    /// Ends the approval (or decoy) if it is still open: pending and not past its expiry. Returns whether
+    /// this call ended it; an approval already settled, cancelled or expired is left as it is.
     func close(
         _ id: String, as status: ApprovalStatus, failureCode: String?, amr: [String], authTime: Date?, at now: Date
     ) async throws -> Bool {
-        try await !sql.raw("""
-            UPDATE \(ident: Self.table)
-            SET status = \(bind: status.rawValue), failure_code = \(bind: failureCode), amr = \(bind: amr.joined(separator: ",")),
-                auth_time = \(bind: authTime), resolved_at = \(bind: now)
+        let table = Self.table(of: id)
+        let proof: SQLQueryString = table == Self.table
+            ? ", amr = \(bind: amr.joined(separator: ",")), auth_time = \(bind: authTime)" : ""
+        return try await !sql.raw("""
+            UPDATE \(ident: table)
+            SET status = \(bind: status.rawValue), failure_code = \(bind: failureCode), resolved_at = \(bind: now)\(proof)
             WHERE id = \(bind: id) AND status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)
             RETURNING id
             """).all().isEmpty

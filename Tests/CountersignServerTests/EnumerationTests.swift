@@ -1,0 +1,179 @@
+import CountersignClient
+import CountersignCore
+import Foundation
+import Testing
+import Vapor
+import VaporTesting
+
+/// A stranger with only the public client id types emails into the web sign-in to learn which have an
+/// account. Every answer they can see must be the same for a registered email as for one with no phone.
+@Suite("Enumeration: a registered email and one with no phone look alike to a browser")
+struct EnumerationTests {
+    /// What an answer shows, without the values that differ on every call anyway (ids, tokens, times, the
+    /// code's digits): the status, the step, the keys and kinds of every member, and the push status.
+    static func shape(_ answer: (status: HTTPStatus, body: JSONValue, headers: HTTPHeaders)) -> String {
+        func shape(_ value: JSONValue, key: String?) -> String {
+            switch value {
+            case .object(let members):
+                return "{" + members.keys.sorted().map { "\($0): \(shape(members[$0]!, key: $0))" }.joined(separator: ", ") + "}"
+            case .array(let items): return "[" + items.map { shape($0, key: nil) }.joined(separator: ", ") + "]"
+            case .string(let text):
+                // These name the step and what it is waiting for; the rest are ids, tokens, times and codes.
+                let telling = ["journey_step_id", "push_status", "code", "type", "reason", "status"]
+                return key.map(telling.contains) == true ? text : "string(\(text.count))"
+            default: return "\(value)"
+            }
+        }
+        return "\(answer.status.code) \(answer.headers.first(name: "Retry-After") ?? "-") \(shape(answer.body, key: nil))"
+    }
+
+    /// Starts `web_login` (number matching, as shipped) and submits `email`.
+    static func signIn(_ server: TestServer, email: String) async throws
+        -> (id: String, token: String?, answer: (status: HTTPStatus, body: JSONValue, headers: HTTPHeaders))
+    {
+        let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
+        let id = try #require(started.body["interaction_id"]?.stringValue)
+        let answer = try await server.send(
+            .POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": ["email": .string(email)]],
+            bearer: started.body["interaction_token"]?.stringValue)
+        return (id, answer.body["interaction_token"]?.stringValue, answer)
+    }
+
+    static func submit(_ server: TestServer, _ id: String, token: String?, option: String = "client_input") async throws
+        -> (status: HTTPStatus, body: JSONValue, headers: HTTPHeaders)
+    {
+        try await server.send(.POST, "/v1/interactions/\(id)/submit", json: ["option": .string(option), "data": [:]], bearer: token)
+    }
+
+    /// Opens the interaction's events stream and waits until the server holds it.
+    static func openStream(_ server: TestServer, _ id: String, token: String?) async throws -> Task<TestingHTTPResponse, any Error> {
+        let stream = server.openEventsStream(id, token: try #require(token))
+        try await eventually("the stream is open") { try await server.admin(.GET, "stats").body["event_streams_open"] == 1 }
+        return stream
+    }
+
+    /// Ada has a phone; Bob had one and it was revoked; nobody@ was never registered.
+    static let emails = ["ada@example.com", "bob@example.com", "nobody@example.com"]
+
+    static func registerAdaAndBob(_ server: TestServer) async throws {
+        _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+        let bob = try await RegisteredPhone.register(server, email: "bob@example.com")
+        #expect(try await server.admin(.POST, "devices/\(bob.deviceID)/revoke").status == .ok)
+    }
+
+    @Test("the waiting step, its polls, a resend and its expiry read the same for a registered email, a revoked one and an unknown one")
+    func sameAnswers() async throws {
+        try await TestServer.run { server in
+            try await Self.registerAdaAndBob(server)
+            var seen: [String: [String]] = [:]
+            var waiting: [String: (id: String, token: String?)] = [:]
+            for email in Self.emails {
+                let (id, token, answer) = try await Self.signIn(server, email: email)
+                #expect(answer.body["journey_step_id"] == .string(JourneyStepID.mobileApproveAuthentication))
+                #expect(answer.body["data"]?["otp"]?.stringValue?.count == 6, "the browser shows a code to type on the phone")
+                seen[email] = [Self.shape(answer)]
+                waiting[email] = (id, token)
+            }
+            /// Submits for `email`'s browser, which goes on with the token each answer hands it.
+            func submit(_ email: String, option: String = "client_input") async throws -> (status: HTTPStatus, body: JSONValue, headers: HTTPHeaders) {
+                let (id, token) = try #require(waiting[email])
+                let answer = try await Self.submit(server, id, token: token, option: option)
+                waiting[email] = (id, answer.body["interaction_token"]?.stringValue ?? token)
+                seen[email]!.append(Self.shape(answer))
+                return answer
+            }
+            // A poll at once is told to slow down; one after the interval, that the push went out.
+            for email in Self.emails { _ = try await submit(email) }
+            server.clock.advance(by: 4)
+            for email in Self.emails {
+                #expect(try await submit(email).body["data"]?["push_status"] == "sent")
+                _ = try await submit(email, option: "resend")
+            }
+            // Past the five minutes, every one ends as an unanswered request does.
+            server.clock.advance(by: 300)
+            for email in Self.emails {
+                let ended = try await submit(email)
+                #expect(ended.body["journey_step_id"] == .string(JourneyStepID.rejection))
+                #expect(ended.body["data"]?["reason"] == .string(ErrorCode.expired))
+            }
+            #expect(seen["bob@example.com"] == seen["ada@example.com"])
+            #expect(seen["nobody@example.com"] == seen["ada@example.com"])
+            // Nothing was pushed for the two without a phone, and nothing about them was stored in clear.
+            #expect(try await server.count("approvals") == 1)
+            let stored = try await #require(server.app.countersignSQL).raw("SELECT * FROM decoy_approvals").all()
+            #expect(stored.count == 2)
+            for row in stored {
+                let digest = try row.decode(column: "subject_digest", as: String.self)
+                #expect(!digest.contains("nobody") && !digest.contains("bob"))
+            }
+        }
+    }
+
+    @Test("the push-fatigue backoff and one pending request per person meet an unknown email as they meet a registered one")
+    func sameLimits() async throws {
+        try await TestServer.run { server in
+            try await Self.registerAdaAndBob(server)
+            var seen: [String: [String]] = [:]
+            for email in Self.emails {
+                let first = try await Self.signIn(server, email: email)
+                let stream = try await Self.openStream(server, first.id, token: first.token)
+                // At once: refused for the backoff's 10 s, and nothing is created.
+                let refused = try await Self.signIn(server, email: email)
+                #expect(refused.answer.status == .tooManyRequests)
+                #expect(refused.answer.body["error"]?["code"] == .string(ErrorCode.rateLimited))
+                // After it: the new request replaces the one waiting, whose browser is told at once.
+                server.clock.advance(by: 11)
+                let second = try await Self.signIn(server, email: email)
+                #expect(second.answer.body["journey_step_id"] == .string(JourneyStepID.mobileApproveAuthentication))
+                let event = try await stream.value.body.string
+                #expect(event.contains("event: approval\ndata: {\"status\":\"cancelled\"}"))
+                let replaced = try await Self.submit(server, first.id, token: first.token)
+                #expect(replaced.body["data"]?["reason"] == .string(ErrorCode.approvalSuperseded))
+                // Two unanswered in a row: twice as long.
+                let again = try await Self.signIn(server, email: email)
+                #expect(again.answer.headers.first(name: "Retry-After") == "20")
+                seen[email] = [refused, second, again].map { Self.shape($0.answer) } + [event, Self.shape(replaced)]
+                // Let the next email start from a clean slate of time.
+                server.clock.advance(by: 3600)
+            }
+            #expect(seen["bob@example.com"] == seen["ada@example.com"])
+            #expect(seen["nobody@example.com"] == seen["ada@example.com"])
+        }
+    }
+
+    @Test("a browser that cancels its wait is answered alike, and its events stream ends alike")
+    func sameCancel() async throws {
+        try await TestServer.run { server in
+            try await Self.registerAdaAndBob(server)
+            var seen: [String: [String]] = [:]
+            for email in Self.emails {
+                let waiting = try await Self.signIn(server, email: email)
+                let stream = try await Self.openStream(server, waiting.id, token: waiting.token)
+                let cancelled = try await Self.submit(server, waiting.id, token: waiting.token, option: "cancel")
+                #expect(cancelled.body["journey_step_id"] == .string(JourneyStepID.rejection))
+                seen[email] = [Self.shape(cancelled), try await stream.value.body.string]
+                server.clock.advance(by: 3600)
+            }
+            #expect(seen["ada@example.com"]?.last?.contains("{\"status\":\"cancelled\"}") == true)
+            #expect(seen["bob@example.com"] == seen["ada@example.com"])
+            #expect(seen["nobody@example.com"] == seen["ada@example.com"])
+        }
+    }
+
+    @Test("decoys are removed an hour after they expire")
+    func decoysAreSwept() async throws {
+        try await TestServer.run(adjust: { configuration in
+            configuration.interactionLifetime = 300
+            configuration.sweepInterval = 0.02
+        }) { server in
+            _ = try await Self.signIn(server, email: "nobody@example.com")
+            #expect(try await server.count("decoy_approvals") == 1)
+            server.clock.advance(by: 301)
+            // A sweep ran past the expiry: it removed the interaction, which never reached a user.
+            try await eventually("the interaction was removed") { try await server.count("interactions") == 0 }
+            #expect(try await server.count("decoy_approvals") == 1, "within the hour the backoff still counts it")
+            server.clock.advance(by: 3600)
+            try await eventually("the decoy was removed") { try await server.count("decoy_approvals") == 0 }
+        }
+    }
+}
