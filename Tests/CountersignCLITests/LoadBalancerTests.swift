@@ -40,6 +40,27 @@ struct LoadBalancerTests {
             #expect(try await exchange(instances[0].url + "/metrics").status == 200, "scraped at each instance directly")
         }
     }
+
+    @Test("nginx cuts off a client that trickles its request head, and answers an oversized request line with 414 and oversized headers with 431, in the API's error form")
+    func requestHeadLimits() async throws {
+        try await Instances.run { instances in
+            let nginx = try await Nginx(upstreams: instances.servers.map(\.port))
+            defer { nginx.stop() }
+            // A slow-loris: a header line every half second, never the blank line that ends the head.
+            let trickling = try SlowConnectionsTests.SlowClient(port: nginx.port)
+            defer { trickling.close() }
+            #expect(trickling.closedWhileTrickling(for: 30), "the connection outlived the 10 s header deadline")
+
+            let longLine = try await exchange(nginx.url + "/v1/" + String(repeating: "a", count: 9000))
+            #expect(longLine.status == 414)
+            #expect((longLine.json["error"] as? [String: Any])?["code"] as? String == "request_line_too_long")
+            let largeHeader = try await exchange(nginx.url + "/healthz", headers: ["X-Large": String(repeating: "b", count: 9000)])
+            #expect(largeHeader.status == 431)
+            #expect((largeHeader.json["error"] as? [String: Any])?["code"] as? String == "request_headers_too_large")
+            // Within the limits, requests pass as before.
+            #expect(try await exchange(nginx.url + "/healthz", headers: ["X-Large": String(repeating: "b", count: 6000)]).status == 200)
+        }
+    }
 }
 
 /// A transport that adds one header to every request, as a client that sets it itself.
