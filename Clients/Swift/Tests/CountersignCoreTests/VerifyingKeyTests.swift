@@ -63,8 +63,12 @@ struct VerifyingKeyTests {
         #expect(LenientBase64.decode("+//+AQ==") == bytes)
         #expect(LenientBase64.decode("-__-AQ") == bytes)
         #expect(LenientBase64.decode("-__-AQ=") == bytes)
+        #expect(LenientBase64.decode(" -__-AQ\n") == bytes, "white space around it is ignored")
+        #expect(LenientBase64.decode("-__ -AQ") == nil, "white space inside is not")
         #expect(LenientBase64.decode("A") == nil)
+        #expect(LenientBase64.decode("") == nil)
         #expect(LenientBase64.urlEncoded(bytes) == "-__-AQ")
+        #expect(LenientBase64.urlEncoded(Data(repeating: 0xff, count: 5)) == "______8")
     }
 
     @Test("challenges are 32 random bytes and never repeat")
