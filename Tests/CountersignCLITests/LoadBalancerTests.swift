@@ -53,10 +53,12 @@ struct LoadBalancerTests {
 
             let longLine = try await exchange(nginx.url + "/v1/" + String(repeating: "a", count: 9000))
             #expect(longLine.status == 414)
-            #expect((longLine.json["error"] as? [String: Any])?["code"] as? String == "request_line_too_long")
+            #expect((longLine.json["error"] as? [String: Any])?["code"] as? String == "http_414")
+            #expect(longLine.response.value(forHTTPHeaderField: "X-Request-Id")?.count == 32)
             let largeHeader = try await exchange(nginx.url + "/healthz", headers: ["X-Large": String(repeating: "b", count: 9000)])
             #expect(largeHeader.status == 431)
-            #expect((largeHeader.json["error"] as? [String: Any])?["code"] as? String == "request_headers_too_large")
+            #expect((largeHeader.json["error"] as? [String: Any])?["code"] as? String == "http_431")
+            #expect(largeHeader.response.value(forHTTPHeaderField: "X-Request-Id")?.count == 32)
             // Within the limits, requests pass as before.
             #expect(try await exchange(nginx.url + "/healthz", headers: ["X-Large": String(repeating: "b", count: 6000)]).status == 200)
         }

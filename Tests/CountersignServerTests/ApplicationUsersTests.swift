@@ -35,6 +35,8 @@ struct ApplicationUsersTests {
 
             #expect(try await server.admin(.PUT, "users/\(adaID)/applications/shop").status == .noContent)
             #expect(try await server.admin(.GET, "users/\(adaID)").body["applications"] == ["demo", "shop"])
+            // The attack's request counts toward Ada's push-fatigue limits like any other: the backoff first.
+            server.clock.advance(by: 11)
             let waiting = try await shop.signIn(email: "ada@example.com")
             #expect(waiting.journeyStepID == JourneyStepID.mobileApproveAuthentication)
             _ = try await phone.approve()

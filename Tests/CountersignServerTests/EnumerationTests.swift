@@ -27,11 +27,11 @@ struct EnumerationTests {
         return "\(answer.status.code) \(answer.headers.first(name: "Retry-After") ?? "-") \(shape(answer.body, key: nil))"
     }
 
-    /// Starts `web_login` (number matching, as shipped) and submits `email`.
-    static func signIn(_ server: TestServer, email: String) async throws
+    /// Starts `web_login` (number matching, as shipped) through `client` and submits `email`.
+    static func signIn(_ server: TestServer, email: String, client: String = "demo-web") async throws
         -> (id: String, token: String?, answer: (status: HTTPStatus, body: JSONValue, headers: HTTPHeaders))
     {
-        let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
+        let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": .string(client)])
         let id = try #require(started.body["interaction_id"]?.stringValue)
         let answer = try await server.send(
             .POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": ["email": .string(email)]],
@@ -160,18 +160,41 @@ struct EnumerationTests {
         }
     }
 
-    @Test("decoys are removed an hour after they expire")
+    @Test("an identifier has one history whichever application a request comes through and whether it reached a phone")
+    func oneHistoryPerIdentifier() async throws {
+        try await ApplicationUsersTests.twoApplications { server, phone, _ in
+            // Ada is a user of the demo application only: through the shop's client she gets a decoy.
+            for email in ["ada@example.com", "nobody@example.com"] {
+                let throughShop = try await Self.signIn(server, email: email, client: "shop-web")
+                #expect(throughShop.answer.body["journey_step_id"] == .string(JourneyStepID.mobileApproveAuthentication))
+                let throughDemo = try await Self.signIn(server, email: email)
+                #expect(throughDemo.answer.status == .tooManyRequests, "the request through the shop counts for \(email) too")
+                #expect(throughDemo.answer.headers.first(name: "Retry-After") == "10")
+                server.clock.advance(by: 11)
+                _ = try await Self.signIn(server, email: email)
+                let replaced = try await Self.submit(server, throughShop.id, token: throughShop.token)
+                #expect(replaced.body["data"]?["reason"] == .string(ErrorCode.approvalSuperseded))
+                if email == "ada@example.com" {
+                    #expect(try await phone.inbox().count == 1, "only her sign-in through the demo reached her phone")
+                }
+                server.clock.advance(by: 3600)
+            }
+        }
+    }
+
+    @Test("decoys are kept as long as approvals (the push-fatigue limits read both), then removed with them")
     func decoysAreSwept() async throws {
         try await TestServer.run(adjust: { configuration in
             configuration.interactionLifetime = 300
+            configuration.recordRetention = 7200
             configuration.sweepInterval = 0.02
         }) { server in
             _ = try await Self.signIn(server, email: "nobody@example.com")
             #expect(try await server.count("decoy_approvals") == 1)
-            server.clock.advance(by: 301)
+            server.clock.advance(by: 301 + 3600)
             // A sweep ran past the expiry: it removed the interaction, which never reached a user.
             try await eventually("the interaction was removed") { try await server.count("interactions") == 0 }
-            #expect(try await server.count("decoy_approvals") == 1, "within the hour the backoff still counts it")
+            #expect(try await server.count("decoy_approvals") == 1, "within the retention the backoff still counts it")
             server.clock.advance(by: 3600)
             try await eventually("the decoy was removed") { try await server.count("decoy_approvals") == 0 }
         }

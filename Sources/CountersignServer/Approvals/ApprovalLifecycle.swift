@@ -32,7 +32,9 @@ struct ApprovalLifecycle: Sendable {
         _ request: ApprovalRequest, webInteractionID: String, origin: RequestOrigin, device: DeviceRecord, in work: UnitOfWork
     ) async throws -> String {
         let (applicationID, nativeClientID) = try await application(ofWebClient: request.clientID)
-        try await admit(.user(request.user.userID), limits: request.limits, in: work)
+        let subject = ApprovalSubject(
+            userID: request.user.userID, decoyDigest: DecoyApprovalRecord.subjectDigest(identifier: request.user.externalUserID, key: hashKey))
+        try await admit(subject, limits: request.limits, in: work)
         let approvalID = SecureRandom.identifier(prefix: "apr")
         let approval = ApprovalRecord(
             id: approvalID, applicationID: applicationID, webClientID: request.clientID, nativeClientID: nativeClientID,
@@ -53,14 +55,16 @@ struct ApprovalLifecycle: Sendable {
     }
 
     /// A decoy for `request` (an identifier with no phone), waited on by the web interaction
-    /// `webInteractionID`: it passes the same limits, reads and writes as an approval would, so a browser
-    /// cannot tell the two apart, and no push goes anywhere. Returns the decoy's id.
+    /// `webInteractionID`: it meets the same checks and limits as an approval would, counted in the same
+    /// history (with the approvals of a user the identifier names in another application), so a browser
+    /// cannot tell the two apart; no push goes anywhere. Returns the decoy's id.
     func createDecoy(_ request: DecoyApprovalRequest, webInteractionID: String, in work: UnitOfWork) async throws -> String {
         let (applicationID, _) = try await application(ofWebClient: request.clientID)
-        let subject = DecoyApprovalRecord.subjectDigest(identifier: request.identifier, applicationID: applicationID, key: hashKey)
-        try await admit(.unknown(digest: subject), limits: request.limits, in: work)
+        let digest = DecoyApprovalRecord.subjectDigest(identifier: request.identifier, key: hashKey)
+        let user = try await storage.users.find(externalUserID: request.identifier)
+        try await admit(ApprovalSubject(userID: user?.id, decoyDigest: digest), limits: request.limits, in: work)
         let decoy = DecoyApprovalRecord(
-            id: SecureRandom.identifier(prefix: DecoyApprovalRecord.idPrefix), applicationID: applicationID, subjectDigest: subject,
+            id: SecureRandom.identifier(prefix: DecoyApprovalRecord.idPrefix), applicationID: applicationID, subjectDigest: digest,
             webInteractionID: webInteractionID, status: ApprovalStatus.pending.rawValue, failureCode: nil,
             expiresAt: request.expiresAt, createdAt: clock.now(), resolvedAt: nil)
         await work.hold { storage in try await storage.approvals.insertDecoy(decoy) }

@@ -10,12 +10,12 @@ struct ApprovalLimiter: Sendable {
     let clock: any WallClock
     let securityEvents: SecurityEvents
 
-    /// The approvals of the user looked at: enough for the longest backoff (10 s doubled nine times is
-    /// past an hour).
+    /// The subject's newest requests looked at: enough for the longest backoff (10 s doubled nine times
+    /// is past an hour).
     static let approvalsLookedAt = 16
 
     /// Refuses a new request for `subject` when `limits` say so; otherwise returns the subject's approvals
-    /// still pending, newest first. One read: the subject's newest approvals.
+    /// and decoys still pending, newest first. One read: the subject's newest requests.
     func admit(_ subject: ApprovalSubject, limits: ApprovalLimits) async throws -> [ApprovalOutcomeRow] {
         let now = clock.now()
         // While a report blocks, no newer approval is created: the reported one stays among those read.
@@ -37,19 +37,15 @@ struct ApprovalLimiter: Sendable {
         return recent.filter { $0.status(at: now) == .pending }
     }
 
-    /// The refusal is the same for a user and for an identifier with no phone; only the security event
-    /// (for the operator) says which it was.
+    /// The refusal is the same whether the identifier has a phone or not; only the security event (for
+    /// the operator) names the user, when there is one. Refusals for identifiers naming no user share one
+    /// source, so typing many of them cannot crowd out what is stored about real users.
     private func refuse(_ subject: ApprovalSubject, until date: Date, now: Date, because reason: String) async throws -> Never {
         // Whole seconds, rounded up; less the millisecond a time read back from the database may gain.
         let seconds = max(1, Int((date.timeIntervalSince(now) - 0.001).rounded(.up)))
-        let detail = "a new approval was refused for \(seconds) s: \(reason)"
-        switch subject {
-        case .user(let userID):
-            try await securityEvents.recordNow(.rateLimited, userID: userID, detail: detail, source: userID)
-        case .unknown(let digest):
-            try await securityEvents.recordNow(
-                .rateLimited, userID: nil, detail: detail + " (an identifier with no phone)", source: digest)
-        }
+        try await securityEvents.recordNow(
+            .rateLimited, userID: subject.userID, detail: "a new approval was refused for \(seconds) s: \(reason)",
+            source: subject.userID ?? "identifiers naming no user")
         throw ServiceError(.tooSoon(retryAfter: seconds), ErrorCode.rateLimited, "Too many requests for this user; try again in \(seconds) s.")
     }
 }

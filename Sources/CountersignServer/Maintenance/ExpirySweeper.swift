@@ -6,8 +6,8 @@ import Vapor
 
 /// Removes what has outlived its use, in the background: accepted device signatures once they could
 /// no longer be fresh, and interactions, approvals and their push jobs and delivery records once they
-/// have been expired for longer than the retention; decoys an hour after they expire (they belong to no
-/// one). Transaction evidence is kept.
+/// have been expired for longer than the retention, decoys with them (the push-fatigue limits read both
+/// alike). Transaction evidence is kept.
 ///
 /// Rows go in small batches, each its own short transaction, with a pause between batches, so requests
 /// writing meanwhile wait at most one batch (on SQLite a delete holds the only write lock while it runs).
@@ -98,10 +98,7 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
         }
             + inBatches { try await $0.deleteExpired(from: InteractionStore.table, before: cutoff, limit: $1) }
         removed.enrollmentCodes = try await inBatches { try await $0.deleteExpired(from: EnrollmentCodeStore.table, before: cutoff, limit: $1) }
-        let decoysCutoff = now.addingTimeInterval(-DecoyApprovalRecord.keptAfterExpiry)
-        removed.decoyApprovals = try await inBatches {
-            try await $0.deleteExpired(from: ApprovalStore.decoyTable, before: decoysCutoff, limit: $1)
-        }
+        removed.decoyApprovals = try await inBatches { try await $0.deleteExpired(from: ApprovalStore.decoyTable, before: cutoff, limit: $1) }
         return removed
     }
 

@@ -15,6 +15,7 @@ import Foundation
 /// `no_registered_devices` instead.
 public struct WebToMobileAuthenticationStep: StepBehavior {
     static let resendOption = ClientResponseOption(type: .resend, id: "resend", label: "Resend")
+    static let expired = WireError(code: ErrorCode.expired, message: "The approval expired before the phone answered.")
 
     /// What the step keeps between calls, in the interaction's server-side secrets.
     enum Key {
@@ -66,9 +67,11 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
 
     func receive(_ input: JSONValue?, _ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepOutcome {
         if environment.secrets[Key.mode] == "select" { return try await select(input, &state, environment) }
-        guard let approvalID = environment.secrets[Key.approvalID],
-            let approval = try await environment.effects.approval(approvalID)
-        else { throw ClientResponseNotValid("no approval is pending") }
+        guard let approvalID = environment.secrets[Key.approvalID] else { throw ClientResponseNotValid("no approval is pending") }
+        // An approval (or decoy) removed after its retention ended long ago: it expired.
+        guard let approval = try await environment.effects.approval(approvalID) else {
+            return .failure(Self.expired)
+        }
         switch approval.status {
         case .pending:
             let interval = Self.pollingInterval(environment)
@@ -98,7 +101,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         case .cancelled:
             return .failure(WireError(code: approval.failureCode ?? ErrorCode.cancelled, message: "The approval was cancelled."))
         case .expired:
-            return .failure(WireError(code: ErrorCode.expired, message: "The approval expired before the phone answered."))
+            return .failure(Self.expired)
         }
     }
 

@@ -71,11 +71,14 @@ struct ApprovalRecord: Codable, Sendable, ClosableApproval {
     }
 }
 
-/// Whose approvals the push-fatigue limits count: a user's, or the decoys of an identifier with no phone.
-enum ApprovalSubject: Sendable {
-    case user(String)
-    /// `DecoyApprovalRecord.subjectDigest`.
-    case unknown(digest: String)
+/// Whose requests the push-fatigue limits count: one history per identifier, whichever path a request
+/// took — the approvals of the user it names (in any application) and the decoys made for it — so that
+/// an identifier's limits never tell whether it has a phone.
+struct ApprovalSubject: Sendable {
+    /// The user the identifier names, if there is one.
+    let userID: String?
+    /// `DecoyApprovalRecord.subjectDigest` of the identifier.
+    let decoyDigest: String
 }
 
 /// Where one approval (or decoy) stands, without the rest of its record.

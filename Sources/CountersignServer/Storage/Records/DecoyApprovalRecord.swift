@@ -8,12 +8,10 @@ import Foundation
 /// leaves the server (it is kept in the interaction's sealed state).
 struct DecoyApprovalRecord: Codable, Sendable {
     static let idPrefix = "dcy"
-    /// Decoys outlive their expiry by the default longest backoff, so the backoff still sees them.
-    static let keptAfterExpiry: TimeInterval = 3600
 
     let id: String
     let applicationID: String
-    /// Keyed hash of the application and the identifier as typed (lower-cased): who the limits count for.
+    /// Keyed hash of the identifier, exactly as the user lookup took it: whose limits it counts toward.
     let subjectDigest: String
     let webInteractionID: String
     let status: String
@@ -37,8 +35,9 @@ struct DecoyApprovalRecord: Codable, Sendable {
         approvalID.hasPrefix(idPrefix + "_")
     }
 
-    /// The subject of decoys for `identifier` in `applicationID`, under the server's hash key.
-    static func subjectDigest(identifier: String, applicationID: String, key: SymmetricKey) -> String {
-        SecretDigest.keyedHex("decoy\n\(applicationID)\n\(identifier.lowercased())", key: key)
+    /// The subject of decoys for `identifier`, under the server's hash key. Not bound to an application:
+    /// a user's own approvals count in every application too.
+    static func subjectDigest(identifier: String, key: SymmetricKey) -> String {
+        SecretDigest.keyedHex("decoy\n\(identifier)", key: key)
     }
 }

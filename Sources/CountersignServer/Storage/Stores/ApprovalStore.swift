@@ -11,7 +11,7 @@ struct ApprovalStore {
     static let decoyTable = "decoy_approvals"
     let sql: any SQLDatabase
 
-    /// The table that holds approval `id`.
+    /// The table that holds approval (or decoy) `id`.
     private static func table(of id: String) -> String {
         DecoyApprovalRecord.isDecoy(id) ? decoyTable : table
     }
@@ -28,16 +28,15 @@ struct ApprovalStore {
         try await sql.insert(into: Self.decoyTable).model(decoy).run()
     }
 
-    /// How the subject's newest `limit` approvals (or decoys) stand, newest first: what the push-fatigue
+    /// How the subject's newest `limit` approvals and decoys stand, newest first: what the push-fatigue
     /// limits look at, on every new approval, so only the columns they need.
     func outcomes(of subject: ApprovalSubject, limit: Int) async throws -> [ApprovalOutcomeRow] {
-        let (table, condition): (String, SQLQueryString) = switch subject {
-        case .user(let userID): (Self.table, "user_id = \(bind: userID)")
-        case .unknown(let digest): (Self.decoyTable, "subject_digest = \(bind: digest)")
-        }
+        let approvals: SQLQueryString = subject.userID.map { userID in
+            "SELECT \(unsafeRaw: ApprovalOutcomeRow.columns) FROM \(ident: Self.table) WHERE user_id = \(bind: userID) UNION ALL "
+        } ?? ""
         return try await sql.raw("""
-            SELECT \(unsafeRaw: ApprovalOutcomeRow.columns) FROM \(ident: table)
-            WHERE \(condition) ORDER BY created_at DESC LIMIT \(literal: limit)
+            \(approvals)SELECT \(unsafeRaw: ApprovalOutcomeRow.columns) FROM \(ident: Self.decoyTable)
+            WHERE subject_digest = \(bind: subject.decoyDigest) ORDER BY created_at DESC LIMIT \(literal: limit)
             """).all(decoding: ApprovalOutcomeRow.self)
     }
 
@@ -98,11 +97,11 @@ struct ApprovalStore {
     func close(
         _ id: String, as status: ApprovalStatus, failureCode: String?, amr: [String], authTime: Date?, at now: Date
     ) async throws -> Bool {
-        let table = Self.table(of: id)
-        let proof: SQLQueryString = table == Self.table
-            ? ", amr = \(bind: amr.joined(separator: ",")), auth_time = \(bind: authTime)" : ""
+        // What the phone proved; a decoy has no phone.
+        let proof: SQLQueryString = DecoyApprovalRecord.isDecoy(id)
+            ? "" : ", amr = \(bind: amr.joined(separator: ",")), auth_time = \(bind: authTime)"
         return try await !sql.raw("""
-            UPDATE \(ident: table)
+            UPDATE \(ident: Self.table(of: id))
             SET status = \(bind: status.rawValue), failure_code = \(bind: failureCode), resolved_at = \(bind: now)\(proof)
             WHERE id = \(bind: id) AND status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)
             RETURNING id
