@@ -37,6 +37,34 @@ struct StepOptionsLoaderTests {
         }
     }
 
+    @Test("a web-to-mobile step's choices are words it knows: a typo is refused, not read as the default", arguments: [
+        ("unknown_user: decoy", nil), ("unknown_user: reject", nil), ("device_selection: most_recent", nil),
+        ("unknown_user: rejct", "config 'unknown_user' must be one of: decoy, reject"),
+        ("unknown_user: true", "config 'unknown_user' must be one of: decoy, reject"),
+        ("device_selection: newest", "config 'device_selection' must be one of: ask, most_recent"),
+    ] as [(String, String?)])
+    func webToMobileChoices(line: String, reason: String?) {
+        let yaml = """
+            id: sign_in
+            steps:
+              - id: approve
+                type: web_to_mobile_authentication
+                config:
+                  external_user_id: "@policy.request().params.email"
+                  mobile_journey: mobile_approve
+                  \(line)
+                next: done
+              - id: done
+                type: complete
+            """
+        let found = problems(yaml)
+        if let reason {
+            #expect(found.contains { $0 == "approve: \(reason)" }, "\(found)")
+        } else {
+            #expect(found == [])
+        }
+    }
+
     @Test("a step with every option loads, and expressions may read its declared variables")
     func validDocument() throws {
         #expect(problems(Self.valid) == [])

@@ -25,6 +25,15 @@ public enum StepType: String, Sendable, CaseIterable {
         }
     }
 
+    /// Config keys that take one of a few words, with the words: anything else is refused at load, so a
+    /// typo cannot quietly choose the default.
+    var configChoices: [String: [String]] {
+        switch self {
+        case .webToMobileAuthentication: ["device_selection": ["ask", "most_recent"], "unknown_user": ["decoy", "reject"]]
+        default: [:]
+        }
+    }
+
     /// Groups of keys of which at least one must be present.
     var requiredOneOf: [[String]] {
         switch self {

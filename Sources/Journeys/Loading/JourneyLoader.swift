@@ -187,6 +187,11 @@ private struct DocumentValidator {
         for group in type.requiredOneOf where !group.contains(where: { config[$0] != nil && config[$0] != .null }) {
             problem(id, "config needs one of: \(group.joined(separator: ", "))")
         }
+        for (key, choices) in type.configChoices.sorted(by: { $0.key < $1.key }) {
+            if let value = config[key], value != .null, !choices.contains(value.stringValue ?? "") {
+                problem(id, "config '\(key)' must be one of: \(choices.joined(separator: ", "))")
+            }
+        }
         if type == .loginForm || type == .collectInformation, let schema = config["schema"], schema != .null {
             if let reason = FormSchema.problem(in: schema) { problem(id, "bad 'schema': \(reason)") }
         }
