@@ -31,6 +31,7 @@ struct ApprovalStore {
     /// How the subject's newest `limit` approvals and decoys stand, newest first: what the push-fatigue
     /// limits look at, on every new approval, so only the columns they need.
     func outcomes(of subject: ApprovalSubject, limit: Int) async throws -> [ApprovalOutcomeRow] {
+        // The approvals of the user the identifier names, if any, and the identifier's decoys, as one list.
         let approvals: SQLQueryString = subject.userID.map { userID in
             "SELECT \(unsafeRaw: ApprovalOutcomeRow.columns) FROM \(ident: Self.table) WHERE user_id = \(bind: userID) UNION ALL "
         } ?? ""
