@@ -98,8 +98,12 @@ struct EnumerationTests {
             }
             #expect(seen["bob@example.com"] == seen["ada@example.com"])
             #expect(seen["nobody@example.com"] == seen["ada@example.com"])
-            // Nothing was pushed for the two without a phone, and nothing about them was stored in clear.
+            // Nothing was pushed for the two without a phone, and nothing about them was stored in clear;
+            // the operator sees them counted apart.
             #expect(try await server.count("approvals") == 1)
+            let figures = try await server.scrapeMetrics()
+            #expect(figures.value("countersign_approvals_created_total", [:]) == 1)
+            #expect(figures.value("countersign_decoy_approvals_created_total", [:]) == 2)
             let stored = try await #require(server.app.countersignSQL).raw("SELECT * FROM decoy_approvals").all()
             #expect(stored.count == 2)
             for row in stored {

@@ -68,6 +68,8 @@ struct ApprovalLifecycle: Sendable {
             webInteractionID: webInteractionID, status: ApprovalStatus.pending.rawValue, failureCode: nil,
             expiresAt: request.expiresAt, createdAt: clock.now(), resolvedAt: nil)
         await work.hold { storage in try await storage.approvals.insertDecoy(decoy) }
+        let metrics = metrics
+        await work.afterCommit { metrics.decoyApprovalCreated() }
         return decoy.id
     }
 

@@ -36,6 +36,7 @@ final class ServerMetrics: Sendable {
         static let interactionsFinished = "countersign_interactions_finished_total"
         static let approvalsCreated = "countersign_approvals_created_total"
         static let approvalsClosed = "countersign_approvals_closed_total"
+        static let decoyApprovalsCreated = "countersign_decoy_approvals_created_total"
         static let pushDeliveries = "countersign_push_deliveries_total"
         static let pushDeliveryDuration = "countersign_push_delivery_duration_seconds"
         static let eventStreamsOpen = "countersign_event_streams_open"
@@ -64,6 +65,11 @@ final class ServerMetrics: Sendable {
 
     func approvalCreated() {
         counter(Names.approvalsCreated, []).increment()
+    }
+
+    /// A decoy created for an identifier with no phone: many of them are someone trying emails.
+    func decoyApprovalCreated() {
+        counter(Names.decoyApprovalsCreated, []).increment()
     }
 
     /// An approval closed as `outcome` (an `ApprovalStatus`: approved, denied, cancelled, failed).
