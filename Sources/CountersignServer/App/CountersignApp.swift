@@ -89,7 +89,7 @@ public enum CountersignApp {
 
         app.middleware = Middlewares()
         app.middleware.use(RequestLogMiddleware(metrics: metrics))
-        app.middleware.use(CORSMiddleware(storage: storage))
+        app.middleware.use(ApplicationCORSMiddleware(storage: storage))
         app.middleware.use(ErrorMiddleware(metrics: metrics))
         app.middleware.use(ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
         try app.register(collection: HealthRoutes(storage: storage, events: events))

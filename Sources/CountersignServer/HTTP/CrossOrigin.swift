@@ -47,7 +47,7 @@ extension Request {
 ///
 /// Requests that are not cross-origin calls of `/v1` (nearly all) pass straight through, without the
 /// cost of an async hop.
-struct CORSMiddleware: Middleware {
+struct ApplicationCORSMiddleware: Middleware {
     let storage: Storage
 
     /// How long a browser may reuse a preflight's answer.
@@ -61,7 +61,8 @@ struct CORSMiddleware: Middleware {
     private func respond(to request: Request, from origin: String, chainingTo next: any Responder) async throws -> Response {
         let listed: Bool
         do {
-            listed = try await storage.applicationOrigins.isListed(origin)
+            // Only well-formed origins are ever listed: another (`null`, say) needs no query.
+            listed = WebOrigin.normalized(origin) == origin ? try await storage.applicationOrigins.isListed(origin) : false
         } catch {
             // The database is away: the request itself will say so (503), without CORS headers.
             return try await next.respond(to: request).get()

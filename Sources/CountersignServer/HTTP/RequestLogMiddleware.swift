@@ -28,7 +28,7 @@ struct RequestLogMiddleware: AsyncMiddleware {
             "duration_ms": "\(String(format: "%.1f", milliseconds))",
         ])
         metrics.requestAnswered(method: request.method.rawValue, route: route, status: response.status.code, duration: elapsed)
-        response.headers.replaceOrAdd(name: "X-Request-Id", value: requestID)
+        response.headers.replaceOrAdd(name: .xRequestId, value: requestID)
         return response
     }
 

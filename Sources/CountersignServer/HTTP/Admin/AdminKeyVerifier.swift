@@ -35,6 +35,14 @@ struct AdminKeyVerifier: Sendable {
     }
 }
 
+extension RoutesBuilder {
+    /// `/admin/v1` (then `path`): the admin key as bearer token, and bodies held to the strict JSON rules.
+    func adminAPI(_ verifier: AdminKeyVerifier, _ path: PathComponent...) -> any RoutesBuilder {
+        grouped(["admin", "v1"] + path).grouped(AdminAuthenticationMiddleware(verifier: verifier))
+            .grouped(StrictJSONMiddleware(typeRequiredWithoutBody: false))
+    }
+}
+
 /// Lets a request through only with the admin key as its bearer token.
 struct AdminAuthenticationMiddleware: AsyncMiddleware {
     let verifier: AdminKeyVerifier

@@ -12,8 +12,7 @@ struct AdminRoutes: RouteCollection {
     let securityEvents: SecurityEvents
 
     func boot(routes: any RoutesBuilder) throws {
-        let admin = routes.grouped("admin", "v1").grouped(AdminAuthenticationMiddleware(verifier: verifier))
-            .grouped(StrictJSONMiddleware(typeRequiredWithoutBody: false))
+        let admin = routes.adminAPI(verifier)
         admin.get("applications", use: listApplications)
         admin.post("applications", use: createApplication)
         admin.patch("applications", ":applicationID", use: updateApplication)

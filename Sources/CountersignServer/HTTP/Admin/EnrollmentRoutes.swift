@@ -9,8 +9,7 @@ struct EnrollmentRoutes: RouteCollection {
     let codes: EnrollmentCodes
 
     func boot(routes: any RoutesBuilder) throws {
-        routes.grouped("admin", "v1", "enrollment-codes").grouped(AdminAuthenticationMiddleware(verifier: verifier))
-            .grouped(StrictJSONMiddleware(typeRequiredWithoutBody: false)).post(use: issue)
+        routes.adminAPI(verifier, "enrollment-codes").post(use: issue)
     }
 
     func issue(request: Request) async throws -> Response {

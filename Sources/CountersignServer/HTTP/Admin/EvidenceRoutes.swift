@@ -8,7 +8,7 @@ struct EvidenceRoutes: RouteCollection {
     let storage: Storage
 
     func boot(routes: any RoutesBuilder) throws {
-        let evidence = routes.grouped("admin", "v1", "evidence").grouped(AdminAuthenticationMiddleware(verifier: verifier))
+        let evidence = routes.adminAPI(verifier, "evidence")
         evidence.get(use: list)
         evidence.get(":evidenceID", use: show)
     }

@@ -14,8 +14,7 @@ struct PushAdminRoutes: RouteCollection {
     let clock: any WallClock
 
     func boot(routes: any RoutesBuilder) throws {
-        let admin = routes.grouped("admin", "v1").grouped(AdminAuthenticationMiddleware(verifier: verifier))
-            .grouped(StrictJSONMiddleware(typeRequiredWithoutBody: false))
+        let admin = routes.adminAPI(verifier)
         admin.get("push-configs", use: list)
         admin.post("push-configs", use: create)
         admin.get("push-configs", ":configID", use: show)

@@ -6,7 +6,7 @@ struct SecurityEventRoutes: RouteCollection {
     let storage: Storage
 
     func boot(routes: any RoutesBuilder) throws {
-        routes.grouped("admin", "v1", "security-events").grouped(AdminAuthenticationMiddleware(verifier: verifier)).get(use: list)
+        routes.adminAPI(verifier, "security-events").get(use: list)
     }
 
     func list(request: Request) async throws -> Response {

@@ -9,7 +9,7 @@ struct StatsRoutes: RouteCollection {
     let clock: any WallClock
 
     func boot(routes: any RoutesBuilder) throws {
-        routes.grouped("admin", "v1").grouped(AdminAuthenticationMiddleware(verifier: verifier)).get("stats", use: stats)
+        routes.adminAPI(verifier).get("stats", use: stats)
     }
 
     /// `StatisticsStore.Counts` on the wire.
