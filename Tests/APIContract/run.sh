@@ -113,7 +113,10 @@ for path in sys.argv[1:]:
     except (OSError, ValueError):
         failures += 1  # a pass that wrote no report did not run
         continue
-    cases += report["test_cases"]["generated"]
+    generated = report["test_cases"]["generated"]
+    if generated == 0:
+        failures += 1  # a pass that generated nothing tested nothing
+    cases += generated
     failures += sum(f.get("count", 1) for f in report.get("failures", [])) + len(report.get("errors", []))
 print(cases, failures)
 PY

@@ -31,18 +31,27 @@ struct SlowConnectionsTests {
             _ = text.utf8CString.withUnsafeBufferPointer { Foundation.send(socket, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
         }
 
-        /// Goes on sending a header line every half second for up to `seconds`; true when the other side
-        /// closed the connection meanwhile (without answering, or after an answer).
-        func closedWhileTrickling(for seconds: Int) -> Bool {
+        /// How a trickled request head ended.
+        enum TrickleOutcome: Equatable {
+            /// The other side closed the connection without a byte of answer.
+            case cutOff
+            /// Bytes of an answer came back.
+            case answered
+            /// Still open when the trickling stopped.
+            case stillOpen
+        }
+
+        /// Goes on sending a header line every half second for up to `seconds`.
+        func trickle(for seconds: Int) -> TrickleOutcome {
             for _ in 0..<(seconds * 2) {
                 send("X-Still-Typing: 1\r\n")
                 var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
                 if poll(&descriptor, 1, 500) > 0 {
                     var buffer = [UInt8](repeating: 0, count: 4096)
-                    if recv(socket, &buffer, buffer.count, 0) <= 0 { return true }
+                    return recv(socket, &buffer, buffer.count, 0) > 0 ? .answered : .cutOff
                 }
             }
-            return false
+            return .stillOpen
         }
 
         func close() { _ = Foundation.close(socket) }

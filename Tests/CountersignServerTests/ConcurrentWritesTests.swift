@@ -39,7 +39,7 @@ struct ConcurrentWritesTests {
                 }
                 try await group.waitForAll()
             }
-            #expect(try await server.admin(.GET, "stats").body["approvals_pending"] == .number(0))
+            #expect(try await server.stats()["approvals_pending"] == .number(0))
         }
     }
 }

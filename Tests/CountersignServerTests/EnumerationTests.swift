@@ -45,13 +45,6 @@ struct EnumerationTests {
         try await server.send(.POST, "/v1/interactions/\(id)/submit", json: ["option": .string(option), "data": [:]], bearer: token)
     }
 
-    /// Opens the interaction's events stream and waits until the server holds it.
-    static func openStream(_ server: TestServer, _ id: String, token: String?) async throws -> Task<TestingHTTPResponse, any Error> {
-        let stream = server.openEventsStream(id, token: try #require(token))
-        try await eventually("the stream is open") { try await server.admin(.GET, "stats").body["event_streams_open"] == 1 }
-        return stream
-    }
-
     /// Ada has a phone; Bob had one and it was revoked; nobody@ was never registered.
     static let emails = ["ada@example.com", "bob@example.com", "nobody@example.com"]
 
@@ -120,7 +113,7 @@ struct EnumerationTests {
             var seen: [String: [String]] = [:]
             for email in Self.emails {
                 let first = try await Self.signIn(server, email: email)
-                let stream = try await Self.openStream(server, first.id, token: first.token)
+                let stream = try await server.openHeldEventsStream(first.id, token: first.token)
                 // At once: refused for the backoff's 10 s, and nothing is created.
                 let refused = try await Self.signIn(server, email: email)
                 #expect(refused.answer.status == .tooManyRequests)
@@ -135,6 +128,8 @@ struct EnumerationTests {
                 #expect(replaced.body["data"]?["reason"] == .string(ErrorCode.approvalSuperseded))
                 // Two unanswered in a row: twice as long.
                 let again = try await Self.signIn(server, email: email)
+                #expect(again.answer.status == .tooManyRequests)
+                #expect(again.answer.body["error"]?["code"] == .string(ErrorCode.rateLimited))
                 #expect(again.answer.headers.first(name: "Retry-After") == "20")
                 seen[email] = [refused, second, again].map { Self.shape($0.answer) } + [event, Self.shape(replaced)]
                 // Let the next email start from a clean slate of time.
@@ -152,7 +147,7 @@ struct EnumerationTests {
             var seen: [String: [String]] = [:]
             for email in Self.emails {
                 let waiting = try await Self.signIn(server, email: email)
-                let stream = try await Self.openStream(server, waiting.id, token: waiting.token)
+                let stream = try await server.openHeldEventsStream(waiting.id, token: waiting.token)
                 let cancelled = try await Self.submit(server, waiting.id, token: waiting.token, option: "cancel")
                 #expect(cancelled.body["journey_step_id"] == .string(JourneyStepID.rejection))
                 seen[email] = [Self.shape(cancelled), try await stream.value.body.string]

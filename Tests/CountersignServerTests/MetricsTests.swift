@@ -16,10 +16,18 @@ struct MetricsTests {
                 "method": "POST", "route": "/v1/journeys/:journeyID/start", "status": "200",
             ]) == 1, "the phone's registration")
 
+            // Held requests are read when scraped: the phone's long-poll, then the browser's events stream.
+            let longPoll = Task { try await phone.inbox(wait: 30) }
+            try await eventually("the phone's long-poll is held") { try await server.stats()["inbox_waits_open"] == 1 }
+            #expect(try await server.scrapeMetrics().value("countersign_inbox_waits_open", [:]) == 1)
             let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
+            #expect(try await longPoll.value.count == 1, "the sign-in woke the long-poll")
+            let stream = try await server.openHeldEventsStream(id, token: token)
+            #expect(try await server.scrapeMetrics().value("countersign_event_streams_open", [:]) == 1)
             let tooFast = try await server.send(.POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": [:]], bearer: token)
             #expect(tooFast.status == .tooManyRequests)
             try await phone.approve()
+            #expect(try await stream.value.body.string.contains("approved"))
             server.clock.advance(by: 3)
             let resumed = try await server.send(.POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": [:]], bearer: token)
             #expect(resumed.body["journey_step_id"] == .string(JourneyStepID.success))

@@ -206,8 +206,7 @@ struct ResumeAndInboxTests {
         try await TestServer.run(adjust: { $0.interactionLifetime = 60 }) { server in
             _ = try await RegisteredPhone.register(server, email: "ada@example.com")
             let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
-            let stream = server.openEventsStream(id, token: token)
-            try await eventually("the stream is open") { try await server.admin(.GET, "stats").body["event_streams_open"] == 1 }
+            let stream = try await server.openHeldEventsStream(id, token: token)
             // Past the interaction's 60 s, well before the approval's own expiry: the stream ends at its next keep-alive.
             server.clock.advance(by: 61)
             let body = try await stream.value.body.string

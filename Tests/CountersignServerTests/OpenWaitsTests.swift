@@ -8,26 +8,20 @@ import VaporTesting
 /// A stream that is not ended as it should be waits forever: the time limit turns that into a failure.
 @Suite("Requests held open are capped", .timeLimit(.minutes(1)))
 struct OpenWaitsTests {
-    func stats(_ server: TestServer) async throws -> JSONValue {
-        try await server.admin(.GET, "stats").body
-    }
-
     @Test("an interaction holds at most two event streams: a third ends the oldest; they close when the phone answers")
     func streamsPerInteraction() async throws {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
-            let oldest = server.openEventsStream(id, token: token)
-            try await eventually("one stream is open") { try await stats(server)["event_streams_open"] == 1 }
-            let second = server.openEventsStream(id, token: token)
-            try await eventually("two streams are open") { try await stats(server)["event_streams_open"] == 2 }
+            let oldest = try await server.openHeldEventsStream(id, token: token)
+            let second = try await server.openHeldEventsStream(id, token: token, streamsOpen: 2)
             let third = server.openEventsStream(id, token: token)
             let ended = try await oldest.value
             #expect(ended.status == .ok && !ended.body.string.contains("event: approval"), "the oldest ends without an event")
-            try await eventually("still two streams") { try await stats(server)["event_streams_open"] == 2 }
+            try await eventually("still two streams") { try await server.stats()["event_streams_open"] == 2 }
             try await phone.approve()
             for stream in [second, third] { #expect(try await stream.value.body.string.contains("approved")) }
-            try await eventually("the streams are closed") { try await stats(server)["event_streams_open"] == 0 }
+            try await eventually("the streams are closed") { try await server.stats()["event_streams_open"] == 0 }
         }
     }
 
@@ -36,11 +30,11 @@ struct OpenWaitsTests {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let polls = [Task { try await phone.inbox(wait: 30) }, Task { try await phone.inbox(wait: 30) }]
-            try await eventually("two long-polls are open") { try await stats(server)["inbox_waits_open"] == 2 }
+            try await eventually("two long-polls are open") { try await server.stats()["inbox_waits_open"] == 2 }
             await expectRefusal(429, ErrorCode.tooManyWaits) { _ = try await phone.inbox(wait: 30) }
             _ = try await server.waitingWebLogin(email: "ada@example.com")
             for poll in polls { #expect(try await poll.value.count == 1) }
-            #expect(try await stats(server)["inbox_waits_open"] == 0)
+            #expect(try await server.stats()["inbox_waits_open"] == 0)
         }
     }
 
@@ -51,8 +45,7 @@ struct OpenWaitsTests {
             _ = try await RegisteredPhone.register(server, email: "bo@example.com")
             let first = try await server.waitingWebLogin(email: "ada@example.com")
             let second = try await server.waitingWebLogin(email: "bo@example.com")
-            let stream = server.openEventsStream(first.id, token: first.token)
-            try await eventually("one stream is open") { try await stats(server)["event_streams_open"] == 1 }
+            let stream = try await server.openHeldEventsStream(first.id, token: first.token)
             let refused = try await server.send(.GET, "/v1/interactions/\(second.id)/events", bearer: second.token)
             #expect(refused.status == .tooManyRequests)
             #expect(refused.body["error"]?["code"] == .string(ErrorCode.tooManyWaits))

@@ -86,7 +86,7 @@ struct StrictInputTests {
                 #expect(empty.status == .badRequest, "\(path)")
                 #expect(empty.body["error"]?["code"] == .string(ErrorCode.clientResponseNotValid), "\(path)")
             }
-            let applications = try await server.admin(.GET, "applications").body.arrayValue ?? []
+            let applications = try #require(try await server.admin(.GET, "applications").body.arrayValue)
             #expect(!applications.contains { $0["id"] == "formapp" || $0["id"] == "twice" })
             let tooShort = try await server.admin(.POST, "enrollment-codes", json: ["external_user_id": "ada@example.com", "expires_in": .number(0.5)])
             #expect(tooShort.status == .badRequest)

@@ -35,6 +35,19 @@ extension TestServer {
         }
     }
 
+    /// Opens the events stream of interaction `id` and waits until the server holds it, `streamsOpen`
+    /// streams in all.
+    func openHeldEventsStream(_ id: String, token: String?, streamsOpen: Int = 1) async throws -> Task<TestingHTTPResponse, any Error> {
+        let stream = openEventsStream(id, token: try #require(token))
+        try await eventually("\(streamsOpen) event streams are open") { try await stats()["event_streams_open"] == .number(Double(streamsOpen)) }
+        return stream
+    }
+
+    /// The admin API's statistics.
+    func stats() async throws -> JSONValue {
+        try await admin(.GET, "stats").body
+    }
+
     /// Starts `web_login` over raw HTTP and submits `email`; returns the interaction id and the token
     /// of the waiting step.
     func waitingWebLogin(_ journey: String = "web_login_biometric_only", email: String) async throws -> (id: String, token: String) {
