@@ -8,7 +8,7 @@ struct BenchCommandTests {
     static let adminKey = "admin-key-0123456789"
 
     /// A server on a fresh database whose web sign-ins expire after 30 s and are removed at once.
-    static func server() throws -> RunningServer {
+    static func server() async throws -> RunningServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString)")
         let journeys = directory.appendingPathComponent("journeys")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -18,7 +18,7 @@ struct BenchCommandTests {
         try String(contentsOf: webLogin, encoding: .utf8)
             .replacingOccurrences(of: "expires_in: 300", with: "expires_in: 30\n      one_pending_per_user: false\n      backoff_seconds: 0")
             .write(to: webLogin, atomically: true, encoding: .utf8)
-        return try RunningServer(directory: directory, environment: [
+        return try await RunningServer(directory: directory, environment: [
             "COUNTERSIGN_JOURNEYS_DIR": journeys.path, "COUNTERSIGN_ADMIN_KEY": adminKey,
             "COUNTERSIGN_RECORD_RETENTION": "0", "COUNTERSIGN_SWEEP_INTERVAL": "1",
             // Every simulated browser starts from 127.0.0.1.
@@ -29,7 +29,7 @@ struct BenchCommandTests {
     /// Runs the benchmark with `arguments` and returns the JSON report it prints on standard output.
     static func bench(_ arguments: [String], against server: RunningServer) async throws -> [String: Any] {
         let result = try await CommandRunner.run(
-            arguments + ["--server", "http://127.0.0.1:\(server.port)", "--server-pid", String(server.process.processIdentifier),
+            arguments + ["--server", "http://127.0.0.1:\(server.port)", "--server-pid", String(server.child.pid),
                          "--json"],
             product: "countersign-bench")
         #expect(result.status == 0, "\(result.errors)")
@@ -42,7 +42,7 @@ struct BenchCommandTests {
         ["--journey", "web_login_biometric_only", "--polling", "--duration", "5"],
     ])
     func flows(options: [String]) async throws {
-        let server = try Self.server()
+        let server = try await Self.server()
         defer { server.stop() }
         let duration = options.contains("--duration") ? [] : ["--duration", "2"]
         let report = try await Self.bench(options + duration + ["--browsers", "2", "--warmup", "0"], against: server)
@@ -62,7 +62,7 @@ struct BenchCommandTests {
 
     @Test("the pending soak keeps every approval pending while measuring, then sees the sweep remove them once expired")
     func pendingSoak() async throws {
-        let server = try Self.server()
+        let server = try await Self.server()
         defer { server.stop() }
         let report = try await Self.bench([
             "pending", "--admin-key", Self.adminKey, "--approvals", "40", "--phones", "2", "--concurrency", "4", "--samples", "4",

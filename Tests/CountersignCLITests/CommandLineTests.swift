@@ -77,7 +77,7 @@ struct CommandLineTests {
     func serveRuns() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let server = try RunningServer(directory: directory, environment: [
+        let server = try await RunningServer(directory: directory, environment: [
             "COUNTERSIGN_JOURNEYS_DIR": CommandRunner.repositoryRoot.appendingPathComponent("journeys").path,
         ])
         defer { server.stop() }

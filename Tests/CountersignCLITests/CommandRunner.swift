@@ -1,4 +1,6 @@
 import Foundation
+import Subprocess
+import SystemPackage
 
 /// Runs a built executable (`countersign` unless told) and captures what it prints.
 struct CommandRunner {
@@ -19,47 +21,22 @@ struct CommandRunner {
         let errors: String
     }
 
-    /// Runs `PRODUCT ARGUMENTS` to completion. The waiting happens on a dispatch thread, never on
-    /// the tests' cooperative threads: a command such as `device watch` waits for requests that other
-    /// test tasks must still be able to make.
+    /// Runs `PRODUCT ARGUMENTS` to completion, in `directory` with `environment` over this process's own
+    /// (without its `COUNTERSIGN_` settings). The waiting suspends, never blocks: a command such as
+    /// `device watch` waits for requests that other test tasks must still be able to make.
     static func run(
         _ arguments: [String], product: String = "countersign", environment: [String: String] = [:], directory: URL? = nil
     ) async throws -> Result {
-        let process = Process()
-        process.executableURL = executable(product)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("COUNTERSIGN_") }
-            .merging(environment) { _, new in new }
-        if let directory { process.currentDirectoryURL = directory }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let outputData = readAll(output.fileHandleForReading)
-                let errorData = readAll(errors.fileHandleForReading)
-                process.waitUntilExit()
-                continuation.resume(returning: Result(
-                    status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-                    errors: String(decoding: errorData, as: UTF8.self)))
-            }
+        let limit = 64 << 20
+        let result = try await Subprocess.run(
+            .path(FilePath(executable(product).path)), arguments: Arguments(arguments),
+            environment: .custom(ChildProcess.keys(ChildProcess.environment(environment))),
+            workingDirectory: directory.map { FilePath($0.path) }, output: .string(limit: limit), error: .string(limit: limit))
+        let status: Int32
+        switch result.terminationStatus {
+        case .exited(let code): status = code
+        case .signaled(let signal): status = 128 + signal
         }
-    }
-
-    /// Everything `handle` yields until its end. A read interrupted by a signal (another test's child
-    /// exiting sends SIGCHLD) is repeated: Foundation's `readDataToEndOfFile` stops the process instead.
-    private static func readAll(_ handle: FileHandle) -> Data {
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = read(handle.fileDescriptor, &buffer, buffer.count)
-            if count > 0 {
-                data.append(buffer, count: count)
-            } else if count == 0 || errno != EINTR {
-                return data
-            }
-        }
+        return Result(status: status, output: result.standardOutput, errors: result.standardError)
     }
 }

@@ -45,7 +45,7 @@ struct DeviceCommandTests {
                 .replacingOccurrences(of: "expires_in: 300", with: "expires_in: 300\n      one_pending_per_user: false\n      backoff_seconds: 0")
                 .write(to: webLogin, atomically: true, encoding: .utf8)
         }
-        let server = try RunningServer(directory: directory, environment: [
+        let server = try await RunningServer(directory: directory, environment: [
             "COUNTERSIGN_JOURNEYS_DIR": journeys.path,
             "COUNTERSIGN_ADMIN_KEY": "admin-key-0123456789",
         ])

@@ -61,18 +61,18 @@ final class Instances {
             "COUNTERSIGN_PUBLIC_URL": Self.publicURL,
             "COUNTERSIGN_START_RATE_PER_ADDRESS": "0",
         ].merging(extra) { _, new in new }
-        for _ in 0..<count { try start() }
+        for _ in 0..<count { try await start() }
     }
 
-    private func start() throws {
-        servers.append(try RunningServer(directory: directory, environment: environment))
+    private func start() async throws {
+        servers.append(try await RunningServer(directory: directory, environment: environment))
     }
 
     subscript(index: Int) -> RunningServer { servers[index] }
 
     /// Stops every instance still running and removes the database.
     private func stop() async throws {
-        for server in servers where server.process.isRunning { server.stop() }
+        for server in servers where server.isRunning { server.stop() }
         try await Self.run("DROP DATABASE IF EXISTS \"\(databaseName)\" WITH (FORCE)", adminURL: try #require(Self.postgresURL))
         try? FileManager.default.removeItem(at: directory)
     }

@@ -9,7 +9,7 @@ import FoundationNetworking
 struct JSONLogsTests {
     @Test("every line is one JSON object; a request's line has its id (also sent as X-Request-Id), route, status and duration; a security event its name")
     func linesAnOperatorCanParse() async throws {
-        let server = try RunningServer(
+        let server = try await RunningServer(
             directory: try ProductionModeTests.temporaryDirectory("json-logs"),
             environment: [
                 "LOG_FORMAT": "json", "COUNTERSIGN_ADMIN_KEY": ProductionModeTests.adminKey,

@@ -80,7 +80,7 @@ struct AddingHeader: HTTPTransport {
 
 /// nginx in the foreground with the repository's site configuration, pointed at `upstreams`.
 final class Nginx {
-    let process = Process()
+    private var child: ChildProcess?
     let port: Int
     private let directory: URL
 
@@ -113,9 +113,9 @@ final class Nginx {
                 include \(path)/countersign.conf;
             }
             """.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        process.arguments = ["-p", path, "-c", "\(path)/nginx.conf", "-e", "\(path)/error.log"]
-        try process.run()
+        child = try await ChildProcess(
+            URL(fileURLWithPath: "/usr/sbin/nginx"), arguments: ["-p", path, "-c", "\(path)/nginx.conf", "-e", "\(path)/error.log"],
+            environment: ChildProcess.environment([:]))
         for _ in 0..<100 {
             if let (_, response) = try? await URLSession.shared.data(from: URL(string: url + "/healthz")!),
                 (response as? HTTPURLResponse)?.statusCode == 200
@@ -136,10 +136,7 @@ final class Nginx {
     }
 
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        child?.signal(SIGTERM, gracePeriod: 60)
         try? FileManager.default.removeItem(at: directory)
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import Subprocess
+import SystemPackage
 import Testing
 
 @Suite("Payments from the command line: the phone shows and signs, evidence verifies offline")
@@ -74,31 +76,24 @@ struct PaymentCommandTests {
         let afterMarker = try #require(docs.components(separatedBy: "<!-- openssl-recipe -->").last)
         let recipe = try #require(afterMarker.components(separatedBy: "```sh\n").dropFirst().first?.components(separatedBy: "```").first)
 
-        func run(_ bundleText: String) throws -> (status: Int32, output: String) {
+        func run(_ bundleText: String) async throws -> (status: TerminationStatus, output: String) {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("openssl-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try Data(bundleText.utf8).write(to: directory.appendingPathComponent("evidence.json"))
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = ["-c", "set -e\n" + recipe]
-            process.currentDirectoryURL = directory
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+            let result = try await Subprocess.run(
+                .path("/bin/bash"), arguments: ["-c", "set -e\n" + recipe], workingDirectory: FilePath(directory.path),
+                output: .string(limit: 1 << 20), error: .combinedWithOutput)
+            return (result.terminationStatus, result.standardOutput)
         }
-        let sound = try run(bundle)
-        #expect(sound.status == 0, "\(sound.output)")
+        let sound = try await run(bundle)
+        #expect(sound.status == .exited(0), "\(sound.output)")
         #expect(sound.output.contains("Challenge OK"))
         #expect(sound.output.contains("Verified OK"))
-        let changed = try run(bundle.replacingOccurrences(of: "Merchant A", with: "Merchant B"))
+        let changed = try await run(bundle.replacingOccurrences(of: "Merchant A", with: "Merchant B"))
         #expect(changed.output.contains("Challenge DOES NOT MATCH"), "\(changed.output)")
         #expect(!changed.output.contains("Challenge OK"))
-        let forged = try run(bundle.replacingOccurrences(of: "\"challenge\":\"", with: "\"challenge\":\"A"))
-        #expect(forged.status != 0, "a changed challenge must fail the signature check: \(forged.output)")
+        let forged = try await run(bundle.replacingOccurrences(of: "\"challenge\":\"", with: "\"challenge\":\"A"))
+        #expect(forged.status != .exited(0), "a changed challenge must fail the signature check: \(forged.output)")
         #expect(!forged.output.contains("Verified OK"))
     }
 

@@ -19,7 +19,7 @@ struct ProductionModeTests {
     @Test("no demo application and no email enrollment: a phone registers only with the code the admin API issued, once")
     func enrollmentNeedsACode() async throws {
         let directory = try Self.temporaryDirectory("production")
-        let server = try RunningServer(
+        let server = try await RunningServer(
             directory: directory, environment: ["COUNTERSIGN_JOURNEYS_DIR": Self.templates, "COUNTERSIGN_ADMIN_KEY": Self.adminKey],
             development: false)
         defer { server.stop() }
@@ -60,7 +60,7 @@ struct ProductionModeTests {
     @Test("one source address starts at most its rate of journeys; the rest are 429 rate_limited")
     func startsPerAddress() async throws {
         let directory = try Self.temporaryDirectory("rate")
-        let server = try RunningServer(directory: directory, environment: [
+        let server = try await RunningServer(directory: directory, environment: [
             "COUNTERSIGN_JOURNEYS_DIR": Self.templates, "COUNTERSIGN_ADMIN_KEY": Self.adminKey, "COUNTERSIGN_START_RATE_PER_ADDRESS": "1",
         ])
         defer { server.stop() }
@@ -86,14 +86,14 @@ struct ProductionModeTests {
         #expect((refused.output + refused.errors).contains("mobile_registration_by_email.yaml: journey 'mobile_registration_by_email' is development_only"))
 
         let environment = ["COUNTERSIGN_JOURNEYS_DIR": Self.templates, "COUNTERSIGN_ADMIN_KEY": Self.adminKey]
-        try RunningServer(directory: directory, environment: environment).stop()
+        try await RunningServer(directory: directory, environment: environment).stop()
         let leftover = try await CommandRunner.run(["serve", "--port", "0"], environment: environment, directory: directory)
         #expect(leftover.status != 0)
         #expect((leftover.output + leftover.errors).contains("demo application"))
 
         let removed = try await CommandRunner.run(["migrate", "--remove-demo-application"], environment: environment, directory: directory)
         #expect(removed.status == 0, "\(removed.errors)")
-        let production = try RunningServer(directory: directory, environment: environment, development: false)
+        let production = try await RunningServer(directory: directory, environment: environment, development: false)
         production.stop()
     }
 }

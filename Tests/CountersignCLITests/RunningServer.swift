@@ -8,42 +8,38 @@ import FoundationNetworking
 /// `countersign serve` as a child process on a free port, ready once it has said so. What it prints goes
 /// to a file, never a pipe: a pipe the test stopped reading would block the server's next log line.
 final class RunningServer {
-    let process = Process()
+    let child: ChildProcess
     let port: Int
     private let logFile: URL
 
     /// Starts the server in `directory` (where its SQLite file and master key file live), on `port` or a free
     /// one; in development mode (`--dev`: the demo application) unless `development` is false. With
     /// `openFilesSoftLimit` it starts as a system that grants a process that many open files at first would.
-    init(directory: URL, environment: [String: String], port: Int? = nil, development: Bool = true, openFilesSoftLimit: Int? = nil) throws {
+    init(
+        directory: URL, environment: [String: String], port: Int? = nil, development: Bool = true, openFilesSoftLimit: Int? = nil
+    ) async throws {
         self.port = try port ?? Self.freePort()
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-serve-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        let log = try FileHandle(forWritingTo: logFile)
-        defer { try? log.close() }
         let arguments = ["serve", "--port", String(self.port)] + (development ? ["--dev"] : [])
         if let openFilesSoftLimit {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -S -n \(openFilesSoftLimit) && exec \"$0\" \"$@\"", CommandRunner.executable().path] + arguments
+            child = try await ChildProcess(
+                URL(fileURLWithPath: "/bin/sh"),
+                arguments: ["-c", "ulimit -S -n \(openFilesSoftLimit) && exec \"$0\" \"$@\"", CommandRunner.executable().path] + arguments,
+                environment: ChildProcess.environment(environment), directory: directory, log: logFile)
         } else {
-            process.executableURL = CommandRunner.executable()
-            process.arguments = arguments
+            child = try await ChildProcess(
+                CommandRunner.executable(), arguments: arguments, environment: ChildProcess.environment(environment),
+                directory: directory, log: logFile)
         }
-        process.currentDirectoryURL = directory
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("COUNTERSIGN_") }
-            .merging(environment) { _, new in new }
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
         // Wait until the server announces it is listening (or exits, or a minute passes).
         let deadline = Date().addingTimeInterval(60)
         while !firstOutput.contains("Server started") {
-            guard process.isRunning else { throw ServerDidNotStart(output: output) }
+            guard !child.hasExited else { throw ServerDidNotStart(output: output) }
             guard Date() < deadline else {
                 kill()
                 throw ServerDidNotStart(output: "no \"Server started\" within a minute:\n" + output)
             }
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 
@@ -59,12 +55,11 @@ final class RunningServer {
 
     var url: String { "http://127.0.0.1:\(port)" }
 
+    var isRunning: Bool { !child.hasExited }
+
     /// Stops the server with SIGTERM; one that has not stopped within `gracePeriod` seconds is ended with SIGKILL.
     func stop(gracePeriod: TimeInterval = 20) {
-        process.terminate()
-        let deadline = Date().addingTimeInterval(gracePeriod)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        if process.isRunning {
+        if !child.signal(SIGTERM, gracePeriod: gracePeriod) {
             print("countersign serve on port \(port) did not stop within \(Int(gracePeriod)) s of SIGTERM; killed")
             kill()
         }
@@ -72,8 +67,7 @@ final class RunningServer {
 
     /// Ends the server at once with SIGKILL: no shutdown, nothing flushed that was not already committed.
     func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        child.signal(SIGKILL, gracePeriod: 60)
     }
 
     func get(_ path: String, bearer: String? = nil) async throws -> String {

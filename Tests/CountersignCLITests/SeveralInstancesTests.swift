@@ -210,7 +210,7 @@ struct SeveralInstancesTests {
 
     /// Waits until every instance says it is ready again.
     private func eventuallyReady(_ instances: Instances) async throws {
-        for server in instances.servers where server.process.isRunning {
+        for server in instances.servers where server.isRunning {
             try await eventually("instance on port \(server.port) is ready") { (try? await exchange(server.url + "/readyz").status) == 200 }
         }
     }

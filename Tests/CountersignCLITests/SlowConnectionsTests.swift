@@ -66,7 +66,7 @@ struct SlowConnectionsTests {
     func slowLoris() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loris-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let server = try RunningServer(
+        let server = try await RunningServer(
             directory: directory, environment: ["COUNTERSIGN_JOURNEYS_DIR": ProductionModeTests.templates], openFilesSoftLimit: 1024)
         defer { server.stop() }
 

@@ -24,18 +24,18 @@ struct TrustedProxyTests {
         return statuses
     }
 
-    private func server(trusting proxies: String?) throws -> RunningServer {
+    private func server(trusting proxies: String?) async throws -> RunningServer {
         var environment = [
             "COUNTERSIGN_JOURNEYS_DIR": ProductionModeTests.templates,
             "COUNTERSIGN_START_RATE_PER_ADDRESS": "1",
         ]
         environment["COUNTERSIGN_TRUSTED_PROXIES"] = proxies
-        return try RunningServer(directory: try ProductionModeTests.temporaryDirectory("proxy"), environment: environment)
+        return try await RunningServer(directory: try ProductionModeTests.temporaryDirectory("proxy"), environment: environment)
     }
 
     @Test("a client that names a new address in X-Forwarded-For on every start is still limited by its own address")
     func forgedForwardedForIsIgnored() async throws {
-        let server = try server(trusting: nil)
+        let server = try await server(trusting: nil)
         defer { server.stop() }
         let statuses = try await startsClaiming((1...Self.starts).map { "203.0.113.\($0)" }, on: server)
         #expect(statuses.contains(429))
@@ -43,7 +43,7 @@ struct TrustedProxyTests {
 
     @Test("behind a trusted load balancer each client is limited by the address the balancer names")
     func trustedProxyNamesTheClient() async throws {
-        let server = try server(trusting: "127.0.0.1")
+        let server = try await server(trusting: "127.0.0.1")
         defer { server.stop() }
         #expect(try await startsClaiming((1...Self.starts).map { "203.0.113.\($0)" }, on: server).allSatisfy { $0 == 200 })
         #expect(try await startsClaiming(Array(repeating: "198.51.100.7", count: Self.starts), on: server).contains(429))

@@ -28,12 +28,9 @@ struct IdleConnectionTests {
         "", "GET /healthz HTTP/1.1\r\nHost: countersign\r\n",
     ])
     func silentConnections(sent: String) async throws {
-        try await TestServer.run(adjust: { $0.idleTimeout = 1 }) { server in
-            try await server.app.server.start(address: .hostname("127.0.0.1", port: 0))
-            let port = try #require(server.app.http.server.shared.localAddress?.port)
+        try await TestServer.run(adjust: { $0.idleTimeout = 1 }) { server in try await server.app.listening { port in
             let closed = try await Task.detached { try Self.serverCloses(port: port, after: sent, within: 10) }.value
             #expect(closed)
-            await server.app.server.shutdown()
-        }
+        } }
     }
 }

@@ -14,9 +14,7 @@ import FoundationNetworking
 struct RealServerTests {
     @Test("register a phone, log in with biometrics, verify the token with the JWKS fetched over HTTP")
     func endToEnd() async throws {
-        try await TestServer.run { server in
-            try await server.app.server.start(address: .hostname("127.0.0.1", port: 0))
-            let port = try #require(server.app.http.server.shared.localAddress?.port)
+        try await TestServer.run { server in try await server.app.listening { port in
             let baseURL = URL(string: "http://127.0.0.1:\(port)")!
             let phone = TestPhone(client: OrchestrationClient(baseURL: baseURL, clientID: "demo-native"))
 
@@ -33,7 +31,6 @@ struct RealServerTests {
             #expect(claims.aud == "demo-native")
             #expect(claims.amr == ["mobile_biometrics"])
             #expect(claims.exp > Int(Date().timeIntervalSince1970))
-            await server.app.server.shutdown()
-        }
+        } }
     }
 }

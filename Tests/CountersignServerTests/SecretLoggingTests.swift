@@ -60,9 +60,7 @@ struct SecretLoggingTests {
         try await withApp(configure: { app in
             app.logger = Logger(label: "countersign.tests.capture") { _ in format.handler(store) }
             try await CountersignApp.configure(app, configuration: configuration, dependencies: .init(clock: clock))
-        }) { app in
-            try await app.server.start(address: .hostname("127.0.0.1", port: 0))
-            let port = try #require(app.http.server.shared.localAddress?.port)
+        }) { app in try await app.listening { port in
             let base = URL(string: "http://127.0.0.1:\(port)")!
             let phone = try await RegisteredPhone.register(
                 TestServer(app: app, clock: clock), email: "ada@example.com",
@@ -90,8 +88,7 @@ struct SecretLoggingTests {
             adminRequest.setValue("Bearer \(guessed)", forHTTPHeaderField: "Authorization")
             _ = try await URLSession.shared.data(for: adminRequest)
             secrets.append(guessed)
-            await app.server.shutdown()
-        }
+        } }
         try await database.drop()
 
         let lines = store.lines.withLock { $0 }
