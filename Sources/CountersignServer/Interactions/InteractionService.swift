@@ -156,7 +156,7 @@ struct InteractionService: Sendable {
     private static func decodeClientResponse(_ body: ByteBuffer?) throws -> CountersignCore.ClientResponse {
         guard let body, body.readableBytes > 0 else { throw ServiceError.notValid("The request body is empty.") }
         do {
-            return try JSONDecoder().decode(CountersignCore.ClientResponse.self, from: body)
+            return try JSONDecoder.wire.decode(CountersignCore.ClientResponse.self, from: body)
         } catch {
             throw ServiceError.notValid("The body must be a JSON object with a string 'option' and optional 'data'.")
         }

@@ -40,7 +40,7 @@ struct PushConfigRequest: Content {
         switch serviceAccount {
         case .none, .some(.null): return nil
         case .some(.string(let text)): return text
-        case .some(let object): return String(decoding: try JSONEncoder().encode(object), as: UTF8.self)
+        case .some(let object): return String(decoding: try JSONEncoder.wire.encode(object), as: UTF8.self)
         }
     }
 }

@@ -72,9 +72,12 @@ struct GRDBSQLDatabase: SQLDatabase {
         if writing { try pool.writeWithoutTransaction(body) } else { try pool.unsafeRead(body) }
     }
 
+    /// One encoder for every bind: each `SQLiteDataEncoder()` would make a `JSONEncoder` of its own.
+    private static let encoder = SQLiteDataEncoder()
+
     /// A bind as sqlite-nio would store it.
     private static func databaseValue(_ bind: any Encodable & Sendable) throws -> DatabaseValue {
-        switch try SQLiteDataEncoder().encode(bind) {
+        switch try encoder.encode(bind) {
         case .integer(let value): Int64(value).databaseValue
         case .float(let value): value.databaseValue
         case .text(let value): value.databaseValue
@@ -86,6 +89,9 @@ struct GRDBSQLDatabase: SQLDatabase {
 
 /// A result row, copied out of GRDB's cursor and decoded as sqlite-nio would.
 struct GRDBRow: SQLRow {
+    /// One decoder for every value: each `SQLiteDataDecoder()` would make a `JSONDecoder` of its own.
+    private static let decoder = SQLiteDataDecoder()
+
     private let values: [(column: String, data: SQLiteData)]
 
     init(_ row: Row) {
@@ -112,7 +118,7 @@ struct GRDBRow: SQLRow {
             throw DecodingError.keyNotFound(
                 SQLiteColumnKey(column), .init(codingPath: [], debugDescription: "No column named '\(column)'."))
         }
-        return try SQLiteDataDecoder().decode(D.self, from: data)
+        return try Self.decoder.decode(D.self, from: data)
     }
 
     private func data(_ column: String) -> SQLiteData? {
