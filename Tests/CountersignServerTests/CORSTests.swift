@@ -79,6 +79,24 @@ struct CORSTests {
         }
     }
 
+    @Test("a page at the server's public URL is its own, though the proxy in front passed on another Host")
+    func publicURLIsOwnOrigin() async throws {
+        try await TestServer.run { server in
+            #expect(try await server.admin(.PATCH, "applications/demo", json: ["allowed_origins": .array([.string(Self.bank)])]).status == .ok)
+            let behindProxy = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: [
+                "Origin": TestServer.issuer, "Host": "127.0.0.1:8081",
+            ])
+            #expect(behindProxy.status == .ok)
+            #expect(behindProxy.headers.first(name: .accessControlAllowOrigin) == nil)
+            // Another page behind the same proxy is still another origin.
+            let elsewhere = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: [
+                "Origin": "http://countersign.test:8443", "Host": "127.0.0.1:8081",
+            ])
+            #expect(elsewhere.status == .forbidden)
+            #expect(elsewhere.body["error"]?["code"] == .string(ErrorCode.originNotAllowed))
+        }
+    }
+
     @Test("discovery and the JWKS are readable from any page, as browser OpenID libraries read them")
     func publicDocuments() async throws {
         try await TestServer.run { server in

@@ -87,6 +87,7 @@ public enum CountersignApp {
         let openWaits = OpenWaits(total: configuration.maximumOpenWaits)
         let verifier = DeviceSignatureVerifier(storage: storage, clock: clock, securityEvents: securityEvents)
 
+        app.publicOrigin = WebOrigin.of(url: configuration.publicURL)
         app.middleware = Middlewares()
         app.middleware.use(RequestLogMiddleware(metrics: metrics))
         app.middleware.use(ApplicationCORSMiddleware(storage: storage))

@@ -18,6 +18,15 @@ enum WebOrigin {
         return port == (scheme == "https" ? 443 : 80) ? "\(scheme)://\(host)" : "\(scheme)://\(host):\(port)"
     }
 
+    /// The origin of `url` (its scheme, host and port) in the form of `normalized`.
+    static func of(url: String) -> String? {
+        guard var parts = URLComponents(string: url) else { return nil }
+        parts.path = ""
+        parts.query = nil
+        parts.fragment = nil
+        return parts.string.flatMap(normalized)
+    }
+
     private static func isASCIIHost(_ host: String) -> Bool {
         if host.hasPrefix("[") {
             return host.hasSuffix("]") && host.dropFirst().dropLast().allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
@@ -26,12 +35,26 @@ enum WebOrigin {
     }
 }
 
+extension Application {
+    private struct PublicOriginKey: StorageKey {
+        typealias Value = String
+    }
+
+    /// The origin of the server's public URL (`COUNTERSIGN_PUBLIC_URL`).
+    var publicOrigin: String? {
+        get { storage[PublicOriginKey.self] }
+        set { storage[PublicOriginKey.self] = newValue }
+    }
+}
+
 extension Request {
-    /// The `Origin` of a page on another origin than the one it called (its `Host`); nil for a page of this
-    /// server's own origin and for callers that are not browsers, which send no `Origin`.
+    /// The `Origin` of a page on another origin than the one it called; nil for callers that are not
+    /// browsers, which send no `Origin`, and for a page of this server's own origin: its public URL's, or
+    /// the `Host` it called (behind a proxy that passes on another `Host`, only the public URL's).
     var crossOrigin: String? {
         guard let origin = headers.first(name: .origin) else { return nil }
         guard let normalized = WebOrigin.normalized(origin) else { return origin }
+        if normalized == application.publicOrigin { return nil }
         let ownHost = headers.first(name: .host)?.lowercased()
         return normalized.split(separator: "://", maxSplits: 1).last.map(String.init) == ownHost ? nil : normalized
     }
