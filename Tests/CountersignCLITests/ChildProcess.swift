@@ -10,20 +10,20 @@ import SystemPackage
 /// entry ends near an unmapped page (swift-corelibs-foundation pull request 5472).
 final class ChildProcess: Sendable {
     let pid: pid_t
-    private let run: Task<Void, any Error>
 
-    /// Starts `executable` in `directory` with exactly `environment`; what it prints is appended to
-    /// `log`, or dropped without one. Returns once the program has been started.
-    init(_ executable: URL, arguments: [String], environment: [String: String], directory: URL? = nil, log: URL? = nil) async throws {
+    /// Starts `executable` in `directory` with `settings` in its environment (see `environment(_:)`); what
+    /// it prints is appended to `log`, or dropped without one. Returns once the program has been started.
+    init(_ executable: URL, arguments: [String], settings: [String: String], directory: URL? = nil, log: URL? = nil) async throws {
         let output: FileDescriptor? = try log.map {
             try FileDescriptor.open(FilePath($0.path), .writeOnly, options: [.append, .create], permissions: [.ownerReadWrite])
         }
         let started = AsyncThrowingStream<pid_t, any Error>.makeStream()
-        run = Task {
+        // The task outlives this call: it holds the program until it exits.
+        Task {
             do {
                 let configuration = Subprocess.Configuration(
                     executable: .path(FilePath(executable.path)), arguments: Arguments(arguments),
-                    environment: .custom(Self.keys(environment)), workingDirectory: directory.map { FilePath($0.path) })
+                    environment: Self.environment(settings), workingDirectory: directory.map { FilePath($0.path) })
                 // After `body` returns, `run` waits for the program to exit, then reaps it.
                 if let output {
                     _ = try await Subprocess.run(
@@ -65,12 +65,9 @@ final class ChildProcess: Sendable {
 
     /// The environment of this test process without its `COUNTERSIGN_` settings, with `settings` on top:
     /// a child configures itself only from what its test gives it.
-    static func environment(_ settings: [String: String]) -> [String: String] {
-        ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("COUNTERSIGN_") }.merging(settings) { _, new in new }
-    }
-
-    static func keys(_ environment: [String: String]) -> [Environment.Key: String] {
-        Dictionary(uniqueKeysWithValues: environment.compactMap { name, value in Environment.Key(rawValue: name).map { ($0, value) } })
+    static func environment(_ settings: [String: String]) -> Environment {
+        let variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("COUNTERSIGN_") }.merging(settings) { _, new in new }
+        return .custom(Dictionary(uniqueKeysWithValues: variables.compactMap { name, value in Environment.Key(rawValue: name).map { ($0, value) } }))
     }
 
     struct NotStarted: Error, CustomStringConvertible {

@@ -30,7 +30,7 @@ struct CommandRunner {
         let limit = 64 << 20
         let result = try await Subprocess.run(
             .path(FilePath(executable(product).path)), arguments: Arguments(arguments),
-            environment: .custom(ChildProcess.keys(ChildProcess.environment(environment))),
+            environment: ChildProcess.environment(environment),
             workingDirectory: directory.map { FilePath($0.path) }, output: .string(limit: limit), error: .string(limit: limit))
         let status: Int32
         switch result.terminationStatus {

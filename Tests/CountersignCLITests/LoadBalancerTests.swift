@@ -115,7 +115,7 @@ final class Nginx {
             """.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
         child = try await ChildProcess(
             URL(fileURLWithPath: "/usr/sbin/nginx"), arguments: ["-p", path, "-c", "\(path)/nginx.conf", "-e", "\(path)/error.log"],
-            environment: ChildProcess.environment([:]))
+            settings: [:])
         for _ in 0..<100 {
             if let (_, response) = try? await URLSession.shared.data(from: URL(string: url + "/healthz")!),
                 (response as? HTTPURLResponse)?.statusCode == 200

@@ -25,11 +25,10 @@ final class RunningServer {
             child = try await ChildProcess(
                 URL(fileURLWithPath: "/bin/sh"),
                 arguments: ["-c", "ulimit -S -n \(openFilesSoftLimit) && exec \"$0\" \"$@\"", CommandRunner.executable().path] + arguments,
-                environment: ChildProcess.environment(environment), directory: directory, log: logFile)
+                settings: environment, directory: directory, log: logFile)
         } else {
             child = try await ChildProcess(
-                CommandRunner.executable(), arguments: arguments, environment: ChildProcess.environment(environment),
-                directory: directory, log: logFile)
+                CommandRunner.executable(), arguments: arguments, settings: environment, directory: directory, log: logFile)
         }
         // Wait until the server announces it is listening (or exits, or a minute passes).
         let deadline = Date().addingTimeInterval(60)
