@@ -181,7 +181,7 @@ struct EnumerationTests {
         }
     }
 
-    @Test("decoys are kept as long as approvals (the push-fatigue limits read both), then removed with them")
+    @Test("decoys are kept as long as approvals (the push-fatigue limits read both), then removed with them; the statistics count them apart")
     func decoysAreSwept() async throws {
         try await TestServer.run(adjust: { configuration in
             configuration.interactionLifetime = 300
@@ -190,12 +190,20 @@ struct EnumerationTests {
         }) { server in
             _ = try await Self.signIn(server, email: "nobody@example.com")
             #expect(try await server.count("decoy_approvals") == 1)
+            let waiting = try await server.stats()
+            #expect(waiting["decoy_approvals_pending"] == 1)
+            #expect(waiting["decoy_approvals_stored"] == 1)
+            #expect(waiting["approvals_pending"] == 0)
             server.clock.advance(by: 301 + 3600)
             // A sweep ran past the expiry: it removed the interaction, which never reached a user.
             try await eventually("the interaction was removed") { try await server.count("interactions") == 0 }
             #expect(try await server.count("decoy_approvals") == 1, "within the retention the backoff still counts it")
+            let expired = try await server.stats()
+            #expect(expired["decoy_approvals_pending"] == 0)
+            #expect(expired["decoy_approvals_stored"] == 1)
             server.clock.advance(by: 3600)
             try await eventually("the decoy was removed") { try await server.count("decoy_approvals") == 0 }
+            #expect(try await server.stats()["decoy_approvals_stored"] == 0)
         }
     }
 }

@@ -16,6 +16,8 @@ struct StatsRoutes: RouteCollection {
     struct Stats: Codable {
         let approvalsPending: Int
         let approvalsStored: Int
+        let decoyApprovalsPending: Int
+        let decoyApprovalsStored: Int
         let interactionsStored: Int
         let pushJobsQueued: Int
         let pushJobsStored: Int
@@ -28,6 +30,8 @@ struct StatsRoutes: RouteCollection {
         enum CodingKeys: String, CodingKey {
             case approvalsPending = "approvals_pending"
             case approvalsStored = "approvals_stored"
+            case decoyApprovalsPending = "decoy_approvals_pending"
+            case decoyApprovalsStored = "decoy_approvals_stored"
             case interactionsStored = "interactions_stored"
             case pushJobsQueued = "push_jobs_queued"
             case pushJobsStored = "push_jobs_stored"
@@ -42,6 +46,7 @@ struct StatsRoutes: RouteCollection {
         let counts = try await storage.statistics.counts(at: clock.now())
         return try .wire(Stats(
             approvalsPending: counts.approvalsPending, approvalsStored: counts.approvalsStored,
+            decoyApprovalsPending: counts.decoyApprovalsPending, decoyApprovalsStored: counts.decoyApprovalsStored,
             interactionsStored: counts.interactionsStored, pushJobsQueued: counts.pushJobsQueued, pushJobsStored: counts.pushJobsStored,
             pushDeliveriesStored: counts.pushDeliveriesStored, usedDeviceSignaturesStored: counts.usedDeviceSignaturesStored,
             eventStreamsOpen: await openWaits.eventStreams, inboxWaitsOpen: await openWaits.inboxWaits))

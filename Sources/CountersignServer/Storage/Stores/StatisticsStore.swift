@@ -11,6 +11,9 @@ struct StatisticsStore {
         let approvalsPending: Int
         /// Approvals stored, in any state, until the sweep removes them.
         let approvalsStored: Int
+        /// Decoys a browser waits on now, for identifiers with no phone (a rise is someone trying emails).
+        let decoyApprovalsPending: Int
+        let decoyApprovalsStored: Int
         let interactionsStored: Int
         let pushJobsQueued: Int
         let pushJobsStored: Int
@@ -26,6 +29,9 @@ struct StatisticsStore {
             approvalsPending: try await count(
                 ApprovalStore.table, where: "status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)"),
             approvalsStored: try await count(ApprovalStore.table),
+            decoyApprovalsPending: try await count(
+                ApprovalStore.decoyTable, where: "status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)"),
+            decoyApprovalsStored: try await count(ApprovalStore.decoyTable),
             interactionsStored: try await count(InteractionStore.table),
             pushJobsQueued: try await count(PushJobStore.table, where: "status = \(bind: PushStatus.queued.rawValue)"),
             pushJobsStored: try await count(PushJobStore.table),
