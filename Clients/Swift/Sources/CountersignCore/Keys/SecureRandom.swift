@@ -3,16 +3,32 @@ import Foundation
 
 /// Random values from the system CSPRNG.
 public enum SecureRandom {
-    /// `count` random bytes.
+    /// `count` random bytes, taken eight at a time: every draw from the system generator is a system call.
     public static func bytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count + 7)
+        while bytes.count < count {
+            withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
+        }
+        bytes.removeLast(bytes.count - count)
+        return bytes
     }
 
-    /// `length` characters drawn uniformly from `alphabet`.
+    /// `length` characters drawn uniformly from `alphabet` (1 to 256 of them). A random byte below the
+    /// largest multiple of the alphabet's size picks character `byte % size`; a byte above it is drawn
+    /// again, so no character is likelier than another.
     public static func string(length: Int, from alphabet: [Character]) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return String((0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+        precondition((1...256).contains(alphabet.count), "an alphabet of 1 to 256 characters")
+        let accepted = 256 - 256 % alphabet.count
+        var characters: [Character] = []
+        characters.reserveCapacity(length)
+        while characters.count < length {
+            for byte in bytes(length - characters.count) where Int(byte) < accepted {
+                characters.append(alphabet[Int(byte) % alphabet.count])
+            }
+        }
+        return String(characters)
     }
 
     /// A fresh challenge: 32 random bytes, base64url without padding.
