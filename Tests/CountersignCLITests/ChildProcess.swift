@@ -1,5 +1,6 @@
 import Foundation
 import Subprocess
+import Synchronization
 import SystemPackage
 
 /// A program the tests start and stop while they run: `countersign serve`, nginx.
@@ -10,6 +11,8 @@ import SystemPackage
 /// entry ends near an unmapped page (swift-corelibs-foundation pull request 5472).
 final class ChildProcess: Sendable {
     let pid: pid_t
+    /// Set once swift-subprocess has reaped the program: from then on `pid` may name another process.
+    private let reaped: Flag
 
     /// Starts `executable` in `directory` with `settings` in its environment (see `environment(_:)`); what
     /// it prints is appended to `log`, or dropped without one. Returns once the program has been started.
@@ -18,6 +21,8 @@ final class ChildProcess: Sendable {
             try FileDescriptor.open(FilePath($0.path), .writeOnly, options: [.append, .create], permissions: [.ownerReadWrite])
         }
         let started = AsyncThrowingStream<pid_t, any Error>.makeStream()
+        let reaped = Flag()
+        self.reaped = reaped
         // The task outlives this call: it holds the program until it exits.
         Task {
             do {
@@ -37,9 +42,11 @@ final class ChildProcess: Sendable {
                 }
                 started.continuation.finish()
             } catch {
+                // Before the start, the caller hears of it; after it, only the test's output can.
+                print("\(executable.lastPathComponent): \(error)")
                 started.continuation.finish(throwing: error)
-                throw error
             }
+            reaped.value.store(true, ordering: .releasing)
         }
         guard let pid = try await started.stream.first(where: { _ in true }) else { throw NotStarted(executable: executable.path) }
         self.pid = pid
@@ -48,8 +55,9 @@ final class ChildProcess: Sendable {
     /// Whether the program has exited. Looks without reaping (swift-subprocess reaps it) and without
     /// waiting for a Swift task, so it may be asked from a blocking loop on any thread.
     var hasExited: Bool {
+        if reaped.value.load(ordering: .acquiring) { return true }
         var info = siginfo_t()
-        guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return true }  // ECHILD: reaped
+        guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return errno == ECHILD }  // ECHILD: reaped
         return info.si_signo == SIGCHLD
     }
 
@@ -68,6 +76,10 @@ final class ChildProcess: Sendable {
     static func environment(_ settings: [String: String]) -> Environment {
         let variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("COUNTERSIGN_") }.merging(settings) { _, new in new }
         return .custom(Dictionary(uniqueKeysWithValues: variables.compactMap { name, value in Environment.Key(rawValue: name).map { ($0, value) } }))
+    }
+
+    private final class Flag: Sendable {
+        let value = Atomic<Bool>(false)
     }
 
     struct NotStarted: Error, CustomStringConvertible {

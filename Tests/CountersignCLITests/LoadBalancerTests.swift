@@ -136,7 +136,10 @@ final class Nginx {
     }
 
     func stop() {
-        child?.signal(SIGTERM, gracePeriod: 60)
+        if let child, !child.signal(SIGTERM, gracePeriod: 20) {
+            print("nginx on port \(port) did not stop within 20 s of SIGTERM; killed")
+            child.signal(SIGKILL, gracePeriod: 60)
+        }
         try? FileManager.default.removeItem(at: directory)
     }
 }

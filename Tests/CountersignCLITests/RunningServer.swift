@@ -38,7 +38,12 @@ final class RunningServer {
                 kill()
                 throw ServerDidNotStart(output: "no \"Server started\" within a minute:\n" + output)
             }
-            try await Task.sleep(for: .milliseconds(50))
+            do {
+                try await Task.sleep(for: .milliseconds(50))
+            } catch {
+                kill()  // the test was cancelled: leave no server behind
+                throw error
+            }
         }
     }
 

@@ -88,12 +88,35 @@ struct CORSTests {
             ])
             #expect(behindProxy.status == .ok)
             #expect(behindProxy.headers.first(name: .accessControlAllowOrigin) == nil)
-            // Another page behind the same proxy is still another origin.
+            // As a browser may write it: upper case, the default port named.
+            let written = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: [
+                "Origin": "HTTP://COUNTERSIGN.TEST:80", "Host": "127.0.0.1:8081",
+            ])
+            #expect(written.status == .ok)
+            // Another port of the same host is another origin.
             let elsewhere = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: [
                 "Origin": "http://countersign.test:8443", "Host": "127.0.0.1:8081",
             ])
             #expect(elsewhere.status == .forbidden)
             #expect(elsewhere.body["error"]?["code"] == .string(ErrorCode.originNotAllowed))
+        }
+    }
+
+    @Test("a page on the Host the request named is the server's own only over the public URL's scheme")
+    func hostNamesNoScheme() async throws {
+        try await TestServer.run { server in
+            #expect(try await server.admin(.PATCH, "applications/demo", json: ["allowed_origins": .array([.string(Self.bank)])]).status == .ok)
+            // The public URL is http://countersign.test: a page over https on the same Host is another origin
+            // (as a page over plain http is beside an https server, where a network attacker can put one).
+            let otherScheme = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: [
+                "Origin": "https://auth.bank.example", "Host": "auth.bank.example",
+            ])
+            #expect(otherScheme.status == .forbidden)
+            #expect(otherScheme.body["error"]?["code"] == .string(ErrorCode.originNotAllowed))
+            let sameScheme = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: [
+                "Origin": "http://auth.bank.example", "Host": "auth.bank.example",
+            ])
+            #expect(sameScheme.status == .ok)
         }
     }
 

@@ -68,4 +68,12 @@ struct ConfigurationTests {
             for name in names { #expect(error.description.contains(name)) }
         }
     }
+
+    @Test("a public URL whose origin cannot be read is refused (pages there are the server's own)", arguments: [
+        "https://user@auth.bank.example", "https://bänk.example",
+    ])
+    func publicURLWithoutOrigin(url: String) {
+        #expect(throws: ConfigurationError.self) { try Configuration.load(environment: ["COUNTERSIGN_PUBLIC_URL": url]) }
+        #expect((try? Configuration.load(environment: ["COUNTERSIGN_PUBLIC_URL": "https://auth.bank.example/login"])) != nil)
+    }
 }

@@ -162,10 +162,11 @@ public struct Configuration: Sendable {
         }
         var publicURL: String?
         if let raw = value("COUNTERSIGN_PUBLIC_URL") {
-            if let url = URL(string: raw), ["http", "https"].contains(url.scheme ?? ""), url.host != nil {
+            // Its origin must be readable: pages there are the server's own (`Request.crossOrigin`).
+            if let url = URL(string: raw), ["http", "https"].contains(url.scheme ?? ""), url.host != nil, WebOrigin.of(url: raw) != nil {
                 publicURL = raw.hasSuffix("/") ? String(raw.dropLast()) : raw
             } else {
-                problems.append("COUNTERSIGN_PUBLIC_URL='\(raw)' must be an http(s) URL")
+                problems.append("COUNTERSIGN_PUBLIC_URL='\(raw)' must be an http(s) URL with an ASCII host (punycode for an international name) and no user")
             }
         }
         let adminKey = value("COUNTERSIGN_ADMIN_KEY")

@@ -50,13 +50,17 @@ extension Application {
 extension Request {
     /// The `Origin` of a page on another origin than the one it called; nil for callers that are not
     /// browsers, which send no `Origin`, and for a page of this server's own origin: its public URL's, or
-    /// the `Host` it called (behind a proxy that passes on another `Host`, only the public URL's).
+    /// one on the `Host` it called over the public URL's scheme (`Host` names no scheme, and a page served
+    /// over plain http beside an https server is not the server's). Behind a proxy that passes on another
+    /// `Host`, only the public URL's origin is the server's own.
     var crossOrigin: String? {
         guard let origin = headers.first(name: .origin) else { return nil }
         guard let normalized = WebOrigin.normalized(origin) else { return origin }
-        if normalized == application.publicOrigin { return nil }
-        let ownHost = headers.first(name: .host)?.lowercased()
-        return normalized.split(separator: "://", maxSplits: 1).last.map(String.init) == ownHost ? nil : normalized
+        let publicOrigin = application.publicOrigin
+        if normalized == publicOrigin { return nil }
+        let parts = normalized.split(separator: "://", maxSplits: 1).map(String.init)
+        let sameScheme = publicOrigin.map { $0.hasPrefix(parts[0] + "://") } ?? true
+        return sameScheme && parts.last == headers.first(name: .host)?.lowercased() ? nil : normalized
     }
 }
 

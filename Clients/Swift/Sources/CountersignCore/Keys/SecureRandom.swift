@@ -3,7 +3,8 @@ import Foundation
 
 /// Random values from the system CSPRNG.
 public enum SecureRandom {
-    /// `count` random bytes, taken eight at a time: every draw from the system generator is a system call.
+    /// `count` random bytes, taken eight at a time: on Linux every draw from the system generator is a
+    /// system call (`getrandom`).
     public static func bytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         var bytes: [UInt8] = []
@@ -16,8 +17,8 @@ public enum SecureRandom {
     }
 
     /// `length` characters drawn uniformly from `alphabet` (1 to 256 of them). A random byte below the
-    /// largest multiple of the alphabet's size picks character `byte % size`; a byte above it is drawn
-    /// again, so no character is likelier than another.
+    /// largest multiple of the alphabet's size picks character `byte % size`; a byte at or above it is
+    /// drawn again, so no character is likelier than another.
     public static func string(length: Int, from alphabet: [Character]) -> String {
         precondition((1...256).contains(alphabet.count), "an alphabet of 1 to 256 characters")
         let accepted = 256 - 256 % alphabet.count
