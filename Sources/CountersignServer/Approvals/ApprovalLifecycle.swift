@@ -61,8 +61,9 @@ struct ApprovalLifecycle: Sendable {
     func createDecoy(_ request: DecoyApprovalRequest, webInteractionID: String, in work: UnitOfWork) async throws -> String {
         let (applicationID, _) = try await application(ofWebClient: request.clientID)
         let digest = DecoyApprovalRecord.subjectDigest(identifier: request.identifier, key: hashKey)
-        let user = try await storage.users.find(externalUserID: request.identifier)
-        try await admit(ApprovalSubject(userID: user?.id, decoyDigest: digest), limits: request.limits, in: work)
+        // A user of another application only: their approvals there count too.
+        let userID = if let known = request.userID { known } else { try await storage.users.find(externalUserID: request.identifier)?.id }
+        try await admit(ApprovalSubject(userID: userID, decoyDigest: digest), limits: request.limits, in: work)
         let decoy = DecoyApprovalRecord(
             id: SecureRandom.identifier(prefix: DecoyApprovalRecord.idPrefix), applicationID: applicationID, subjectDigest: digest,
             webInteractionID: webInteractionID, status: ApprovalStatus.pending.rawValue, failureCode: nil,

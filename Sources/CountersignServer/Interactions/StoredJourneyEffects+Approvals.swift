@@ -31,8 +31,8 @@ extension StoredJourneyEffects {
     }
 
     func resendApproval(_ approvalID: String) async throws {
-        // A decoy is pushed to no one, now as at first.
-        guard !DecoyApprovalRecord.isDecoy(approvalID), let approval = try await storage.approvals.find(approvalID),
+        // A decoy is pushed to no one, now as at first: `find` reads approvals only.
+        guard let approval = try await storage.approvals.find(approvalID),
             let device = try await storage.devices.find(approval.deviceID)
         else { return }
         await approvals.resend(approval.id, to: device, in: work)

@@ -173,6 +173,9 @@ public struct ApprovalRequest: Sendable {
 public struct DecoyApprovalRequest: Sendable {
     /// What the browser typed (an external user id or email).
     public let identifier: String
+    /// The user the identifier names in the client's application, when the step found one (with no
+    /// phone); nil leaves the server to look across applications.
+    public let userID: String?
     /// The web client, whose application the identifier is looked for in.
     public let clientID: String
     public let expiresAt: Date

@@ -34,8 +34,8 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
     /// Whom the browser's request goes to.
     enum Addressee {
         case device(UserContext, DeviceSummary)
-        /// An identifier with no phone: a decoy stands in for the approval.
-        case nobody(identifier: String)
+        /// An identifier with no phone (and the user it names here, if any): a decoy stands in for the approval.
+        case nobody(identifier: String, userID: String?)
     }
 
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
@@ -46,7 +46,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         let devices = if let user { try await environment.effects.activeDevices(userID: user.userID) } else { [DeviceSummary]() }
         guard let user, let newest = devices.first else {
             if environment.string("unknown_user") == "reject" { return noDevices }
-            return try await startWaiting(on: .nobody(identifier: externalUserID), &state, environment)
+            return try await startWaiting(on: .nobody(identifier: externalUserID, userID: user?.userID), &state, environment)
         }
         if devices.count > 1, environment.string("device_selection") ?? "ask" == "ask" {
             // The browser is not signed in yet: with `show_device_names: false` it learns no device's name.
@@ -178,9 +178,9 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
                 mobileJourneyID: environment.string("mobile_journey") ?? "mobile_approve", approvalData: approvalData,
                 additionalData: environment.config["additional_data"], correlationID: state.correlationID, otp: otp,
                 expiresAt: expiresAt, limits: Self.limits(environment)))
-        case .nobody(let identifier):
+        case .nobody(let identifier, let userID):
             try await environment.effects.createDecoyApproval(DecoyApprovalRequest(
-                identifier: identifier, clientID: state.clientID, expiresAt: expiresAt, limits: Self.limits(environment)))
+                identifier: identifier, userID: userID, clientID: state.clientID, expiresAt: expiresAt, limits: Self.limits(environment)))
         }
         let resends = environment.integer("resend_attempts", default: 3, in: 0...10)
         var data: [String: JSONValue] = [

@@ -84,7 +84,7 @@ struct ApprovalSubject: Sendable {
 /// Where one approval (or decoy) stands, without the rest of its record.
 struct ApprovalOutcomeRow: Codable, Sendable, ClosableApproval {
     /// The columns it is read from, which both tables have.
-    static let columns = "id, web_interaction_id, status, failure_code, expires_at, created_at, resolved_at"
+    static let columns = CodingKeys.allCases.map(\.rawValue).joined(separator: ", ")
 
     let id: String
     let webInteractionID: String
@@ -98,7 +98,7 @@ struct ApprovalOutcomeRow: Codable, Sendable, ClosableApproval {
         ApprovalRecord.status(stored: status, expiresAt: expiresAt, at: now)
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id, status
         case webInteractionID = "web_interaction_id"
         case failureCode = "failure_code"
