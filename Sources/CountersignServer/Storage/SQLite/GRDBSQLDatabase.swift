@@ -14,8 +14,8 @@ import SQLiteNIO
 /// less than handing them to another thread. Values are encoded and decoded as sqlite-nio does, so files
 /// written before (dates as Unix time) read the same.
 struct GRDBSQLDatabase: SQLDatabase {
-    /// Where statements go: reads outside a transaction to a reader connection, everything else to the
-    /// pool's single writer.
+    /// Where statements go: everything to the pool's single writer, except reads outside a transaction
+    /// while the writer is taken, which go to a reader connection.
     enum Session: Sendable {
         /// Outside a transaction: a write first waits for the writer lock, so it never lands inside another
         /// task's open transaction.
@@ -46,7 +46,11 @@ struct GRDBSQLDatabase: SQLDatabase {
             try Self.run(sql, arguments, on: pool, writing: true, onRow)
         case .autocommit(let lock):
             if Self.isRead(sql) {
-                try Self.run(sql, arguments, on: pool, writing: false, onRow)
+                // A reader connection loses its page cache whenever the writer commits, and reads the
+                // pages again from the file; the writer's stays warm. So a read takes the writer when it is
+                // free, and a reader (in parallel, on the last committed snapshot) when it is not.
+                let ranOnWriter = try lock.ifFree { try Self.run(sql, arguments, on: pool, writing: true, onRow) } != nil
+                if !ranOnWriter { try Self.run(sql, arguments, on: pool, writing: false, onRow) }
             } else {
                 try await lock.withLock { try Self.run(sql, arguments, on: pool, writing: true, onRow) }
             }

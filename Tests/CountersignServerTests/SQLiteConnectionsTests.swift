@@ -1,0 +1,92 @@
+@testable import CountersignServer
+import Foundation
+import Logging
+import NIOPosix
+import SQLKit
+import Testing
+
+/// On SQLite one writer connection serves every write and, while nobody holds it, the reads too; other
+/// reads go to reader connections. Whichever a read gets, it sees what is committed and nothing else.
+@Suite("SQLite connections", .timeLimit(.minutes(1)))
+struct SQLiteConnectionsTests {
+    @Test("a read during another call's transaction neither waits for it nor sees its uncommitted rows")
+    func readsSeeOnlyCommittedRows() async throws {
+        try await withEngine { engine in
+            try await engine.sql.raw("CREATE TABLE notes (body TEXT NOT NULL)").run()
+            try await engine.transaction { transaction in
+                try await transaction.raw("INSERT INTO notes (body) VALUES ('draft')").run()
+                // The transaction holds the writer, so this read must go elsewhere and must not wait.
+                #expect(try await notes(engine.sql) == 0)
+                #expect(try await notes(transaction) == 1)
+            }
+            #expect(try await notes(engine.sql) == 1)
+        }
+    }
+
+    @Test("a read while the writer is free sees the last commit, and a rolled-back write is never seen")
+    func readsAfterCommitAndRollback() async throws {
+        try await withEngine { engine in
+            try await engine.sql.raw("CREATE TABLE notes (body TEXT NOT NULL)").run()
+            try await engine.sql.raw("INSERT INTO notes (body) VALUES ('kept')").run()
+            #expect(try await notes(engine.sql) == 1)
+            struct Abandoned: Error {}
+            await #expect(throws: Abandoned.self) {
+                try await engine.transaction { transaction in
+                    try await transaction.raw("INSERT INTO notes (body) VALUES ('dropped')").run()
+                    throw Abandoned()
+                }
+            }
+            #expect(try await notes(engine.sql) == 1)
+        }
+    }
+
+    @Test("reads and writes from many tasks at once: every read sees a whole number of committed transactions")
+    func concurrentReadersAndWriters() async throws {
+        try await withEngine { engine in
+            try await engine.sql.raw("CREATE TABLE notes (body TEXT NOT NULL)").run()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        for _ in 0..<25 {
+                            // Each transaction adds two rows, so no read may ever count an odd number.
+                            try await engine.transaction { transaction in
+                                try await transaction.raw("INSERT INTO notes (body) VALUES ('a')").run()
+                                await Task.yield()  // the readers' turn, between the two
+                                try await transaction.raw("INSERT INTO notes (body) VALUES ('b')").run()
+                            }
+                        }
+                    }
+                    group.addTask {
+                        for _ in 0..<100 {
+                            let seen = try await notes(engine.sql)
+                            #expect(seen % 2 == 0)
+                            await Task.yield()
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await notes(engine.sql) == 200)
+        }
+    }
+
+    private func notes(_ sql: any SQLDatabase) async throws -> Int {
+        try await sql.raw("SELECT count(*) AS n FROM notes").first()!.decode(column: "n", as: Int.self)
+    }
+
+    private func withEngine(_ body: (SQLiteStorageEngine) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-connections-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let engine = try SQLiteStorageEngine(
+            path: directory.appendingPathComponent("test.sqlite").path, logger: Logger(label: "test"),
+            eventLoop: MultiThreadedEventLoopGroup.singleton.any())
+        do {
+            try await body(engine)
+        } catch {
+            try? await engine.shutdown()
+            throw error
+        }
+        try await engine.shutdown()
+    }
+}
