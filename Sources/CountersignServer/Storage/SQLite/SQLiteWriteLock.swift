@@ -1,9 +1,10 @@
 import NIOCore
 import Synchronization
 
-/// The one writer connection of the SQLite database: a task holds it for one statement, or for a whole
-/// transaction across its awaits. A free lock is taken at once, on the caller's thread; waiting tasks
-/// are suspended (no thread is held, nothing spins) and served in order.
+/// The one writer connection of the SQLite database: a task holds it for one statement (a write, or a
+/// read that found it free), or for a whole transaction across its awaits. A free lock is taken at once,
+/// on the caller's thread; waiting tasks are suspended (no thread is held, nothing spins) and served in
+/// order.
 final class SQLiteWriteLock: Sendable {
     private struct State {
         var held = false
