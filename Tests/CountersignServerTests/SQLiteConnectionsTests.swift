@@ -9,7 +9,7 @@ import Testing
 /// reads go to reader connections. Whichever a read gets, it sees what is committed and nothing else.
 @Suite("SQLite connections", .timeLimit(.minutes(1)))
 struct SQLiteConnectionsTests {
-    @Test("a read during another call's transaction neither waits for it nor sees its uncommitted rows")
+    @Test("a read made while a transaction holds the writer neither waits for it nor sees its uncommitted rows")
     func readsSeeOnlyCommittedRows() async throws {
         try await withEngine { engine in
             try await engine.sql.raw("CREATE TABLE notes (body TEXT NOT NULL)").run()
@@ -20,6 +20,20 @@ struct SQLiteConnectionsTests {
                 #expect(try await notes(transaction) == 1)
             }
             #expect(try await notes(engine.sql) == 1)
+        }
+    }
+
+    @Test("a read while the writer is free runs on the writer, whose cache is warm; during a transaction, on a reader")
+    func readsTakeTheFreeWriter() async throws {
+        try await withEngine { engine in
+            try await engine.sql.raw("CREATE TABLE notes (body TEXT NOT NULL)").run()
+            try await engine.sql.raw("INSERT INTO notes (body) VALUES ('kept')").run()
+            // `last_insert_rowid()` is the connection's own: 1 on the writer that inserted, 0 on a reader.
+            #expect(try await lastInsertedRow(engine.sql) == 1)
+            try await engine.transaction { transaction in
+                try await transaction.raw("INSERT INTO notes (body) VALUES ('draft')").run()
+                #expect(try await lastInsertedRow(engine.sql) == 0)
+            }
         }
     }
 
@@ -68,6 +82,10 @@ struct SQLiteConnectionsTests {
             }
             #expect(try await notes(engine.sql) == 200)
         }
+    }
+
+    private func lastInsertedRow(_ sql: any SQLDatabase) async throws -> Int {
+        try await sql.raw("SELECT last_insert_rowid() AS id").first()!.decode(column: "id", as: Int.self)
     }
 
     private func notes(_ sql: any SQLDatabase) async throws -> Int {

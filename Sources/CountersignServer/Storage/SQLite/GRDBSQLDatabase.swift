@@ -17,8 +17,8 @@ struct GRDBSQLDatabase: SQLDatabase {
     /// Where statements go: everything to the pool's single writer, except reads outside a transaction
     /// while the writer is taken, which go to a reader connection.
     enum Session: Sendable {
-        /// Outside a transaction: a write first waits for the writer lock, so it never lands inside another
-        /// task's open transaction.
+        /// Outside a transaction: a write first waits for the writer lock, and a read uses the writer only
+        /// when it can take the lock at once, so neither lands inside another task's open transaction.
         case autocommit(SQLiteWriteLock)
         /// Inside a transaction holding the writer lock.
         case transaction

@@ -15,7 +15,7 @@ struct SQLiteStorageEngine: StorageEngine {
         var configuration = GRDB.Configuration()
         configuration.foreignKeysEnabled = true
         // A transaction spans several statements, each its own access to the writer, across the awaits
-        // between them; `SQLiteWriteLock` keeps every other writer out until it ends.
+        // between them; `SQLiteWriteLock` keeps every other statement off the writer until it ends.
         configuration.allowsUnsafeTransactions = true
         // Another process writing (`countersign migrate`) is waited for by SQLite's sleeping busy
         // handler, never by spinning.
