@@ -15,47 +15,75 @@ final class RunningServer {
     /// Starts the server in `directory` (where its SQLite file and master key file live), on `port` or a free
     /// one; in development mode (`--dev`: the demo application) unless `development` is false. With
     /// `openFilesSoftLimit` it starts as a system that grants a process that many open files at first would.
+    ///
+    /// A free port is only free when it is chosen: before the server binds it, another test's connection
+    /// may take it as its own source port. The server then stops with "Address already in use", and it is
+    /// started again on another free port.
     init(
         directory: URL, environment: [String: String], port: Int? = nil, development: Bool = true, openFilesSoftLimit: Int? = nil
     ) async throws {
-        self.port = try port ?? Self.freePort()
-        logFile = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-serve-\(UUID().uuidString).log")
-        let arguments = ["serve", "--port", String(self.port)] + (development ? ["--dev"] : [])
+        var attempts = 1
+        while true {
+            let chosen = try port ?? Self.freePort()
+            let logFile = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-serve-\(UUID().uuidString).log")
+            let child = try await Self.start(
+                directory: directory, environment: environment, port: chosen, development: development,
+                openFilesSoftLimit: openFilesSoftLimit, log: logFile)
+            do {
+                try await Self.waitUntilStarted(child, log: logFile)
+                (self.child, self.port, self.logFile) = (child, chosen, logFile)
+                return
+            } catch let failure as ServerDidNotStart where port == nil && attempts < 5 && failure.output.contains("Address already in use") {
+                attempts += 1
+            }
+        }
+    }
+
+    private static func start(
+        directory: URL, environment: [String: String], port: Int, development: Bool, openFilesSoftLimit: Int?, log: URL
+    ) async throws -> ChildProcess {
+        let arguments = ["serve", "--port", String(port)] + (development ? ["--dev"] : [])
         if let openFilesSoftLimit {
-            child = try await ChildProcess(
+            return try await ChildProcess(
                 URL(fileURLWithPath: "/bin/sh"),
                 arguments: ["-c", "ulimit -S -n \(openFilesSoftLimit) && exec \"$0\" \"$@\"", CommandRunner.executable().path] + arguments,
-                settings: environment, directory: directory, log: logFile)
-        } else {
-            child = try await ChildProcess(
-                CommandRunner.executable(), arguments: arguments, settings: environment, directory: directory, log: logFile)
+                settings: environment, directory: directory, log: log)
         }
-        // Wait until the server announces it is listening (or exits, or a minute passes).
+        return try await ChildProcess(CommandRunner.executable(), arguments: arguments, settings: environment, directory: directory, log: log)
+    }
+
+    /// Waits until the server announces it is listening; throws if it exits first or a minute passes.
+    private static func waitUntilStarted(_ child: ChildProcess, log: URL) async throws {
         let deadline = Date().addingTimeInterval(60)
-        while !firstOutput.contains("Server started") {
-            guard !child.hasExited else { throw ServerDidNotStart(output: output) }
+        while !firstOutput(of: log).contains("Server started") {
+            guard !child.hasExited else { throw ServerDidNotStart(output: output(of: log)) }
             guard Date() < deadline else {
-                kill()
-                throw ServerDidNotStart(output: "no \"Server started\" within a minute:\n" + output)
+                child.signal(SIGKILL, gracePeriod: 60)
+                throw ServerDidNotStart(output: "no \"Server started\" within a minute:\n" + output(of: log))
             }
             do {
                 try await Task.sleep(for: .milliseconds(50))
             } catch {
-                kill()  // the test was cancelled: leave no server behind
+                child.signal(SIGKILL, gracePeriod: 60)  // the test was cancelled: leave no server behind
                 throw error
             }
         }
     }
 
-    /// Everything the server printed so far.
-    var output: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+    private static func output(of log: URL) -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
     /// What the server printed up to "Server started".
-    var firstOutput: String {
-        let text = output
+    private static func firstOutput(of log: URL) -> String {
+        let text = output(of: log)
         guard let started = text.range(of: "Server started") else { return text }
         return String(text[..<started.upperBound])
     }
+
+    /// Everything the server printed so far.
+    var output: String { Self.output(of: logFile) }
+
+    /// What the server printed up to "Server started".
+    var firstOutput: String { Self.firstOutput(of: logFile) }
 
     var url: String { "http://127.0.0.1:\(port)" }
 
