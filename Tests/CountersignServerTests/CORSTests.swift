@@ -8,10 +8,20 @@ import Vapor
 struct CORSTests {
     static let bank = "https://bank.example"
 
+    /// Starts `web_login` through the demo web client with `headers` (a page's `Origin`, the `Host` it called).
+    static func start(_ server: TestServer, headers: HTTPHeaders = [:]) async throws -> (status: HTTPStatus, body: JSONValue, headers: HTTPHeaders) {
+        try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: headers)
+    }
+
+    /// Lets the demo application's pages be on the bank's origin.
+    static func listBank(_ server: TestServer) async throws {
+        #expect(try await server.admin(.PATCH, "applications/demo", json: ["allowed_origins": .array([.string(bank)])]).status == .ok)
+    }
+
     @Test("a preflight from an origin an application lists is answered with what the page may send; from another, 403 without CORS headers")
     func preflight() async throws {
         try await TestServer.run { server in
-            #expect(try await server.admin(.PATCH, "applications/demo", json: ["allowed_origins": .array([.string(Self.bank)])]).status == .ok)
+            try await Self.listBank(server)
             // As browsers ask: POST for the calls, GET for the events stream.
             for (method, path) in [("POST", "/v1/journeys/web_login/start"), ("POST", "/v1/interactions/int_x/submit"), ("GET", "/v1/interactions/int_x/events")] {
                 var headers: HTTPHeaders = ["Access-Control-Request-Method": method, "Access-Control-Request-Headers": "authorization, content-type"]
@@ -35,12 +45,12 @@ struct CORSTests {
     @Test("a journey starts from a listed origin with its answer readable; from an origin the client's application does not list it is refused and nothing is stored")
     func startsPerApplication() async throws {
         try await TestServer.run { server in
-            #expect(try await server.admin(.PATCH, "applications/demo", json: ["allowed_origins": .array([.string(Self.bank)])]).status == .ok)
+            try await Self.listBank(server)
             #expect(try await server.admin(.POST, "applications", json: [
                 "id": "shop", "name": "Shop", "allowed_origins": ["https://shop.example"],
             ]).status == .created)
 
-            let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: [
+            let started = try await Self.start(server, headers: [
                 "Origin": Self.bank,
             ])
             #expect(started.status == .ok)
@@ -50,12 +60,12 @@ struct CORSTests {
             let stored = try #require(try await server.stats()["interactions_stored"])
 
             // Listed, but by another application than demo-web's: the shop's pages cannot use the bank's client.
-            let otherApplication = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: [
+            let otherApplication = try await Self.start(server, headers: [
                 "Origin": "https://shop.example",
             ])
             #expect(otherApplication.status == .forbidden)
             #expect(otherApplication.body["error"]?["code"] == .string(ErrorCode.originNotAllowed))
-            let unlisted = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: [
+            let unlisted = try await Self.start(server, headers: [
                 "Origin": "https://evil.example",
             ])
             #expect(unlisted.status == .forbidden)
@@ -67,13 +77,13 @@ struct CORSTests {
     @Test("pages of the server's own origin and callers without an Origin get no CORS headers and are not limited by the list")
     func sameOrigin() async throws {
         try await TestServer.run { server in
-            #expect(try await server.admin(.PATCH, "applications/demo", json: ["allowed_origins": .array([.string(Self.bank)])]).status == .ok)
-            let ownPage = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: [
+            try await Self.listBank(server)
+            let ownPage = try await Self.start(server, headers: [
                 "Origin": "http://auth.bank.example:8080", "Host": "auth.bank.example:8080",
             ])
             #expect(ownPage.status == .ok)
             #expect(ownPage.headers.first(name: .accessControlAllowOrigin) == nil)
-            let noBrowser = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
+            let noBrowser = try await Self.start(server)
             #expect(noBrowser.status == .ok)
             #expect(noBrowser.headers.first(name: .accessControlAllowOrigin) == nil)
         }
@@ -82,19 +92,19 @@ struct CORSTests {
     @Test("a page at the server's public URL is its own, though the proxy in front passed on another Host")
     func publicURLIsOwnOrigin() async throws {
         try await TestServer.run { server in
-            #expect(try await server.admin(.PATCH, "applications/demo", json: ["allowed_origins": .array([.string(Self.bank)])]).status == .ok)
-            let behindProxy = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: [
+            try await Self.listBank(server)
+            let behindProxy = try await Self.start(server, headers: [
                 "Origin": TestServer.issuer, "Host": "127.0.0.1:8081",
             ])
             #expect(behindProxy.status == .ok)
             #expect(behindProxy.headers.first(name: .accessControlAllowOrigin) == nil)
             // As a browser may write it: upper case, the default port named.
-            let written = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: [
+            let written = try await Self.start(server, headers: [
                 "Origin": "HTTP://COUNTERSIGN.TEST:80", "Host": "127.0.0.1:8081",
             ])
             #expect(written.status == .ok)
             // Another port of the same host is another origin.
-            let elsewhere = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: [
+            let elsewhere = try await Self.start(server, headers: [
                 "Origin": "http://countersign.test:8443", "Host": "127.0.0.1:8081",
             ])
             #expect(elsewhere.status == .forbidden)
@@ -105,15 +115,15 @@ struct CORSTests {
     @Test("a page on the Host the request named is the server's own only over the public URL's scheme")
     func hostNamesNoScheme() async throws {
         try await TestServer.run { server in
-            #expect(try await server.admin(.PATCH, "applications/demo", json: ["allowed_origins": .array([.string(Self.bank)])]).status == .ok)
+            try await Self.listBank(server)
             // The public URL is http://countersign.test: a page over https on the same Host is another origin
             // (as a page over plain http is beside an https server, where a network attacker can put one).
-            let otherScheme = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: [
+            let otherScheme = try await Self.start(server, headers: [
                 "Origin": "https://auth.bank.example", "Host": "auth.bank.example",
             ])
             #expect(otherScheme.status == .forbidden)
             #expect(otherScheme.body["error"]?["code"] == .string(ErrorCode.originNotAllowed))
-            let sameScheme = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"], headers: [
+            let sameScheme = try await Self.start(server, headers: [
                 "Origin": "http://auth.bank.example", "Host": "auth.bank.example",
             ])
             #expect(sameScheme.status == .ok)

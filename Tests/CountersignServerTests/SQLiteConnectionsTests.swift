@@ -12,7 +12,6 @@ struct SQLiteConnectionsTests {
     @Test("a read made while a transaction holds the writer neither waits for it nor sees its uncommitted rows")
     func readsSeeOnlyCommittedRows() async throws {
         try await withEngine { engine in
-            try await engine.sql.raw("CREATE TABLE notes (body TEXT NOT NULL)").run()
             try await engine.transaction { transaction in
                 try await transaction.raw("INSERT INTO notes (body) VALUES ('draft')").run()
                 // The transaction holds the writer, so this read must go elsewhere and must not wait.
@@ -26,7 +25,6 @@ struct SQLiteConnectionsTests {
     @Test("a read while the writer is free runs on the writer, whose cache is warm; during a transaction, on a reader")
     func readsTakeTheFreeWriter() async throws {
         try await withEngine { engine in
-            try await engine.sql.raw("CREATE TABLE notes (body TEXT NOT NULL)").run()
             try await engine.sql.raw("INSERT INTO notes (body) VALUES ('kept')").run()
             // `last_insert_rowid()` is the connection's own: 1 on the writer that inserted, 0 on a reader.
             #expect(try await lastInsertedRow(engine.sql) == 1)
@@ -40,7 +38,6 @@ struct SQLiteConnectionsTests {
     @Test("a read while the writer is free sees the last commit, and a rolled-back write is never seen")
     func readsAfterCommitAndRollback() async throws {
         try await withEngine { engine in
-            try await engine.sql.raw("CREATE TABLE notes (body TEXT NOT NULL)").run()
             try await engine.sql.raw("INSERT INTO notes (body) VALUES ('kept')").run()
             #expect(try await notes(engine.sql) == 1)
             struct Abandoned: Error {}
@@ -57,7 +54,6 @@ struct SQLiteConnectionsTests {
     @Test("reads and writes from many tasks at once: every read sees a whole number of committed transactions")
     func concurrentReadersAndWriters() async throws {
         try await withEngine { engine in
-            try await engine.sql.raw("CREATE TABLE notes (body TEXT NOT NULL)").run()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<4 {
                     group.addTask {
@@ -92,14 +88,13 @@ struct SQLiteConnectionsTests {
         try await sql.raw("SELECT count(*) AS n FROM notes").first()!.decode(column: "n", as: Int.self)
     }
 
+    /// Runs `body` on an engine over a new database file with an empty table `notes`.
     private func withEngine(_ body: (SQLiteStorageEngine) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-connections-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let engine = try SQLiteStorageEngine(
-            path: directory.appendingPathComponent("test.sqlite").path, logger: Logger(label: "test"),
-            eventLoop: MultiThreadedEventLoopGroup.singleton.any())
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-connections-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let engine = try SQLiteStorageEngine(path: path, logger: Logger(label: "test"), eventLoop: MultiThreadedEventLoopGroup.singleton.any())
         do {
+            try await engine.sql.raw("CREATE TABLE notes (body TEXT NOT NULL)").run()
             try await body(engine)
         } catch {
             try? await engine.shutdown()

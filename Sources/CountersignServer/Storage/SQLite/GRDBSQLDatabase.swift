@@ -49,8 +49,9 @@ struct GRDBSQLDatabase: SQLDatabase {
                 // A reader connection loses its page cache whenever the writer commits, and reads the
                 // pages again from the file; the writer's stays warm. So a read takes the writer when it is
                 // free, and a reader (in parallel, on the last committed snapshot) when it is not.
-                let ranOnWriter = try lock.ifFree { try Self.run(sql, arguments, on: pool, writing: true, onRow) } != nil
-                if !ranOnWriter { try Self.run(sql, arguments, on: pool, writing: false, onRow) }
+                if try lock.ifFree({ try Self.run(sql, arguments, on: pool, writing: true, onRow) }) == nil {
+                    try Self.run(sql, arguments, on: pool, writing: false, onRow)
+                }
             } else {
                 try await lock.withLock { try Self.run(sql, arguments, on: pool, writing: true, onRow) }
             }

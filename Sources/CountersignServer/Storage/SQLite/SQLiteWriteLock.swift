@@ -13,7 +13,7 @@ final class SQLiteWriteLock: Sendable {
 
     private let state = Mutex(State())
 
-    func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+    func withLock<T>(_ body: () async throws -> T) async throws -> T {
         await acquire()
         defer { release() }
         return try await body()
@@ -52,10 +52,8 @@ final class SQLiteWriteLock: Sendable {
     /// Hands the lock to the longest waiting task, or frees it.
     private func release() {
         let next = state.withLock { state in
-            guard let next = state.waiting.popFirst() else {
-                state.held = false
-                return CheckedContinuation<Void, Never>?.none
-            }
+            let next = state.waiting.popFirst()
+            if next == nil { state.held = false }
             return next
         }
         next?.resume()

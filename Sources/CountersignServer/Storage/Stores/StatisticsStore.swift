@@ -25,12 +25,12 @@ struct StatisticsStore {
         func count(_ table: String, where condition: SQLQueryString = "1 = 1") async throws -> Int {
             try await sql.raw("SELECT COUNT(*) AS n FROM \(ident: table) WHERE \(condition)").first(decodingColumn: "n", as: Int.self) ?? 0
         }
+        // Pending and not yet past its expiry, for approvals and decoys alike.
+        let waiting: SQLQueryString = "status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)"
         return Counts(
-            approvalsPending: try await count(
-                ApprovalStore.table, where: "status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)"),
+            approvalsPending: try await count(ApprovalStore.table, where: waiting),
             approvalsStored: try await count(ApprovalStore.table),
-            decoyApprovalsPending: try await count(
-                ApprovalStore.decoyTable, where: "status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)"),
+            decoyApprovalsPending: try await count(ApprovalStore.decoyTable, where: waiting),
             decoyApprovalsStored: try await count(ApprovalStore.decoyTable),
             interactionsStored: try await count(InteractionStore.table),
             pushJobsQueued: try await count(PushJobStore.table, where: "status = \(bind: PushStatus.queued.rawValue)"),
