@@ -6,25 +6,21 @@ import Vapor
 
 /// Opens the configured database and brings its schema up to date.
 ///
-/// Migrations run through Fluent's schema builder. On SQLite they run on Fluent's own connections, which
-/// are closed before GRDB opens the file: two copies of the SQLite library must never have one file open
-/// at once, or their locks would not see each other.
+/// Migrations run through Fluent's schema builder, on Fluent's own connections, which are closed before
+/// the stores open theirs. On SQLite that matters beyond tidiness: two copies of the SQLite library must
+/// never have one file open at once, or their locks would not see each other.
 enum DatabaseSetup {
     /// Opens the database at `location`, migrated; with `metrics`, every statement is timed.
     static func open(_ app: Application, location: DatabaseLocation, metrics: ServerMetrics? = nil) async throws -> Storage {
         switch location {
         case .postgres(let url):
-            // More than Fluent's one connection per event loop: with one, every call of a loop queued behind
-            // the others' statements (docs/BENCHMARKS.md: 107 → 129 flows/s with four).
-            app.databases.use(
-                .postgres(
-                    configuration: try postgresConfiguration(url), maxConnectionsPerEventLoop: 4,
-                    connectionPoolTimeout: postgresWaitLimit, sqlLogLevel: sqlLogLevel),
-                as: .psql)
-            try await migrate(app.databases, app: app)
-            // Both supported drivers are SQL databases; this one is checked once here.
-            guard app.db is any SQLDatabase else { throw DatabaseNotSQL() }
-            return Storage(engine: FluentStorageEngine(databases: app.databases, eventLoopGroup: app.eventLoopGroup, logger: app.logger), metrics: metrics)
+            let configuration = try postgresConfiguration(url)
+            let migrating = Databases(threadPool: app.threadPool, on: app.eventLoopGroup)
+            migrating.use(.postgres(configuration: configuration, sqlLogLevel: sqlLogLevel), as: .psql)
+            try await migrateThenClose(migrating, app: app)
+            let engine = PostgresStorageEngine(
+                configuration: configuration, waitLimit: postgresWaitLimit, eventLoopGroup: app.eventLoopGroup, logger: app.logger)
+            return Storage(engine: engine, metrics: metrics)
         case .sqliteFile(let path):
             return try await openSQLite(path: path, app: app, metrics: metrics)
         case .sqliteMemory:
@@ -50,13 +46,7 @@ enum DatabaseSetup {
         try restrictToOwner(path)
         let migrating = Databases(threadPool: app.threadPool, on: app.eventLoopGroup)
         migrating.use(.sqlite(.file(path), sqlLogLevel: sqlLogLevel), as: .sqlite)
-        do {
-            try await migrate(migrating, app: app)
-        } catch {
-            await migrating.shutdownAsync()
-            throw error
-        }
-        await migrating.shutdownAsync()
+        try await migrateThenClose(migrating, app: app)
         return Storage(engine: try SQLiteStorageEngine(path: path, logger: app.logger, eventLoop: app.eventLoopGroup.any()), metrics: metrics)
     }
 
@@ -74,6 +64,17 @@ enum DatabaseSetup {
         for companion in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + companion) {
             _ = chmod(path + companion, 0o600)
         }
+    }
+
+    /// Runs the migrations on Fluent's connections, which close afterwards: the stores use their own.
+    private static func migrateThenClose(_ databases: Databases, app: Application) async throws {
+        do {
+            try await migrate(databases, app: app)
+        } catch {
+            await databases.shutdownAsync()
+            throw error
+        }
+        await databases.shutdownAsync()
     }
 
     private static func migrate(_ databases: Databases, app: Application) async throws {

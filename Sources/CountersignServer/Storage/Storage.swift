@@ -1,9 +1,8 @@
 import Fluent
 import FluentSQL
-import NIOPosix
 
 /// The database as the services use it: one store per table, the only place with SQL. The same stores
-/// run on SQLite (GRDB) and PostgreSQL (Fluent's driver), through SQLKit.
+/// run on SQLite (GRDB) and PostgreSQL (PostgresNIO), through SQLKit.
 struct Storage: Sendable {
     private let engine: any StorageEngine
     /// The connection of the transaction this storage runs in, if any.
@@ -67,32 +66,6 @@ protocol StorageEngine: Sendable {
     /// Runs `body` on one connection in one transaction: committed when it returns, rolled back when it throws.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     func shutdown() async throws
-}
-
-/// PostgreSQL through Fluent's driver and its connection pools, one per event loop: a statement uses the
-/// pool of the loop it is made on, so its answer comes back to the same thread.
-struct FluentStorageEngine: StorageEngine {
-    let databases: Databases
-    let eventLoopGroup: any EventLoopGroup
-    let logger: Logger
-
-    /// Fluent's database for the calling event loop.
-    private var database: any Database {
-        let eventLoop = MultiThreadedEventLoopGroup.currentEventLoop ?? eventLoopGroup.any()
-        return databases.database(logger: logger, on: eventLoop)!
-    }
-
-    var sql: any SQLDatabase { database as! any SQLDatabase }
-
-    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await database.transaction { database in
-            guard let sql = database as? any SQLDatabase else { throw DatabaseNotSQL() }
-            return try await body(sql)
-        }
-    }
-
-    /// The pool closes with the application.
-    func shutdown() async throws {}
 }
 
 /// Runs `write`; a unique key it would break refuses the request as `already_exists` (409) with `message`.

@@ -1,0 +1,95 @@
+import AsyncKit
+import Foundation
+import Logging
+import NIOCore
+import PostgresKit
+import PostgresNIO
+// SQLKit's wrapper around a record's properties, as its drivers read it.
+@_spi(CodableUtilities) import SQLKit
+
+/// SQLKit's `SQLDatabase` over PostgresNIO connections, each statement prepared once per connection and
+/// reused (`PreparedStatements`).
+struct PostgresSQLDatabase: SQLDatabase {
+    /// Where statements go. `@unchecked Sendable` for AsyncKit's pool, as `PostgresStorageEngine` explains.
+    enum Session: @unchecked Sendable {
+        /// Outside a transaction: each statement on a connection of the pool, returned when it is done.
+        case pooled(EventLoopConnectionPool<PostgresConnectionSource>)
+        /// Inside a transaction, on its connection.
+        case transaction(PostgresConnection)
+    }
+
+    let session: Session
+    let statements: PreparedStatements
+    let logger: Logger
+
+    var eventLoop: any EventLoop {
+        switch session {
+        case .pooled(let pool): pool.eventLoop
+        case .transaction(let connection): connection.eventLoop
+        }
+    }
+
+    var dialect: any SQLDialect { PostgresDialect() }
+    var queryLogLevel: Logger.Level? { nil }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) -> EventLoopFuture<Void> {
+        let promise = eventLoop.makePromise(of: Void.self)
+        promise.completeWithTask { try await self.execute(sql: query, onRow) }
+        return promise.futureResult
+    }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) async throws {
+        let (sql, binds) = serialize(query)
+        let bindings = try PostgresBindings(binds)
+        switch session {
+        case .transaction(let connection):
+            try await statements.run(sql, bindings, on: connection, inTransaction: true, logger: logger, onRow)
+        case .pooled(let pool):
+            let connection = try await pool.requestConnection(logger: logger).get()
+            defer { pool.releaseConnection(connection, logger: logger) }
+            try await statements.run(sql, bindings, on: connection, inTransaction: false, logger: logger, onRow)
+        }
+    }
+}
+
+extension PostgresBindings {
+    /// The binds of a store's statement. The stores bind text, numbers, booleans, dates and NULL, each of
+    /// which PostgresNIO encodes itself; SQLKit hands a record's properties over in a wrapper of its own.
+    init(_ binds: [any Encodable & Sendable]) throws {
+        self.init(capacity: binds.count)
+        for bind in binds {
+            let value = (bind as? any SQLKitWrapper)?.wrapped ?? bind
+            if let value = value as? any PostgresThrowingDynamicTypeEncodable {
+                try append(value)
+            } else if let optional = value as? any OptionalValue, optional.isNone {
+                appendNull()
+            } else {
+                throw UnsupportedBind(type: "\(type(of: value))")
+            }
+        }
+    }
+}
+
+/// SQLKit's wrapper around each property of a record it inserts.
+private protocol SQLKitWrapper {
+    var wrapped: Any { get }
+}
+
+extension FakeSendableCodable: SQLKitWrapper {
+    fileprivate var wrapped: Any { value }
+}
+
+/// Tells a NULL bind (an empty optional of any type) from a value.
+private protocol OptionalValue {
+    var isNone: Bool { get }
+}
+
+extension Optional: OptionalValue {
+    fileprivate var isNone: Bool { self == nil }
+}
+
+/// A store bound a value PostgreSQL has no encoding for here: a programming error, found by the suite on PostgreSQL.
+struct UnsupportedBind: Error, CustomStringConvertible {
+    let type: String
+    var description: String { "A statement binds a \(type), which has no PostgreSQL encoding." }
+}

@@ -1,0 +1,69 @@
+import AsyncKit
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresKit
+import PostgresNIO
+import SQLKit
+
+/// PostgreSQL through connection pools, one per event loop: a statement uses the pool of the loop it is
+/// made on, so its answer comes back to the same thread. Every statement is prepared once per connection
+/// (`PreparedStatements`).
+///
+/// `@unchecked Sendable` for AsyncKit's pools, which are safe to share (the group's under a lock, each
+/// loop's confined to its loop) but not marked so; Fluent's own PostgreSQL driver holds them the same way.
+struct PostgresStorageEngine: StorageEngine, @unchecked Sendable {
+    /// More than one connection per event loop: with one, every call of a loop queued behind the others'
+    /// statements (docs/BENCHMARKS.md: 107 → 129 flows/s with four).
+    static let connectionsPerEventLoop = 4
+
+    private let pools: EventLoopGroupConnectionPool<PostgresConnectionSource>
+    private let eventLoopGroup: any EventLoopGroup
+    private let statements = PreparedStatements()
+    private let logger: Logger
+
+    /// A request waits at most `waitLimit` for a connection before it is refused (`DatabaseOutage`).
+    init(configuration: SQLPostgresConfiguration, waitLimit: TimeAmount, eventLoopGroup: any EventLoopGroup, logger: Logger) {
+        pools = EventLoopGroupConnectionPool(
+            source: PostgresConnectionSource(sqlConfiguration: configuration),
+            maxConnectionsPerEventLoop: Self.connectionsPerEventLoop, requestTimeout: waitLimit, pruneInterval: nil,
+            logger: logger, on: eventLoopGroup)
+        self.eventLoopGroup = eventLoopGroup
+        self.logger = logger
+    }
+
+    /// The pool of the calling event loop.
+    private var pool: EventLoopConnectionPool<PostgresConnectionSource> {
+        pools.pool(for: MultiThreadedEventLoopGroup.currentEventLoop ?? eventLoopGroup.any())
+    }
+
+    var sql: any SQLDatabase {
+        PostgresSQLDatabase(session: .pooled(pool), statements: statements, logger: logger)
+    }
+
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        let pool = pool
+        let connection = try await pool.requestConnection(logger: logger).get()
+        defer { pool.releaseConnection(connection, logger: logger) }
+        let sql = PostgresSQLDatabase(session: .transaction(connection), statements: statements, logger: logger)
+        try await sql.raw("BEGIN").run()
+        let result: T
+        do {
+            result = try await body(sql)
+        } catch {
+            do {
+                try await sql.raw("ROLLBACK").run()
+            } catch {
+                // A connection that cannot roll back is not handed to the next caller half-way through.
+                try? await connection.close()
+            }
+            throw error
+        }
+        try await sql.raw("COMMIT").run()
+        return result
+    }
+
+    func shutdown() async throws {
+        try await pools.shutdownAsync()
+    }
+}

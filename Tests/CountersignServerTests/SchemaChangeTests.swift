@@ -1,0 +1,33 @@
+import CountersignCore
+import Testing
+
+@Suite("A running server and a schema that changes under it")
+struct SchemaChangeTests {
+    /// On PostgreSQL every statement is prepared once per connection; a prepared `SELECT *` whose table
+    /// gained a column is refused by PostgreSQL ("cached plan must not change result type") until it is
+    /// prepared again.
+    @Test("columns added to the tables while the server runs, as another instance's migration would, break no sign-in")
+    func columnsAddedWhileRunning() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            // Twice, so that each statement of a sign-in is prepared on the connections it ran on.
+            for _ in 0..<2 { try await signIn(server, phone) }
+            let sql = try #require(server.app.countersignSQL)
+            for table in ["interactions", "approvals", "users", "devices", "clients", "applications", "biometric_keys", "push_jobs"] {
+                try await sql.raw("ALTER TABLE \(ident: table) ADD COLUMN added_later TEXT").run()
+            }
+            for _ in 0..<2 { try await signIn(server, phone) }
+        }
+    }
+
+    /// A web sign-in approved on the phone with the web code, ending with a verified token.
+    private func signIn(_ server: TestServer, _ phone: RegisteredPhone) async throws {
+        let browser = TestBrowser(server)
+        let waiting = try await browser.signIn("web_login", email: phone.email)
+        let otp = try #require(waiting.data?["otp"]?.stringValue)
+        #expect(try await phone.approve(otp: otp).journeyStepID == JourneyStepID.success)
+        let done = try await browser.poll()
+        #expect(done.journeyStepID == JourneyStepID.success)
+        _ = try await server.verifiedClaims(try #require(done.token))
+    }
+}
