@@ -1,0 +1,22 @@
+import SQLKit
+import Testing
+
+@Suite("PostgreSQL: statements prepared once per connection", .enabled(if: TestDatabase.postgresURL != nil))
+struct PostgresStatementsTests {
+    @Test("a statement runs prepared under one name on its connection, and runs again under the same name")
+    func preparedOnceAndReused() async throws {
+        try await TestServer.run { server in
+            let sql = try #require(server.app.countersignSQL)
+            let listing = "SELECT name, statement FROM pg_prepared_statements"
+            // More runs than the pools have connections, so that some connection runs it again.
+            for _ in 0..<12 {
+                let prepared = try await sql.raw(SQLQueryString(listing)).all().map {
+                    (name: try $0.decode(column: "name", as: String.self), statement: try $0.decode(column: "statement", as: String.self))
+                }
+                let listings = prepared.filter { $0.statement == listing }
+                #expect(listings.count == 1, "the listing itself is prepared, once, on the connection it runs on: \(prepared)")
+                #expect(listings.allSatisfy { $0.name.hasPrefix("countersign_") })
+            }
+        }
+    }
+}
