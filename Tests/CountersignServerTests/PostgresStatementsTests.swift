@@ -19,4 +19,21 @@ struct PostgresStatementsTests {
             }
         }
     }
+
+    @Test("a statement that failed to prepare (its table did not exist yet) runs once its table exists, on every connection")
+    func failedPreparationIsPreparedAgain() async throws {
+        try await TestServer.run { server in
+            let sql = try #require(server.app.countersignSQL)
+            let reading: SQLQueryString = "SELECT count(*) AS rows FROM added_later"
+            // More runs than the pools have connections, so that it fails on each of them.
+            for _ in 0..<12 {
+                await #expect(throws: (any Error).self) { try await sql.raw(reading).run() }
+            }
+            try await sql.raw("CREATE TABLE added_later (id TEXT PRIMARY KEY)").run()
+            for _ in 0..<12 {
+                #expect(try await sql.raw(reading).first()?.decode(column: "rows", as: Int.self) == 0)
+            }
+        }
+    }
 }
+

@@ -40,7 +40,7 @@ struct PostgresSQLDatabase: SQLDatabase {
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) async throws {
         let (sql, binds) = serialize(query)
-        let bindings = try PostgresBindings(binds)
+        let bindings = try PostgresBindings(sqlKitBinds: binds)
         switch session {
         case .transaction(let connection):
             try await statements.run(sql, bindings, on: connection, inTransaction: true, logger: logger, onRow)
@@ -53,9 +53,12 @@ struct PostgresSQLDatabase: SQLDatabase {
 }
 
 extension PostgresBindings {
-    /// The binds of a store's statement. The stores bind text, numbers, booleans, dates and NULL, each of
-    /// which PostgresNIO encodes itself; SQLKit hands a record's properties over in a wrapper of its own.
-    init(_ binds: [any Encodable & Sendable]) throws {
+    /// The binds of a store's statement. The stores bind text, integers, booleans, dates and NULL, each of
+    /// which PostgresNIO encodes itself (SQLKit hands a record's properties over in a wrapper of its own),
+    /// into TEXT, BIGINT, BOOLEAN and TIMESTAMPTZ columns. A prepared statement keeps the parameter types of
+    /// its first run; a NULL leaves the type to PostgreSQL, which takes the column's: the same as these
+    /// encode to. Any other type is refused (`UnsupportedBind`), where PostgresKit would have written JSON.
+    init(sqlKitBinds binds: [any Encodable & Sendable]) throws {
         self.init(capacity: binds.count)
         for bind in binds {
             let value = (bind as? any SQLKitWrapper)?.wrapped ?? bind

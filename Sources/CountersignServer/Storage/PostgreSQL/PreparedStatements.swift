@@ -8,13 +8,14 @@ import Synchronization
 /// connection and then only binds and executes it (PostgresNIO prepares a named statement on a
 /// connection the first time it runs there).
 ///
-/// A table changed under running statements (another instance's migration) can make PostgreSQL refuse a
-/// prepared `SELECT *` whose columns changed; that text then gets a new name, prepared afresh, and the
-/// statement is tried once more when no transaction has failed with it.
+/// A name that failed is given up for a new one, prepared afresh at its next run: PostgresNIO answers
+/// every later run of a statement whose preparation failed with that failure, and PostgreSQL refuses a
+/// prepared `SELECT *` whose table gained a column (another instance's migration) from then on. The
+/// second case is also run again at once under the new name, unless a transaction already failed with it.
 final class PreparedStatements: Sendable {
-    /// Beyond this many texts (statements whose text varies with the number of values bound), statements
+    /// Beyond this many texts (statements whose text varies, such as an admin listing's limit), statements
     /// run unprepared rather than filling every connection with one-off statements.
-    static let limit = 512
+    static let limit = 256
 
     private struct Names {
         var byText: [String: String] = [:]
@@ -35,9 +36,9 @@ final class PreparedStatements: Sendable {
         }
         do {
             try await execute(NamedStatement.Text(name: name, sql: sql), bindings, on: connection, logger: logger, onRow)
-        } catch let error as PSQLError where Self.isStalePlan(error) {
-            let renamed = rename(sql)
-            if inTransaction { throw error }
+        } catch let error as PSQLError where error.code == .server && !Self.isConstraintViolation(error) {
+            let renamed = rename(sql, replacing: name)
+            guard Self.isStalePlan(error), !inTransaction else { throw error }
             try await execute(NamedStatement.Text(name: renamed, sql: sql), bindings, on: connection, logger: logger, onRow)
         }
     }
@@ -61,9 +62,13 @@ final class PreparedStatements: Sendable {
         }
     }
 
-    /// A new name for `sql`, after its prepared statement went stale.
-    private func rename(_ sql: String) -> String {
-        names.withLock { Self.issue(for: sql, in: &$0) }
+    /// A new name for `sql` in place of `failed`; the one another run gave it already, if any, so that
+    /// runs failing together rename it once.
+    private func rename(_ sql: String, replacing failed: String) -> String {
+        names.withLock { names in
+            if let current = names.byText[sql], current != failed { return current }
+            return Self.issue(for: sql, in: &names)
+        }
     }
 
     private static func issue(for sql: String, in names: inout Names) -> String {
@@ -73,24 +78,36 @@ final class PreparedStatements: Sendable {
         return name
     }
 
-    /// PostgreSQL's "cached plan must not change result type" (SQLSTATE 0A000, feature not supported).
+    /// A broken unique key or other constraint (SQLSTATE class 23): an answer about the data, which the
+    /// stores expect (`refusingDuplicate`), not a broken statement.
+    private static func isConstraintViolation(_ error: PSQLError) -> Bool {
+        error.serverInfo?[.sqlState]?.hasPrefix("23") == true
+    }
+
+    /// PostgreSQL's "cached plan must not change result type" (SQLSTATE 0A000, raised where it revalidates
+    /// a cached plan; the message itself may be translated).
     private static func isStalePlan(_ error: PSQLError) -> Bool {
-        error.code == .server && error.serverInfo?[.sqlState] == "0A000"
+        error.serverInfo?[.sqlState] == "0A000" && error.serverInfo?[.routine] == "RevalidateCachedQuery"
     }
 }
 
 /// PostgresNIO's prepared statement, whose name and text are the type's own (`static`). The text of one
-/// execution is set for the call's task around `execute`, which reads both there, before it returns.
+/// execution is set for the call's task around `execute`, which reads both there (postgres-nio 1.33).
 private struct NamedStatement: PostgresPreparedStatement {
     struct Text: Sendable {
         let name: String
         let sql: String
     }
 
-    @TaskLocal static var text = Text(name: "", sql: "")
+    @TaskLocal static var text: Text?
 
-    static var name: String { text.name }
-    static var sql: String { text.sql }
+    static var name: String { current.name }
+    static var sql: String { current.sql }
+
+    private static var current: Text {
+        guard let text else { preconditionFailure("a prepared statement read outside PreparedStatements.execute") }
+        return text
+    }
 
     let bindings: PostgresBindings
 

@@ -29,7 +29,7 @@ struct PushJobStore {
             UPDATE \(ident: Self.table) SET lease = \(bind: lease), next_attempt_at = \(bind: leaseEnd)
             WHERE status = \(bind: queued) AND next_attempt_at <= \(bind: now) AND id IN (
                 SELECT id FROM \(ident: Self.table) WHERE status = \(bind: queued) AND next_attempt_at <= \(bind: now)
-                ORDER BY next_attempt_at LIMIT \(literal: limit) \(skipLocked))
+                ORDER BY next_attempt_at LIMIT \(bind: limit) \(skipLocked))
             RETURNING *
             """).all(decoding: PushJobRecord.self)
     }
