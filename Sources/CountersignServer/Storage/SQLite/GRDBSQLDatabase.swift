@@ -40,7 +40,9 @@ struct GRDBSQLDatabase: SQLDatabase {
 
     func execute(sql query: any SQLKit.SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) async throws {
         let (sql, binds) = serialize(query)
-        let arguments = StatementArguments(try binds.map(Self.databaseValue))
+        // As optionals of GRDB's protocol: its initializer for concrete values maps them through a key path
+        // built anew at every call (1.5 % of a flow's CPU in the profile).
+        let arguments = StatementArguments(try binds.map { try Self.databaseValue($0) as (any DatabaseValueConvertible)? })
         switch session {
         case .transaction:
             try Self.run(sql, arguments, on: pool, writing: true, onRow)
