@@ -31,13 +31,21 @@ struct ApprovalStore {
     /// How the subject's newest `limit` approvals and decoys stand, newest first: what the push-fatigue
     /// limits look at, on every new approval, so only the columns they need.
     func outcomes(of subject: ApprovalSubject, limit: Int) async throws -> [ApprovalOutcomeRow] {
+        // Each table's newest `limit` rows along its (subject, created_at) index, then the newest of both:
+        // sorting the subject's whole history instead cost more with every approval it had.
+        func newest(in table: String, where condition: SQLQueryString) -> SQLQueryString {
+            """
+            SELECT * FROM (SELECT \(unsafeRaw: ApprovalOutcomeRow.columns) FROM \(ident: table) WHERE \(condition)
+                ORDER BY created_at DESC LIMIT \(literal: limit)) AS \(ident: table + "_newest")
+            """
+        }
         // The approvals of the user the identifier names, if any, and the identifier's decoys, as one list.
         let approvals: SQLQueryString = subject.userID.map { userID in
-            "SELECT \(unsafeRaw: ApprovalOutcomeRow.columns) FROM \(ident: Self.table) WHERE user_id = \(bind: userID) UNION ALL "
+            "\(newest(in: Self.table, where: "user_id = \(bind: userID)")) UNION ALL "
         } ?? ""
         return try await sql.raw("""
-            \(approvals)SELECT \(unsafeRaw: ApprovalOutcomeRow.columns) FROM \(ident: Self.decoyTable)
-            WHERE subject_digest = \(bind: subject.decoyDigest) ORDER BY created_at DESC LIMIT \(literal: limit)
+            \(approvals)\(newest(in: Self.decoyTable, where: "subject_digest = \(bind: subject.decoyDigest)"))
+            ORDER BY created_at DESC LIMIT \(literal: limit)
             """).all(decoding: ApprovalOutcomeRow.self)
     }
 
