@@ -1,5 +1,4 @@
 import AsyncKit
-import Foundation
 import Logging
 import NIOCore
 import PostgresKit
@@ -9,7 +8,7 @@ import PostgresNIO
 
 /// SQLKit's `SQLDatabase` over PostgresNIO connections, each statement prepared once per connection and
 /// reused (`PreparedStatements`).
-struct PostgresSQLDatabase: SQLDatabase {
+struct PostgresSQLDatabase: AsyncSQLDatabase {
     /// Where statements go. `@unchecked Sendable` for AsyncKit's pool, as `PostgresStorageEngine` explains.
     enum Session: @unchecked Sendable {
         /// Outside a transaction: each statement on a connection of the pool, returned when it is done.
@@ -31,12 +30,6 @@ struct PostgresSQLDatabase: SQLDatabase {
 
     var dialect: any SQLDialect { PostgresDialect() }
     var queryLogLevel: Logger.Level? { nil }
-
-    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) -> EventLoopFuture<Void> {
-        let promise = eventLoop.makePromise(of: Void.self)
-        promise.completeWithTask { try await self.execute(sql: query, onRow) }
-        return promise.futureResult
-    }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) async throws {
         let (sql, binds) = serialize(query)

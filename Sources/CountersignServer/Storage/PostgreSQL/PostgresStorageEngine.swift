@@ -41,6 +41,8 @@ struct PostgresStorageEngine: StorageEngine, @unchecked Sendable {
         PostgresSQLDatabase(session: .pooled(pool), statements: statements, logger: logger)
     }
 
+    /// `BEGIN`, `COMMIT` and `ROLLBACK` written here rather than PostgresNIO's `withTransaction`, which
+    /// wraps the body's errors in one of its own: the services read their typed errors through.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let pool = pool
         let connection = try await pool.requestConnection(logger: logger).get()

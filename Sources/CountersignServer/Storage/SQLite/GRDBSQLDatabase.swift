@@ -13,7 +13,7 @@ import SQLiteNIO
 /// SQLite statements are short and in memory (WAL, no fsync at commit), so running them inline costs
 /// less than handing them to another thread. Values are encoded and decoded as sqlite-nio does, so files
 /// written before (dates as Unix time) read the same.
-struct GRDBSQLDatabase: SQLDatabase {
+struct GRDBSQLDatabase: AsyncSQLDatabase {
     /// Where statements go: everything to the pool's single writer, except reads outside a transaction
     /// while the writer is taken, which go to a reader connection.
     enum Session: Sendable {
@@ -31,12 +31,6 @@ struct GRDBSQLDatabase: SQLDatabase {
 
     var dialect: any SQLDialect { SQLiteDialect() }
     var queryLogLevel: Logger.Level? { nil }
-
-    func execute(sql query: any SQLKit.SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) -> EventLoopFuture<Void> {
-        let promise = eventLoop.makePromise(of: Void.self)
-        promise.completeWithTask { try await self.execute(sql: query, onRow) }
-        return promise.futureResult
-    }
 
     func execute(sql query: any SQLKit.SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) async throws {
         let (sql, binds) = serialize(query)
