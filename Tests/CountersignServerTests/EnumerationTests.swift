@@ -190,6 +190,36 @@ struct EnumerationTests {
         }
     }
 
+    @Test("the push-fatigue limits read a long history's newest requests, approvals and decoys in the order they were made")
+    func newestOfALongHistory() async throws {
+        try await ApplicationUsersTests.twoApplications { server, phone, _ in
+            /// A sign-in through `client`, a moment after the last.
+            func signIn(through client: String = "demo-web") async throws -> (status: HTTPStatus, body: JSONValue, headers: HTTPHeaders) {
+                server.clock.advance(by: 0.001)
+                return try await Self.signIn(server, email: "ada@example.com", client: client).answer
+            }
+            func approve(_ waiting: (status: HTTPStatus, body: JSONValue, headers: HTTPHeaders)) async throws {
+                #expect(waiting.status == .ok)
+                try await phone.approve(otp: try #require(waiting.body["data"]?["otp"]?.stringValue))
+            }
+            // More approved requests than the limits look at (16), then two left unanswered: the newest.
+            for _ in 0..<17 { try await approve(try await signIn()) }
+            #expect(try await signIn().status == .ok)
+            server.clock.advance(by: 10)
+            #expect(try await signIn().status == .ok)
+            #expect(try await signIn().headers.first(name: "Retry-After") == "20", "two unanswered in a row are the newest of nineteen")
+
+            // After that backoff an approval, then a request through the shop's client (a decoy, unanswered):
+            // the decoy is newer. (Within two minutes of the phone's clock, which signs its answers.)
+            server.clock.advance(by: 21)
+            try await approve(try await signIn())
+            #expect(try await signIn(through: "shop-web").status == .ok)
+            let throughDemo = try await signIn()
+            #expect(throughDemo.status == .tooManyRequests, "the unanswered decoy is the newest request")
+            #expect(throughDemo.headers.first(name: "Retry-After") == "10")
+        }
+    }
+
     @Test("decoys are kept as long as approvals (the push-fatigue limits read both), then removed with them; the statistics count them apart")
     func decoysAreSwept() async throws {
         try await TestServer.run(adjust: { configuration in

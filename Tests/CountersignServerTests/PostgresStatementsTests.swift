@@ -1,3 +1,4 @@
+@testable import CountersignServer
 import SQLKit
 import Testing
 
@@ -33,6 +34,22 @@ struct PostgresStatementsTests {
             for _ in 0..<12 {
                 #expect(try await sql.raw(reading).first()?.decode(column: "rows", as: Int.self) == 0)
             }
+        }
+    }
+
+    @Test("past the names there are, a text seen for the first time runs unprepared, and answers")
+    func unpreparedPastTheLimit() async throws {
+        try await TestServer.run { server in
+            let sql = try #require(server.app.countersignSQL)
+            // As many texts as there are names, each differing by a literal (the server's own took some already).
+            for number in 0..<PreparedStatements.limit {
+                #expect(try await sql.raw("SELECT \(literal: number) AS n").first()?.decode(column: "n", as: Int.self) == number)
+            }
+            let listing = "SELECT statement FROM pg_prepared_statements WHERE name LIKE 'countersign%'"
+            let prepared = try await sql.raw(SQLQueryString(listing)).all().map { try $0.decode(column: "statement", as: String.self) }
+            #expect(!prepared.isEmpty, "the connection holds the statements it prepared before")
+            #expect(!prepared.contains(listing), "the listing itself came past the limit, so it is not prepared")
+            #expect(prepared.count <= PreparedStatements.limit)
         }
     }
 }
