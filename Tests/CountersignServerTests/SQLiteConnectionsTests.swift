@@ -11,7 +11,7 @@ import Testing
 struct SQLiteConnectionsTests {
     @Test("a read made while a transaction holds the writer neither waits for it nor sees its uncommitted rows")
     func readsSeeOnlyCommittedRows() async throws {
-        try await withEngine { engine in
+        try await withEngine { engine, _ in
             try await engine.transaction { transaction in
                 try await transaction.raw("INSERT INTO notes (body) VALUES ('draft')").run()
                 // The transaction holds the writer, so this read must go elsewhere and must not wait.
@@ -24,7 +24,7 @@ struct SQLiteConnectionsTests {
 
     @Test("a read while the writer is free runs on the writer, whose cache is warm; during a transaction, on a reader")
     func readsTakeTheFreeWriter() async throws {
-        try await withEngine { engine in
+        try await withEngine { engine, _ in
             try await engine.sql.raw("INSERT INTO notes (body) VALUES ('kept')").run()
             // `last_insert_rowid()` is the connection's own: 1 on the writer that inserted, 0 on a reader.
             #expect(try await lastInsertedRow(engine.sql) == 1)
@@ -37,7 +37,7 @@ struct SQLiteConnectionsTests {
 
     @Test("a read while the writer is free sees the last commit, and a rolled-back write is never seen")
     func readsAfterCommitAndRollback() async throws {
-        try await withEngine { engine in
+        try await withEngine { engine, _ in
             try await engine.sql.raw("INSERT INTO notes (body) VALUES ('kept')").run()
             #expect(try await notes(engine.sql) == 1)
             struct Abandoned: Error {}
@@ -53,7 +53,7 @@ struct SQLiteConnectionsTests {
 
     @Test("reads and writes from many tasks at once: every read sees a whole number of committed transactions")
     func concurrentReadersAndWriters() async throws {
-        try await withEngine { engine in
+        try await withEngine { engine, _ in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<4 {
                     group.addTask {
@@ -80,6 +80,27 @@ struct SQLiteConnectionsTests {
         }
     }
 
+    @Test("the log is checkpointed by the checkpointer, off the writer's thread, and starts over instead of growing; every row stays readable")
+    func checkpointsOffTheWriter() async throws {
+        try await withEngine { engine, path in
+            // A row of 4,000 bytes takes a page of its own: each commit adds at least one page to the log.
+            let body = String(repeating: "x", count: 4000)
+            let rows = 3000
+            for _ in 0..<rows { try await engine.sql.raw("INSERT INTO notes (body) VALUES (\(bind: body))").run() }
+            // The checkpoints run in the background: wait for one (the time is not what is tested).
+            for _ in 0..<1000 where engine.checkpoints == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(engine.checkpoints > 0)
+            // Had the log never started over, it would hold every row's page.
+            let logSize = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0
+            #expect(logSize < rows * 4096 * 5 / 6)
+            #expect(try await notes(engine.sql) == rows)
+            // Another process opening the file reads every row.
+            let other = try SQLiteStorageEngine(path: path, logger: Logger(label: "test"), eventLoop: MultiThreadedEventLoopGroup.singleton.any())
+            #expect(try await notes(other.sql) == rows)
+            try await other.shutdown()
+        }
+    }
+
     private func lastInsertedRow(_ sql: any SQLDatabase) async throws -> Int {
         try await sql.raw("SELECT last_insert_rowid() AS id").first()!.decode(column: "id", as: Int.self)
     }
@@ -88,14 +109,14 @@ struct SQLiteConnectionsTests {
         try await sql.raw("SELECT count(*) AS n FROM notes").first()!.decode(column: "n", as: Int.self)
     }
 
-    /// Runs `body` on an engine over a new database file with an empty table `notes`.
-    private func withEngine(_ body: (SQLiteStorageEngine) async throws -> Void) async throws {
+    /// Runs `body` on an engine over a new database file (at `path`) with an empty table `notes`.
+    private func withEngine(_ body: (SQLiteStorageEngine, _ path: String) async throws -> Void) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-connections-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let engine = try SQLiteStorageEngine(path: path, logger: Logger(label: "test"), eventLoop: MultiThreadedEventLoopGroup.singleton.any())
         do {
             try await engine.sql.raw("CREATE TABLE notes (body TEXT NOT NULL)").run()
-            try await body(engine)
+            try await body(engine, path)
         } catch {
             try? await engine.shutdown()
             throw error

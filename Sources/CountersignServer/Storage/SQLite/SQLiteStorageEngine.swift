@@ -7,6 +7,7 @@ import SQLKit
 /// SQLite through GRDB: a pool in WAL mode with one writer connection and concurrent readers.
 struct SQLiteStorageEngine: StorageEngine {
     private let pool: DatabasePool
+    private let checkpointer: SQLiteCheckpointer
     private let lock = SQLiteWriteLock()
     private let logger: Logger
     private let eventLoop: any EventLoop
@@ -22,6 +23,8 @@ struct SQLiteStorageEngine: StorageEngine {
         configuration.busyMode = .timeout(5)
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.requireMinimumVersion(of: pool)
+        checkpointer = try SQLiteCheckpointer(path: path, lock: lock)
+        checkpointer.watch(pool)
         self.logger = logger
         self.eventLoop = eventLoop
     }
@@ -59,7 +62,11 @@ struct SQLiteStorageEngine: StorageEngine {
         }
     }
 
+    /// Checkpoints completed off the writer's thread.
+    var checkpoints: Int { checkpointer.checkpoints }
+
     func shutdown() async throws {
+        try await checkpointer.close()
         try pool.close()
     }
 }

@@ -1,0 +1,83 @@
+import Dispatch
+import GRDB
+import GRDBSQLite
+import Synchronization
+
+/// Copies the write-ahead log back into the database file on a thread of its own, never on the thread
+/// that committed.
+///
+/// SQLite checkpoints in the commit that takes the log past 1,000 pages, and a checkpoint syncs both files
+/// to disk: that commit then holds its thread (here an event loop, serving every other request on it) for
+/// as long as the disk takes, measured up to 68 ms. Instead, the writer's commits report the log's length
+/// here, and past the same mark a checkpoint runs on this checkpointer's own connection and thread.
+///
+/// It runs in two passes. The first copies the log while commits go on (SQLite's passive checkpoint waits
+/// for no one). The log starts again from its beginning only after a checkpoint that copied all of it,
+/// which the first pass cannot do while commits keep adding to it; so the second pass holds the writer
+/// (`SQLiteWriteLock`: waiting tasks are suspended, no thread is held) and copies the few pages committed
+/// meanwhile.
+final class SQLiteCheckpointer: Sendable {
+    /// SQLite's own mark for checkpointing (`wal_autocheckpoint`).
+    static let pagesBeforeCheckpoint = 1000
+
+    private let connection: DatabaseQueue
+    private let lock: SQLiteWriteLock
+    private let queue = DispatchQueue(label: "countersign.sqlite-checkpoint")
+    private let requests: AsyncStream<Void>.Continuation
+    private let loop = Mutex<Task<Void, Never>?>(nil)
+    private let finished = Atomic(0)
+
+    init(path: String, lock: SQLiteWriteLock) throws {
+        var configuration = GRDB.Configuration()
+        // As the pool's own connections: the log is synced at checkpoints only.
+        configuration.journalMode = .wal
+        connection = try DatabaseQueue(path: path, configuration: configuration)
+        self.lock = lock
+        let (stream, requests) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        self.requests = requests
+        loop.withLock { $0 = Task { await self.run(stream) } }
+    }
+
+    /// Checkpoints once for each request, until `close()`.
+    private func run(_ requests: AsyncStream<Void>) async {
+        for await _ in requests {
+            // A failed checkpoint leaves the log as it was; a later commit asks again.
+            try? await checkpoint()
+            try? await lock.withLock { try await checkpoint() }
+            finished.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// Checkpoints completed so far.
+    var checkpoints: Int { finished.load(ordering: .relaxed) }
+
+    /// Makes the writer's commits report here, in place of SQLite's checkpoint in the commit. `self` must
+    /// outlive `writer`'s connection.
+    func watch(_ writer: DatabasePool) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        writer.writeWithoutTransaction { db in
+            _ = sqlite3_wal_hook(db.sqliteConnection, { context, _, _, pages in
+                if pages >= SQLiteCheckpointer.pagesBeforeCheckpoint {
+                    Unmanaged<SQLiteCheckpointer>.fromOpaque(context!).takeUnretainedValue().requests.yield()
+                }
+                return SQLITE_OK
+            }, context)
+        }
+    }
+
+    /// A passive checkpoint on the checkpointer's connection and thread.
+    private func checkpoint() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            queue.async { [connection] in
+                continuation.resume(with: Result { _ = try connection.writeWithoutTransaction { db in try db.checkpoint(.passive) } })
+            }
+        }
+    }
+
+    /// Waits for a running checkpoint and closes the connection.
+    func close() async throws {
+        requests.finish()
+        await loop.withLock { $0 }?.value
+        try connection.close()
+    }
+}
