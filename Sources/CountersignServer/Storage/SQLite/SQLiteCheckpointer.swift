@@ -48,7 +48,7 @@ final class SQLiteCheckpointer: Sendable {
         }
     }
 
-    /// Checkpoints completed so far.
+    /// Checkpoint rounds (both passes) run so far.
     var checkpoints: Int { finished.load(ordering: .relaxed) }
 
     /// Makes the writer's commits report here, in place of SQLite's checkpoint in the commit. `self` must

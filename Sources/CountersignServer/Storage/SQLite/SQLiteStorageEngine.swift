@@ -62,7 +62,7 @@ struct SQLiteStorageEngine: StorageEngine {
         }
     }
 
-    /// Checkpoints completed off the writer's thread.
+    /// Checkpoint rounds run off the writer's thread so far.
     var checkpoints: Int { checkpointer.checkpoints }
 
     func shutdown() async throws {
