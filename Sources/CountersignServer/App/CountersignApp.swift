@@ -33,6 +33,9 @@ public enum CountersignApp {
         app.http.server.configuration.port = configuration.port
         // A connection silent for this long is closed (an event stream writes a keep-alive every 15 s).
         app.http.server.configuration.idleTimeout = .milliseconds(Int64(configuration.idleTimeout * 1000))
+        // The server counts its requests itself (`ServerMetrics`); Vapor's own count would go to the
+        // process-wide metrics system, which nothing reads, at a cost in every request.
+        app.http.server.configuration.reportMetrics = false
         let metrics = ServerMetrics()
         let storage = try await DatabaseSetup.open(app, location: configuration.database, metrics: metrics)
         // Registered first, so it closes last: after the background services that use it have stopped.
