@@ -96,6 +96,7 @@ struct SQLiteConnectionsTests {
             while engine.checkpoints == 0 {
                 try #require(rows < 10_000, "no checkpoint after \(rows) commits")
                 try await insert(50)
+                await Task.yield()
             }
             let sizeBefore = try logSize()
             // 200 more rows (about 600 pages): a log that started over rewrites its beginning; one that did

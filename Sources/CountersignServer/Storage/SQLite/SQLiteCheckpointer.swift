@@ -1,6 +1,7 @@
 import Dispatch
 import GRDB
 import GRDBSQLite
+import Logging
 import Synchronization
 
 /// Copies the write-ahead log back into the database file on a thread of its own, never on the thread
@@ -22,17 +23,21 @@ final class SQLiteCheckpointer: Sendable {
 
     private let connection: DatabaseQueue
     private let lock: SQLiteWriteLock
+    private let logger: Logger
     private let queue = DispatchQueue(label: "countersign.sqlite-checkpoint")
     private let requests: AsyncStream<Void>.Continuation
     private let loop = Mutex<Task<Void, Never>?>(nil)
     private let finished = Atomic(0)
 
-    init(path: String, lock: SQLiteWriteLock) throws {
+    init(path: String, lock: SQLiteWriteLock, logger: Logger) throws {
         var configuration = GRDB.Configuration()
-        // As the pool's own connections: the log is synced at checkpoints only.
+        // As the pool's own connections: the log is synced at checkpoints only, and another process
+        // writing is waited for, sleeping, when the connection opens.
         configuration.journalMode = .wal
+        configuration.busyMode = .timeout(5)
         connection = try DatabaseQueue(path: path, configuration: configuration)
         self.lock = lock
+        self.logger = logger
         let (stream, requests) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         self.requests = requests
         loop.withLock { $0 = Task { await self.run(stream) } }
@@ -41,14 +46,19 @@ final class SQLiteCheckpointer: Sendable {
     /// Checkpoints once for each request, until `close()`.
     private func run(_ requests: AsyncStream<Void>) async {
         for await _ in requests {
-            // A failed checkpoint leaves the log as it was; a later commit asks again.
-            try? await checkpoint()
-            try? await lock.withLock { try await checkpoint() }
-            finished.add(1, ordering: .relaxed)
+            do {
+                // Commits made during a round ask for another; by then the log may have started over.
+                guard try await checkpoint() >= Self.pagesBeforeCheckpoint else { continue }
+                _ = try await lock.withLock { try await checkpoint() }
+                finished.add(1, ordering: .relaxed)
+            } catch {
+                // The log stays as it was, and a later commit asks again; a log that keeps growing shows here.
+                logger.error("SQLite checkpoint failed: \(error)")
+            }
         }
     }
 
-    /// Checkpoint rounds (both passes) run so far.
+    /// Checkpoint rounds (both passes) completed so far.
     var checkpoints: Int { finished.load(ordering: .relaxed) }
 
     /// Makes the writer's commits report here, in place of SQLite's checkpoint in the commit. `self` must
@@ -65,11 +75,11 @@ final class SQLiteCheckpointer: Sendable {
         }
     }
 
-    /// A passive checkpoint on the checkpointer's connection and thread.
-    private func checkpoint() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+    /// A passive checkpoint on the checkpointer's connection and thread; returns the log's length in pages.
+    private func checkpoint() async throws -> Int {
+        try await withCheckedThrowingContinuation { continuation in
             queue.async { [connection] in
-                continuation.resume(with: Result { _ = try connection.writeWithoutTransaction { db in try db.checkpoint(.passive) } })
+                continuation.resume(with: Result { try connection.writeWithoutTransaction { db in try db.checkpoint(.passive).walFrameCount } })
             }
         }
     }

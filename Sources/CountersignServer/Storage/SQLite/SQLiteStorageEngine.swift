@@ -23,7 +23,7 @@ struct SQLiteStorageEngine: StorageEngine {
         configuration.busyMode = .timeout(5)
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.requireMinimumVersion(of: pool)
-        checkpointer = try SQLiteCheckpointer(path: path, lock: lock)
+        checkpointer = try SQLiteCheckpointer(path: path, lock: lock, logger: logger)
         checkpointer.watch(pool)
         self.logger = logger
         self.eventLoop = eventLoop
