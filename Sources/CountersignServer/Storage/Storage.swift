@@ -68,6 +68,30 @@ protocol StorageEngine: Sendable {
     func shutdown() async throws
 }
 
+extension SQLDatabase {
+    /// Runs `body` between `begin` and `COMMIT` on this connection, which the caller holds for the
+    /// transaction; rolls back when the body or the commit throws, and runs `rollbackFailed` when the
+    /// rollback throws too. Both engines write these statements themselves: PostgresNIO's
+    /// `withTransaction` would wrap the body's errors in its own type and hide the services' typed errors.
+    func runTransaction<T>(
+        begin: String = "BEGIN", _ body: () async throws -> T, rollbackFailed: () async -> Void = {}
+    ) async throws -> T {
+        try await raw("\(unsafeRaw: begin)").run()
+        do {
+            let result = try await body()
+            try await raw("COMMIT").run()
+            return result
+        } catch {
+            do {
+                try await raw("ROLLBACK").run()
+            } catch {
+                await rollbackFailed()
+            }
+            throw error
+        }
+    }
+}
+
 /// Runs `write`; a unique key it would break refuses the request as `already_exists` (409) with `message`.
 /// The database's key decides, so two racing requests cannot both pass a check made before.
 func refusingDuplicate(_ message: @autoclosure () -> String, _ write: () async throws -> Void) async throws {

@@ -41,28 +41,13 @@ struct PostgresStorageEngine: StorageEngine, @unchecked Sendable {
         PostgresSQLDatabase(session: .pooled(pool), statements: statements, logger: logger)
     }
 
-    /// `BEGIN`, `COMMIT` and `ROLLBACK` written here rather than PostgresNIO's `withTransaction`, which
-    /// wraps the body's errors in one of its own: the services read their typed errors through.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let pool = pool
         let connection = try await pool.requestConnection(logger: logger).get()
         defer { pool.releaseConnection(connection, logger: logger) }
         let sql = PostgresSQLDatabase(session: .transaction(connection), statements: statements, logger: logger)
-        try await sql.raw("BEGIN").run()
-        let result: T
-        do {
-            result = try await body(sql)
-        } catch {
-            do {
-                try await sql.raw("ROLLBACK").run()
-            } catch {
-                // A connection that cannot roll back is not handed to the next caller half-way through.
-                try? await connection.close()
-            }
-            throw error
-        }
-        try await sql.raw("COMMIT").run()
-        return result
+        // A connection that cannot roll back is not handed to the next caller half-way through.
+        return try await sql.runTransaction({ try await body(sql) }, rollbackFailed: { try? await connection.close() })
     }
 
     func shutdown() async throws {

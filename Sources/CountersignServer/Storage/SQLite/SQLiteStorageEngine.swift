@@ -49,17 +49,8 @@ struct SQLiteStorageEngine: StorageEngine {
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let database = GRDBSQLDatabase(pool: pool, session: .transaction, logger: logger, eventLoop: eventLoop)
-        return try await lock.withLock {
-            try await database.raw("BEGIN IMMEDIATE").run()
-            do {
-                let result = try await body(database)
-                try await database.raw("COMMIT").run()
-                return result
-            } catch {
-                try? await database.raw("ROLLBACK").run()
-                throw error
-            }
-        }
+        // IMMEDIATE: the write lock is SQLite's from the start, not at the first write.
+        return try await lock.withLock { try await database.runTransaction(begin: "BEGIN IMMEDIATE") { try await body(database) } }
     }
 
     /// Checkpoint rounds run off the writer's thread so far.
