@@ -23,7 +23,12 @@ struct SQLiteStorageEngine: StorageEngine {
         configuration.busyMode = .timeout(5)
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.requireMinimumVersion(of: pool)
-        checkpointer = try SQLiteCheckpointer(path: path, lock: lock, logger: logger)
+        do {
+            checkpointer = try SQLiteCheckpointer(path: path, lock: lock, logger: logger)
+        } catch {
+            try? pool.close()
+            throw error
+        }
         checkpointer.watch(pool)
         self.logger = logger
         self.eventLoop = eventLoop
