@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import JWTKit
 import NIOCore
+import NIOPosix
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -34,6 +35,9 @@ struct TargetOptions: ParsableArguments {
 
     /// Runs `body` with a pooled HTTP client of `connections` connections, and writes its report.
     func measure(connections: Int, _ body: (PooledTransport) async throws -> some BenchReport) async throws {
+        // The browsers' and phones' tasks then run on the event loops that carry their connections, instead
+        // of handing every request and answer between NIO's threads and Swift's cooperative pool.
+        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
