@@ -119,13 +119,36 @@ final class SwitchingTransport: HTTPTransport {
     }
 
     func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        try await Self.send(request, to: target.withLock { $0 })
+    }
+
+    /// Sends `request` to `server` instead of the server it names.
+    static func send(_ request: URLRequest, to server: String) async throws -> (Data, HTTPURLResponse) {
         var request = request
         var components = URLComponents(url: request.url!, resolvingAgainstBaseURL: true)!
-        let server = URLComponents(string: target.withLock { $0 })!
-        components.host = server.host
-        components.port = server.port
+        let target = URLComponents(string: server)!
+        components.host = target.host
+        components.port = target.port
         request.url = components.url
         return try await URLSessionTransport().send(request)
+    }
+}
+
+/// A phone's HTTP that a round-robin load balancer spreads: each request goes to the next instance.
+final class AlternatingTransport: HTTPTransport {
+    private let servers: [String]
+    private let sent = Mutex(0)
+
+    init(between servers: [String]) {
+        self.servers = servers
+    }
+
+    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let next = sent.withLock { sent in
+            defer { sent += 1 }
+            return servers[sent % servers.count]
+        }
+        return try await SwitchingTransport.send(request, to: next)
     }
 }
 
@@ -229,12 +252,14 @@ struct WebSignIn {
 
 extension SimulatedPhone {
     /// Registers a phone for `email` on `server` (development mode's email enrollment), in a fresh directory.
-    static func enrolled(on server: String, email: String, push: PushRegistration? = nil) async throws -> SimulatedPhone {
+    static func enrolled(
+        on server: String, email: String, push: PushRegistration? = nil, transport: any HTTPTransport = URLSessionTransport()
+    ) async throws -> SimulatedPhone {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("phone-\(UUID().uuidString)")
         let profile = try await register(
             server: server, clientID: "demo-native", enrollment: .email(email), name: "\(email)'s phone", directory: directory,
             push: push ?? PushRegistration(channel: "inbox", token: nil, appID: nil))
-        return SimulatedPhone(profile: profile, directory: directory)
+        return SimulatedPhone(profile: profile, directory: directory, transport: transport)
     }
 
     /// Opens the pending request `payload` names and approves it with the code the browser shows.

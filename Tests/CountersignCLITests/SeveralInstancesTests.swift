@@ -71,6 +71,25 @@ struct SeveralInstancesTests {
         }
     }
 
+    @Test("a phone whose every request goes to the other instance approves: each step goes on from the state the other instance saved")
+    func stepsAlternateBetweenInstances() async throws {
+        try await Instances.run { instances in
+            let (a, b) = (instances[0].url, instances[1].url)
+            // Pending on A, open on B, the code on A, biometrics on B: each instance answers a step of the
+            // approval's journey after the other saved the next one, and must read that one, not the one it
+            // saved itself before.
+            let phone = try await SimulatedPhone.enrolled(on: a, email: "eve@example.com", transport: AlternatingTransport(between: [a, b]))
+            let signIn = try await WebSignIn.begin(on: a, email: "eve@example.com")
+            let payload = try #require(try await phone.pending().first)
+            let opened = try await phone.open(payload)
+            #expect(opened.journeyStepID == JourneyStepID.otpValidation)
+            let done = try await phone.approve(from: opened, otp: signIn.otp)
+            #expect(done.journeyStepID == JourneyStepID.success)
+            let claims = try await verify(try await signIn.finish(), withKeysOf: b)
+            #expect(claims.deviceID == phone.profile.deviceID)
+        }
+    }
+
     @Test("a key rotated on instance A is published by B within a minute, and A's tokens signed with it verify at B's JWKS")
     func rotatedKeyIsShared() async throws {
         try await Instances.run { instances in

@@ -19,6 +19,8 @@ struct InteractionService: Sendable {
     let secrets: SecretBox
     let startLimiter: StartRateLimiter
     let metrics: ServerMetrics
+    /// The states this instance committed last, so that its next call on them skips decoding.
+    let openedStates = OpenedStates()
 
     var storage: Storage { services.storage }
 
@@ -76,6 +78,7 @@ struct InteractionService: Sendable {
             state: try sealed(state, interactionID: interactionID),
             createdAt: now, userID: state.user?.userID)
         try await work.commit(on: storage) { storage in try await storage.interactions.insert(record) }
+        if !state.isFinished { openedStates.remember(state, sealed: record.state, of: interactionID) }
         metrics.interactionStarted(journey: journey.id)
         if state.isFinished { metrics.interactionFinished(journey: journey.id, finalStep: presentation.journeyStepID) }
         return Reply(status: .ok, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
@@ -106,6 +109,7 @@ struct InteractionService: Sendable {
                 of: interaction, state: encodedState, tokenHash: token.map(SecretDigest.hex), finished: finished, userID: userID)
             guard saved else { throw ServiceError.invalidToken("The interaction token was already used.") }
         }
+        if finished { openedStates.forget(interactionID) } else { openedStates.remember(state, sealed: encodedState, of: interactionID) }
         if finished { metrics.interactionFinished(journey: journey.id, finalStep: presentation.journeyStepID) }
         let status: HTTPResponseStatus = presentation.isRepeatedAfterError ? .badRequest : .ok
         return Reply(status: status, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
@@ -145,6 +149,7 @@ struct InteractionService: Sendable {
 
     /// The interaction's state; a state stored in clear before states were sealed is read as it is.
     private func opened(_ interaction: InteractionRecord) throws -> InteractionState {
+        if let state = openedStates.state(of: interaction.id, sealed: interaction.state) { return state }
         let json = interaction.state.hasPrefix("{") ? interaction.state : try secrets.open(interaction.state, boundTo: interaction.id)
         return try JSONDecoder.wire.decode(InteractionState.self, from: Data(json.utf8))
     }
