@@ -5,13 +5,13 @@ import Vapor
 /// the address it names in `X-Forwarded-For` (the rightmost one that is not itself a trusted proxy).
 /// From any other peer the header is ignored, so a client cannot choose the address its start limit and
 /// the phone's request context see.
-struct ClientAddressMiddleware: AsyncMiddleware {
+struct ClientAddressMiddleware: Middleware {
     let trustedProxies: Set<String>
 
-    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+    func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
         request.storage[ClientAddress.self] = ClientAddress.of(
             peer: request.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor], trustedProxies: trustedProxies)
-        return try await next.respond(to: request)
+        return next.respond(to: request)
     }
 }
 

@@ -4,29 +4,32 @@ import Vapor
 /// Turns every error into an HTTP status and the wire `error` object: the one place that knows which
 /// status a refusal gets. Unexpected errors become a bare 500; their detail is logged with the request
 /// id and never sent.
-struct ErrorMiddleware: AsyncMiddleware {
+struct ErrorMiddleware: Middleware {
     let metrics: ServerMetrics
 
-    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        do {
-            return try await next.respond(to: request)
-        } catch let error as ServiceError {
+    func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
+        next.respond(to: request).recover { error in response(to: error, of: request) }
+    }
+
+    private func response(to error: any Error, of request: Request) -> Response {
+        switch error {
+        case let error as ServiceError:
             var headers: HTTPHeaders = [:]
             if case .tooSoon(let seconds) = error.kind {
                 headers.add(name: .retryAfter, value: String(seconds))
                 metrics.rateLimited(code: error.code)
             }
             return Self.response(status: error.kind.status, error: WireError(code: error.code, message: error.message), headers: headers)
-        } catch is DecodingError {
+        case is DecodingError:
             return Self.response(status: .badRequest, error: WireError(
                 code: ErrorCode.clientResponseNotValid, message: "The request body is not valid JSON of the expected shape."))
-        } catch let abort as any AbortError where abort.status.code < 500 {
+        case let abort as any AbortError where abort.status.code < 500:
             return Self.refusal(abort)
-        } catch where DatabaseOutage.isOutage(error) {
+        case _ where DatabaseOutage.isOutage(error):
             request.logger.warning("the database is unreachable", metadata: ["error": "\(String(reflecting: error))"])
             return Self.response(
                 status: .serviceUnavailable, error: DatabaseOutage.refusal, headers: [HTTPHeaders.Name.retryAfter.description: String(DatabaseOutage.retryAfter)])
-        } catch {
+        default:
             request.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             return Self.response(status: .internalServerError, error: WireError(
                 code: ErrorCode.internalError, message: "Internal error."))

@@ -7,19 +7,25 @@ import Vapor
 ///
 /// A caller (a proxy, say) may name the id in `X-Request-Id`; one that is not a short token (at most 64
 /// letters, digits and `.-_:`) is replaced by a fresh one, so no caller writes what it likes into the logs.
-struct RequestLogMiddleware: AsyncMiddleware {
+struct RequestLogMiddleware: Middleware {
     let metrics: ServerMetrics
 
     static let longestRequestID = 64
 
-    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+    func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
         let started = ContinuousClock.now
         var requestID = request.id
         if !Self.isToken(requestID) {
             requestID = UUID().uuidString
             request.logger[metadataKey: "request-id"] = .string(requestID)
         }
-        let response = try await next.respond(to: request)
+        return next.respond(to: request).map { [requestID] response in
+            report(response, to: request, id: requestID, started: started)
+            return response
+        }
+    }
+
+    private func report(_ response: Response, to request: Request, id requestID: String, started: ContinuousClock.Instant) {
         let elapsed = started.duration(to: .now)
         let milliseconds = Double(elapsed.nanoseconds) / 1_000_000
         let route = request.route.map { "/" + $0.path.map(\.description).joined(separator: "/") } ?? "(no route)"
@@ -29,7 +35,6 @@ struct RequestLogMiddleware: AsyncMiddleware {
         ])
         metrics.requestAnswered(method: request.method.rawValue, route: route, status: response.status.code, duration: elapsed)
         response.headers.replaceOrAdd(name: .xRequestId, value: requestID)
-        return response
     }
 
     private static func isToken(_ id: String) -> Bool {

@@ -4,30 +4,34 @@ import Vapor
 /// Strict input on `/v1` and `/admin/v1` (DESIGN.md §6): a request body must be declared
 /// `application/json` (UTF-8) and be UTF-8 JSON without a key repeated in one object. Checked before any
 /// route reads it. On the admin API a request without a body (`POST …/revoke`) needs no type.
-struct StrictJSONMiddleware: AsyncMiddleware {
+struct StrictJSONMiddleware: Middleware {
     /// Whether a POST, PUT or PATCH without any body must still say `application/json`.
     var typeRequiredWithoutBody = true
 
-    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        guard [.POST, .PUT, .PATCH].contains(request.method) else { return try await next.respond(to: request) }
+    func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
+        guard [.POST, .PUT, .PATCH].contains(request.method) else { return next.respond(to: request) }
         if !typeRequiredWithoutBody, request.headers.contentType == nil, Self.hasNoBody(request) {
-            return try await next.respond(to: request)
+            return next.respond(to: request)
         }
         guard let type = request.headers.contentType, type.type.lowercased() == "application", type.subType.lowercased() == "json",
             type.parameters["charset"].map({ $0.lowercased() == "utf-8" }) ?? true
         else {
-            throw ServiceError(.unsupportedMediaType, ErrorCode.unsupportedMediaType, "The body must be JSON sent as application/json (UTF-8).")
+            return request.eventLoop.makeFailedFuture(
+                ServiceError(.unsupportedMediaType, ErrorCode.unsupportedMediaType, "The body must be JSON sent as application/json (UTF-8)."))
         }
-        if let body = try await request.body.collect(max: request.application.routes.defaultMaxBodySize.value).get() {
-            let bytes = body.readableBytesView
-            guard bytes.first != 0xEF, let text = String(validating: bytes, as: UTF8.self) else {
-                throw ServiceError.notValid("The body must be UTF-8 without a byte order mark.")
-            }
-            if let key = StrictJSON.duplicateKey(in: text) {
-                throw ServiceError.notValid("The key '\(key)' appears twice in one object.")
-            }
+        return request.body.collect(max: request.application.routes.defaultMaxBodySize.value)
+            .flatMapThrowing { body in try body.map(Self.check) }
+            .flatMap { next.respond(to: request) }
+    }
+
+    private static func check(_ body: ByteBuffer) throws {
+        let bytes = body.readableBytesView
+        guard bytes.first != 0xEF, let text = String(validating: bytes, as: UTF8.self) else {
+            throw ServiceError.notValid("The body must be UTF-8 without a byte order mark.")
         }
-        return try await next.respond(to: request)
+        if let key = StrictJSON.duplicateKey(in: text) {
+            throw ServiceError.notValid("The key '\(key)' appears twice in one object.")
+        }
     }
 
     private static func hasNoBody(_ request: Request) -> Bool {
