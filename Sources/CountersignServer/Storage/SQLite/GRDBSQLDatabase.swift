@@ -19,7 +19,7 @@ struct GRDBSQLDatabase: AsyncSQLDatabase {
     enum Session: Sendable {
         /// Outside a transaction: a write first waits for the writer lock, and a read uses the writer only
         /// when it can take the lock at once, so neither lands inside another task's open transaction.
-        case autocommit(SQLiteWriteLock)
+        case autocommit(SQLiteWriteLock, SQLiteReaders)
         /// Inside a transaction holding the writer lock.
         case transaction
     }
@@ -37,19 +37,21 @@ struct GRDBSQLDatabase: AsyncSQLDatabase {
         // As optionals of GRDB's protocol: its initializer for concrete values maps them through a key path
         // built anew at every call (1.5 % of a flow's CPU in the profile).
         let arguments = StatementArguments(try binds.map { try Self.databaseValue($0) as (any DatabaseValueConvertible)? })
+        let statement = Self.statement(sql, arguments, onRow)
         switch session {
         case .transaction:
-            try Self.run(sql, arguments, on: pool, writing: true, onRow)
-        case .autocommit(let lock):
+            try pool.writeWithoutTransaction(statement)
+        case .autocommit(let lock, let readers):
             if Self.isRead(sql) {
                 // A reader connection loses its page cache whenever the writer commits, and reads the
                 // pages again from the file; the writer's stays warm. So a read takes the writer when it is
-                // free, and a reader (in parallel, on the last committed snapshot) when it is not.
-                if try lock.ifFree({ try Self.run(sql, arguments, on: pool, writing: true, onRow) }) == nil {
-                    try Self.run(sql, arguments, on: pool, writing: false, onRow)
+                // free, and a reader (in parallel, on the last committed snapshot) when it is not. A read is
+                // one statement, so SQLite's implicit transaction around it isolates it.
+                if try lock.ifFree({ try pool.writeWithoutTransaction(statement) }) == nil, try readers.ifFree(statement) == nil {
+                    try pool.unsafeRead(statement)
                 }
             } else {
-                try await lock.withLock { try Self.run(sql, arguments, on: pool, writing: true, onRow) }
+                try await lock.withLock { try pool.writeWithoutTransaction(statement) }
             }
         }
     }
@@ -59,18 +61,15 @@ struct GRDBSQLDatabase: AsyncSQLDatabase {
         sql.prefix(7).uppercased().hasPrefix("SELECT")
     }
 
-    /// Runs one statement on the writer or a reader, here and now (GRDB's synchronous access).
-    private static func run(
-        _ sql: String, _ arguments: StatementArguments, on pool: DatabasePool, writing: Bool, _ onRow: (any SQLRow) -> Void
-    ) throws {
-        let body = { (db: GRDB.Database) throws in
+    /// Runs one statement on the connection it is given, here and now (GRDB's synchronous access).
+    private static func statement(
+        _ sql: String, _ arguments: StatementArguments, _ onRow: @escaping (any SQLRow) -> Void
+    ) -> (GRDB.Database) throws -> Void {
+        { db in
             let statement = try db.cachedStatement(sql: sql)
             let rows = try Row.fetchCursor(statement, arguments: arguments)
             while let row = try rows.next() { onRow(GRDBRow(row)) }
         }
-        // A read is one statement, so SQLite's implicit transaction around it isolates it; GRDB's `read`
-        // would add an explicit BEGIN and COMMIT around it.
-        if writing { try pool.writeWithoutTransaction(body) } else { try pool.unsafeRead(body) }
     }
 
     /// One encoder for every bind: each `SQLiteDataEncoder()` would make a `JSONEncoder` of its own.

@@ -34,7 +34,7 @@ final class SQLiteCheckpointer: Sendable {
         // As the pool's own connections: the log is synced at checkpoints only, and another process
         // writing is waited for, sleeping, when the connection opens.
         configuration.journalMode = .wal
-        configuration.busyMode = .timeout(5)
+        configuration.busyMode = .timeout(SQLiteStorageEngine.busyTimeout)
         connection = try DatabaseQueue(path: path, configuration: configuration)
         self.lock = lock
         self.logger = logger

@@ -8,6 +8,7 @@ import SQLKit
 struct SQLiteStorageEngine: StorageEngine {
     private let pool: DatabasePool
     private let checkpointer: SQLiteCheckpointer
+    private let readers: SQLiteReaders
     private let lock = SQLiteWriteLock()
     private let logger: Logger
     private let eventLoop: any EventLoop
@@ -20,12 +21,19 @@ struct SQLiteStorageEngine: StorageEngine {
         configuration.allowsUnsafeTransactions = true
         // Another process writing (`countersign migrate`) is waited for by SQLite's sleeping busy
         // handler, never by spinning.
-        configuration.busyMode = .timeout(5)
+        configuration.busyMode = .timeout(Self.busyTimeout)
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.requireMinimumVersion(of: pool)
         do {
+            readers = try SQLiteReaders(path: path, count: System.coreCount, busyTimeout: Self.busyTimeout)
+        } catch {
+            try? pool.close()
+            throw error
+        }
+        do {
             checkpointer = try SQLiteCheckpointer(path: path, lock: lock, logger: logger)
         } catch {
+            try? readers.close()
             try? pool.close()
             throw error
         }
@@ -33,6 +41,10 @@ struct SQLiteStorageEngine: StorageEngine {
         self.logger = logger
         self.eventLoop = eventLoop
     }
+
+    /// Seconds a connection waits, sleeping, for another process that holds the database (`countersign
+    /// migrate`, say) when it opens or writes.
+    static let busyTimeout: TimeInterval = 5
 
     /// The oldest SQLite the stores' statements run on (`RETURNING` came in 3.35).
     static let minimumVersion = (major: 3, minor: 35)
@@ -49,7 +61,7 @@ struct SQLiteStorageEngine: StorageEngine {
     }
 
     var sql: any SQLDatabase {
-        GRDBSQLDatabase(pool: pool, session: .autocommit(lock), logger: logger, eventLoop: eventLoop)
+        GRDBSQLDatabase(pool: pool, session: .autocommit(lock, readers), logger: logger, eventLoop: eventLoop)
     }
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
@@ -63,6 +75,7 @@ struct SQLiteStorageEngine: StorageEngine {
 
     func shutdown() async throws {
         try await checkpointer.close()
+        try readers.close()
         try pool.close()
     }
 }
