@@ -74,6 +74,8 @@ let package = Package(
         ),
         // libqrencode from the system, for the QR codes of enrollment links.
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        // Process-wide settings of the system's SQLite, which GRDB uses.
+        .systemLibrary(name: "CSQLiteSettings", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(
             name: "CountersignServer",
             dependencies: [
@@ -81,6 +83,7 @@ let package = Package(
                 "Journeys",
                 "Push",
                 "CQREncode",
+                "CSQLiteSettings",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),
                 .product(name: "FluentSQL", package: "fluent-kit"),

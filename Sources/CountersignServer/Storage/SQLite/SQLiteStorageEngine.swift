@@ -1,3 +1,4 @@
+import CSQLiteSettings
 import Foundation
 import GRDB
 import Logging
@@ -14,6 +15,7 @@ struct SQLiteStorageEngine: StorageEngine {
     private let eventLoop: any EventLoop
 
     init(path: String, logger: Logger, eventLoop: any EventLoop) throws {
+        _ = Self.memoryStatisticsStopped
         var configuration = GRDB.Configuration()
         configuration.foreignKeysEnabled = true
         // A transaction spans several statements, each its own access to the writer, across the awaits
@@ -41,6 +43,11 @@ struct SQLiteStorageEngine: StorageEngine {
         self.logger = logger
         self.eventLoop = eventLoop
     }
+
+    /// SQLite counts the memory it allocates under one process-wide mutex: with the writer and a reader
+    /// working on the two event loops at once, each allocation of one could put the other's thread to
+    /// sleep. Nothing reads the counts. Told once, before the first connection opens.
+    private static let memoryStatisticsStopped: Void = { _ = countersign_sqlite_stop_memory_statistics() }()
 
     /// Seconds a connection waits, sleeping, for another process that holds the database (`countersign
     /// migrate`, say) when it opens or writes.
