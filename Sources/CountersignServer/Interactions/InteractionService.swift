@@ -109,8 +109,12 @@ struct InteractionService: Sendable {
                 of: interaction, state: encodedState, tokenHash: token.map(SecretDigest.hex), finished: finished, userID: userID)
             guard saved else { throw ServiceError.invalidToken("The interaction token was already used.") }
         }
-        if finished { openedStates.forget(interactionID) } else { openedStates.remember(state, sealed: encodedState, of: interactionID) }
-        if finished { metrics.interactionFinished(journey: journey.id, finalStep: presentation.journeyStepID) }
+        if finished {
+            openedStates.forget(interactionID)
+            metrics.interactionFinished(journey: journey.id, finalStep: presentation.journeyStepID)
+        } else {
+            openedStates.remember(state, sealed: encodedState, of: interactionID)
+        }
         let status: HTTPResponseStatus = presentation.isRepeatedAfterError ? .badRequest : .ok
         return Reply(status: status, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
     }

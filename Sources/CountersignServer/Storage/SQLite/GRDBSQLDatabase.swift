@@ -61,7 +61,7 @@ struct GRDBSQLDatabase: AsyncSQLDatabase {
         sql.prefix(7).uppercased().hasPrefix("SELECT")
     }
 
-    /// Runs one statement on the connection it is given, here and now (GRDB's synchronous access).
+    /// One statement, to run on whichever connection it is handed, here and now (GRDB's synchronous access).
     private static func statement(
         _ sql: String, _ arguments: StatementArguments, _ onRow: @escaping (any SQLRow) -> Void
     ) -> (GRDB.Database) throws -> Void {
