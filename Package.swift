@@ -75,7 +75,7 @@ let package = Package(
         // libqrencode from the system, for the QR codes of enrollment links.
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         // Process-wide settings of the system's SQLite, which GRDB uses.
-        .systemLibrary(name: "CSQLiteSettings", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "CSQLiteSettings", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "CountersignServer",
             dependencies: [
