@@ -36,8 +36,11 @@ struct TargetOptions: ParsableArguments {
     /// Runs `body` with a pooled HTTP client of `connections` connections, and writes its report.
     func measure(connections: Int, _ body: (PooledTransport) async throws -> some BenchReport) async throws {
         // The browsers' and phones' tasks then run on the event loops that carry their connections, instead
-        // of handing every request and answer between NIO's threads and Swift's cooperative pool.
+        // of handing every request and answer between NIO's threads and Swift's cooperative pool. On Linux
+        // only: elsewhere NIO allows it from the main thread alone, which this is not.
+        #if os(Linux)
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        #endif
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)

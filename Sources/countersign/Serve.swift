@@ -27,8 +27,11 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         // Async code then runs on the event loops that do the HTTP and database I/O, instead of handing every
-        // request and every database answer between NIO's threads and Swift's cooperative pool.
+        // request and every database answer between NIO's threads and Swift's cooperative pool. On Linux
+        // only: elsewhere NIO allows it from the main thread alone, which this is not.
+        #if os(Linux)
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        #endif
         let configuration = try loadConfiguration(mode: development ? .development : .production, hostname: hostname, port: port)
         let openFiles = OpenFileLimit.raiseToHardLimit()
         try await withApplication(arguments: ["countersign", "serve"]) { app in

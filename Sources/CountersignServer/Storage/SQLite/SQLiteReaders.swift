@@ -44,7 +44,12 @@ final class SQLiteReaders: Sendable {
         return nil
     }
 
+    /// Closes every connection, also after one failed to close; throws the first failure.
     func close() throws {
-        for reader in readers { try reader.connection.close() }
+        var firstFailure: (any Error)?
+        for reader in readers {
+            do { try reader.connection.close() } catch { firstFailure = firstFailure ?? error }
+        }
+        if let firstFailure { throw firstFailure }
     }
 }

@@ -82,8 +82,10 @@ struct SQLiteStorageEngine: StorageEngine {
 
     func shutdown() async throws {
         try await checkpointer.close()
-        try readers.close()
+        // The writer closes (and checkpoints a last time) even when a reader failed to close.
+        let readersClosed = Result { try readers.close() }
         try pool.close()
+        try readersClosed.get()
     }
 }
 
