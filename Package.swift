@@ -168,8 +168,10 @@ let package = Package(
             name: "CountersignServerTests",
             dependencies: [
                 "CountersignServer",
+                "Journeys",
                 sdkClient,
                 "CountersignPushTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "VaporTesting", package: "vapor"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

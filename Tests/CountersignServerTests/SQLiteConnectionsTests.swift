@@ -1,5 +1,6 @@
 @testable import CountersignServer
 import Foundation
+import GRDB
 import Logging
 import NIOPosix
 import SQLKit
@@ -109,6 +110,26 @@ struct SQLiteConnectionsTests {
             #expect(try await notes(other.sql) == rows)
             try await other.shutdown()
         }
+    }
+
+    @Test("a read-only connection that one read holds is not handed to another read at once, and refuses writes")
+    func readOnlyConnectionsAreHeldAlone() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-readers-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let writer = try DatabasePool(path: path)
+        try writer.write { db in try db.execute(sql: "CREATE TABLE notes (body TEXT NOT NULL)") }
+        let readers = try SQLiteReaders(path: path, count: 1, busyTimeout: 1)
+        let outer = try readers.ifFree { _ in
+            // The only connection is held by the read around this one: this read must find none free.
+            try readers.ifFree { _ in "second" }
+        }
+        #expect(outer == .some(nil))
+        #expect(try readers.ifFree { _ in "again" } == "again")
+        #expect(throws: (any Error).self) {
+            _ = try readers.ifFree { db in try db.execute(sql: "INSERT INTO notes (body) VALUES ('x')") }
+        }
+        try readers.close()
+        try writer.close()
     }
 
     private func lastInsertedRow(_ sql: any SQLDatabase) async throws -> Int {

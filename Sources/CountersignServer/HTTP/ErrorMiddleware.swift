@@ -8,10 +8,11 @@ struct ErrorMiddleware: Middleware {
     let metrics: ServerMetrics
 
     func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
-        next.respond(to: request).recover { error in response(to: error, of: request) }
+        next.respond(to: request).recover { error in answer(to: error, of: request) }
     }
 
-    private func response(to error: any Error, of request: Request) -> Response {
+    /// The answer to a request that failed with `error`.
+    private func answer(to error: any Error, of request: Request) -> Response {
         switch error {
         case let error as ServiceError:
             var headers: HTTPHeaders = [:]
