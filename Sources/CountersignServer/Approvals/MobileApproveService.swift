@@ -14,7 +14,9 @@ struct MobileApproveService: Sendable {
 
     func start(_ request: MobileApproveStartRequest, origin: RequestOrigin) async throws -> InteractionService.Reply {
         guard let approvalID = request.payload["approval_id"] else { throw ServiceError.notValid("payload.approval_id is missing.") }
-        guard let addressed = try await storage.approvals.addressed(approvalID) else {
+        let now = interactions.services.clock.now()
+        // The approval, its user and what its first step shows, in one read; the journey reuses it.
+        guard let (addressed, snapshot) = try await storage.approvals.addressedSnapshot(approvalID, at: now), let user = snapshot.user else {
             throw ServiceError.notFound("No approval '\(approvalID)'.")
         }
         let approval = addressed.approval
@@ -30,28 +32,27 @@ struct MobileApproveService: Sendable {
         guard device.id == approval.deviceID else {
             throw ServiceError(.forbidden, ErrorCode.deviceNotSelected, "The approval was sent to another device.")
         }
-        let status = approval.status(at: interactions.services.clock.now())
-        guard status == .pending else { throw ServiceError.approvalNotPending(status) }
+        guard snapshot.status == .pending else { throw ServiceError.approvalNotPending(snapshot.status) }
         // The approval names the native client its phone uses; any other client is refused.
         guard request.clientID == approval.nativeClientID else {
             throw ServiceError(.forbidden, ErrorCode.clientNotInApplication, "The approval is for the application's phone client '\(approval.nativeClientID)'.")
         }
-        guard let journey = interactions.journeys[approval.mobileJourneyID],
-            let user = try await storage.users.find(approval.userID)
-        else { throw ServiceError.notFound("The approval's mobile journey is not available.") }
+        guard let journey = interactions.journeys[approval.mobileJourneyID] else {
+            throw ServiceError.notFound("The approval's mobile journey is not available.")
+        }
 
         var state = InteractionState(
             journeyID: journey.id, clientID: approval.nativeClientID, correlationID: approval.correlationID,
             mobileApproveParameters: try parameters(of: addressed, user: user))
-        state.user = user.context
+        state.user = user
         state.deviceID = device.id
         state.approvalID = approvalID
-        state.addAuthenticationMethod("hwk", at: interactions.services.clock.now())
-        return try await interactions.begin(journey, state: state, origin: origin)
+        state.addAuthenticationMethod("hwk", at: now)
+        return try await interactions.begin(journey, state: state, origin: origin, approvalsRead: [snapshot])
     }
 
     /// What `@policy.getMobileApproveParameters()` reads.
-    private func parameters(of addressed: AddressedApproval, user: UserRecord) throws -> [String: JSONValue] {
+    private func parameters(of addressed: AddressedApproval, user: UserContext) throws -> [String: JSONValue] {
         let approval = addressed.approval
         func json(_ text: String?) throws -> JSONValue {
             guard let text else { return .null }

@@ -62,13 +62,17 @@ struct InteractionService: Sendable {
     }
 
     /// Runs a new interaction of `journey` from `state` to its first client step and stores it.
-    func begin(_ journey: JourneyDefinition, state initial: InteractionState, origin: RequestOrigin) async throws -> Reply {
+    /// `approvalsRead`: approvals the caller has just read, which the journey's steps then need not read again.
+    func begin(
+        _ journey: JourneyDefinition, state initial: InteractionState, origin: RequestOrigin, approvalsRead: [ApprovalSnapshot] = []
+    ) async throws -> Reply {
         var state = initial
         let now = services.clock.now()
         let interactionID = SecureRandom.identifier(prefix: "int")
         let work = UnitOfWork()
         let effects = StoredJourneyEffects(
-            services: services, interactionID: interactionID, clientID: state.clientID, work: work, origin: origin)
+            services: services, interactionID: interactionID, clientID: state.clientID, work: work, origin: origin,
+            approvalsRead: approvalsRead)
         let presentation = try await run { try await JourneyRunner(journey: journey, effects: effects, now: now).start(&state) }
 
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")

@@ -27,7 +27,8 @@ extension StoredJourneyEffects {
     }
 
     func approval(_ approvalID: String) async throws -> ApprovalSnapshot? {
-        try await storage.approvals.snapshot(approvalID, at: services.clock.now())
+        if let read = approvalsRead[approvalID] { return read }
+        return try await storage.approvals.snapshot(approvalID, at: services.clock.now())
     }
 
     func resendApproval(_ approvalID: String) async throws {

@@ -66,19 +66,39 @@ struct ApprovalStore {
                     otpAttemptsLeft: 0, pushStatus: PushStatus.sent.rawValue)
             }
         }
-        guard let row = try await sql.raw("""
-            SELECT a.*, u.external_user_id, u.email,
-                (SELECT p.status FROM push_jobs p WHERE p.approval_id = a.id ORDER BY p.created_at DESC LIMIT 1) AS push_status
-            FROM \(ident: Self.table) a JOIN \(ident: UserStore.table) u ON u.id = a.user_id
+        guard let row = try await snapshotRow(id, withApplicationName: false) else { return nil }
+        return try Self.snapshot(of: try row.decode(model: ApprovalRecord.self), in: row, at: now)
+    }
+
+    /// The approval as its phone starts answering it, in one query: with its application's name (as
+    /// `addressed` reads it) and its user and latest push (as `snapshot` does). A decoy has no phone.
+    func addressedSnapshot(_ id: String, at now: Date) async throws -> (addressed: AddressedApproval, snapshot: ApprovalSnapshot)? {
+        guard !DecoyApprovalRecord.isDecoy(id), let row = try await snapshotRow(id, withApplicationName: true) else { return nil }
+        let approval = try row.decode(model: ApprovalRecord.self)
+        return (
+            AddressedApproval(approval: approval, applicationName: try row.decode(column: "application_name", as: String.self)),
+            try Self.snapshot(of: approval, in: row, at: now)
+        )
+    }
+
+    private func snapshotRow(_ id: String, withApplicationName: Bool) async throws -> (any SQLRow)? {
+        let applicationName: SQLQueryString = withApplicationName ? ", app.name AS application_name" : ""
+        let application: SQLQueryString = withApplicationName
+            ? "JOIN \(ident: ClientStore.applicationTable) app ON app.id = a.application_id" : ""
+        return try await sql.raw("""
+            SELECT a.*, u.external_user_id, u.email\(applicationName),
+                (SELECT p.status FROM \(ident: PushJobStore.table) p WHERE p.approval_id = a.id ORDER BY p.created_at DESC LIMIT 1) AS push_status
+            FROM \(ident: Self.table) a JOIN \(ident: UserStore.table) u ON u.id = a.user_id \(application)
             WHERE a.id = \(bind: id)
             """).first()
-        else { return nil }
-        let approval = try row.decode(model: ApprovalRecord.self)
+    }
+
+    private static func snapshot(of approval: ApprovalRecord, in row: any SQLRow, at now: Date) throws -> ApprovalSnapshot {
         let user = UserContext(
             userID: approval.userID, externalUserID: try row.decode(column: "external_user_id", as: String.self),
             email: try row.decode(column: "email", as: String?.self))
         return ApprovalSnapshot(
-            id: id, status: approval.status(at: now), user: user, deviceID: approval.deviceID,
+            id: approval.id, status: approval.status(at: now), user: user, deviceID: approval.deviceID,
             amr: approval.amr.split(separator: ",").map(String.init), authTime: approval.authTime, failureCode: approval.failureCode,
             expiresAt: approval.expiresAt, approvalData: try approval.approvalData.map(ApprovalData.init(jsonText:)),
             otpLength: approval.otpLength, otpAttemptsLeft: approval.otpAttemptsLeft,
