@@ -35,6 +35,28 @@ struct SecretsAtRestTests {
         }
     }
 
+    @Test("a sign-in that ended keeps no state: the browser's run and the phone's hold nothing once they finish")
+    func finishedRunsKeepNoState() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            let otp = try #require(try await browser.signIn("web_login", email: "ada@example.com").data?["otp"]?.stringValue)
+            let sql = try #require(server.app.countersignSQL)
+            let running = try await sql.raw("SELECT state FROM interactions WHERE finished = \(bind: false)").all()
+                .map { try $0.decode(column: "state", as: String.self) }
+            #expect(running.count == 1 && running.allSatisfy { !$0.isEmpty }, "the waiting browser's state is kept")
+
+            #expect(try await phone.approve(otp: otp).journeyStepID == JourneyStepID.success)
+            #expect(try await browser.poll().journeyStepID == JourneyStepID.success)
+            // The phone's registration, the browser's sign-in and the phone's approval.
+            let states = try await sql.raw("SELECT state FROM interactions WHERE finished = \(bind: true)").all()
+                .map { try $0.decode(column: "state", as: String.self) }
+            #expect(states.count == 3)
+            #expect(states.allSatisfy { $0.isEmpty })
+            #expect(try await server.count("interactions") == 3)
+        }
+    }
+
     @Test("a signing key stored in clear by an older server is sealed at the next start and keeps signing; another master key cannot open it")
     func clearKeysAreSealedAtStart() async throws {
         let database = try await TestDatabase.make(persistent: true)

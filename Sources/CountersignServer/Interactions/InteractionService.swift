@@ -79,7 +79,7 @@ struct InteractionService: Sendable {
         let record = InteractionRecord(
             id: interactionID, journeyID: journey.id, clientID: state.clientID, tokenHash: token.map(SecretDigest.hex), version: 1,
             finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime),
-            state: try sealed(state, interactionID: interactionID),
+            state: try stored(state, interactionID: interactionID),
             createdAt: now, userID: state.user?.userID)
         try await work.commit(on: storage) { storage in try await storage.interactions.insert(record) }
         if !state.isFinished { openedStates.remember(state, sealed: record.state, of: interactionID) }
@@ -105,7 +105,7 @@ struct InteractionService: Sendable {
         }
 
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
-        let encodedState = try sealed(state, interactionID: interactionID)
+        let encodedState = try stored(state, interactionID: interactionID)
         let finished = state.isFinished
         let userID = state.user?.userID
         try await work.commit(on: storage) { storage in
@@ -162,8 +162,12 @@ struct InteractionService: Sendable {
         return try JSONDecoder.wire.decode(InteractionState.self, from: Data(json.utf8))
     }
 
-    private func sealed(_ state: InteractionState, interactionID: String) throws -> String {
-        try secrets.seal(String(decoding: try JSONEncoder.wire.encode(state), as: UTF8.self), boundTo: interactionID)
+    /// What the interaction's row keeps of `state`: sealed while the run goes on; nothing once it has
+    /// ended, since a finished run has no token and its state is never read again (its challenges, web
+    /// code and answers do not stay at rest until the row is swept).
+    private func stored(_ state: InteractionState, interactionID: String) throws -> String {
+        guard !state.isFinished else { return "" }
+        return try secrets.seal(String(decoding: try JSONEncoder.wire.encode(state), as: UTF8.self), boundTo: interactionID)
     }
 
     private static func decodeClientResponse(_ body: ByteBuffer?) throws -> CountersignCore.ClientResponse {
