@@ -57,6 +57,21 @@ struct SecretsAtRestTests {
         }
     }
 
+    @Test("a run that ends at its first step keeps no state either")
+    func runEndedAtOnceKeepsNoState() async throws {
+        let journeys = try TestServer.journeysWithFixtures()
+        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            _ = try await TestBrowser(server).client.startJourney("web_login_echo", additionalParams: ["email": "ada@example.com"])
+            // The phone's journey rejects at once, in the call that starts it.
+            #expect(try await phone.startApproval().journeyStepID == JourneyStepID.rejection)
+            let sql = try #require(server.app.countersignSQL)
+            let row = try #require(try await sql.raw("SELECT finished, state FROM interactions WHERE journey_id = 'mobile_approve_echo'").first())
+            #expect(try row.decode(column: "finished", as: Bool.self))
+            #expect(try row.decode(column: "state", as: String.self).isEmpty)
+        }
+    }
+
     @Test("a signing key stored in clear by an older server is sealed at the next start and keeps signing; another master key cannot open it")
     func clearKeysAreSealedAtStart() async throws {
         let database = try await TestDatabase.make(persistent: true)

@@ -14,9 +14,10 @@ struct MobileApproveService: Sendable {
 
     func start(_ request: MobileApproveStartRequest, origin: RequestOrigin) async throws -> InteractionService.Reply {
         guard let approvalID = request.payload["approval_id"] else { throw ServiceError.notValid("payload.approval_id is missing.") }
-        let now = interactions.services.clock.now()
         // The approval, its user and what its first step shows, in one read; the journey reuses it.
-        guard let (addressed, snapshot) = try await storage.approvals.addressedSnapshot(approvalID, at: now), let user = snapshot.user else {
+        let clock = interactions.services.clock
+        guard let (addressed, snapshot) = try await storage.approvals.addressedSnapshot(approvalID, at: clock.now()), let user = snapshot.user
+        else {
             throw ServiceError.notFound("No approval '\(approvalID)'.")
         }
         let approval = addressed.approval
@@ -32,7 +33,9 @@ struct MobileApproveService: Sendable {
         guard device.id == approval.deviceID else {
             throw ServiceError(.forbidden, ErrorCode.deviceNotSelected, "The approval was sent to another device.")
         }
-        guard snapshot.status == .pending else { throw ServiceError.approvalNotPending(snapshot.status) }
+        // As of now, after the signature check's read and write: an approval that expired meanwhile is refused.
+        let status = approval.status(at: clock.now())
+        guard status == .pending else { throw ServiceError.approvalNotPending(status) }
         // The approval names the native client its phone uses; any other client is refused.
         guard request.clientID == approval.nativeClientID else {
             throw ServiceError(.forbidden, ErrorCode.clientNotInApplication, "The approval is for the application's phone client '\(approval.nativeClientID)'.")
@@ -47,7 +50,7 @@ struct MobileApproveService: Sendable {
         state.user = user
         state.deviceID = device.id
         state.approvalID = approvalID
-        state.addAuthenticationMethod("hwk", at: now)
+        state.addAuthenticationMethod("hwk", at: clock.now())
         return try await interactions.begin(journey, state: state, origin: origin, approvalsRead: [snapshot])
     }
 

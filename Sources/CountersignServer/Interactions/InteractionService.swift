@@ -11,7 +11,8 @@ import Vapor
 /// writes) in one transaction, or nothing at all. Pushes and wake-ups follow the commit.
 ///
 /// An interaction's state holds what its client must not read and nobody should find in a copy of the
-/// database (challenges, the web OTP the browser shows): it is stored sealed with the master key.
+/// database (challenges, the web OTP the browser shows): it is stored sealed with the master key while
+/// the run goes on, and not at all once it has ended.
 struct InteractionService: Sendable {
     let services: JourneyServices
     let journeys: JourneyRegistry

@@ -124,7 +124,7 @@ public protocol ApprovalEffects: Sendable {
     /// Creates a decoy for an identifier with no phone to ask: read, cancelled, superseded, limited and
     /// expired like an approval of `request`, pushed to no one and never approved; returns its id.
     func createDecoyApproval(_ request: DecoyApprovalRequest) async throws -> String
-    /// The approval's current state; an approval past its expiry reads as `expired`.
+    /// The approval's state as read for this call; an approval past its expiry reads as `expired`.
     func approval(_ approvalID: String) async throws -> ApprovalSnapshot?
     /// Pushes the approval to its device again.
     func resendApproval(_ approvalID: String) async throws

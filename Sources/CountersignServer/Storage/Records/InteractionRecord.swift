@@ -14,7 +14,7 @@ struct InteractionRecord: Codable, Sendable {
     let version: Int
     let finished: Bool
     let expiresAt: Date
-    /// Sealed (`InteractionService`).
+    /// Sealed while the run goes on, empty once it has finished (`InteractionService`).
     let state: String
     let createdAt: Date
     /// The user the run has identified, once it has. An interaction that never reached one is removed
