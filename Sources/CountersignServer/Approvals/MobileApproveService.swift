@@ -51,7 +51,7 @@ struct MobileApproveService: Sendable {
         state.deviceID = device.id
         state.approvalID = approvalID
         state.addAuthenticationMethod("hwk", at: clock.now())
-        return try await interactions.begin(journey, state: state, origin: origin, approvalsRead: [snapshot])
+        return try await interactions.begin(journey, state: state, origin: origin, approvalRead: snapshot)
     }
 
     /// What `@policy.getMobileApproveParameters()` reads.

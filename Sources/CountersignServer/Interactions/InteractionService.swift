@@ -63,9 +63,9 @@ struct InteractionService: Sendable {
     }
 
     /// Runs a new interaction of `journey` from `state` to its first client step and stores it.
-    /// `approvalsRead`: approvals the caller has just read, which the journey's steps then need not read again.
+    /// `approvalRead`: an approval the caller has just read, which the journey's steps then need not read again.
     func begin(
-        _ journey: JourneyDefinition, state initial: InteractionState, origin: RequestOrigin, approvalsRead: [ApprovalSnapshot] = []
+        _ journey: JourneyDefinition, state initial: InteractionState, origin: RequestOrigin, approvalRead: ApprovalSnapshot? = nil
     ) async throws -> Reply {
         var state = initial
         let now = services.clock.now()
@@ -73,7 +73,7 @@ struct InteractionService: Sendable {
         let work = UnitOfWork()
         let effects = StoredJourneyEffects(
             services: services, interactionID: interactionID, clientID: state.clientID, work: work, origin: origin,
-            approvalsRead: approvalsRead)
+            approvalRead: approvalRead)
         let presentation = try await run { try await JourneyRunner(journey: journey, effects: effects, now: now).start(&state) }
 
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")

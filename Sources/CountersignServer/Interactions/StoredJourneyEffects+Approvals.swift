@@ -27,7 +27,7 @@ extension StoredJourneyEffects {
     }
 
     func approval(_ approvalID: String) async throws -> ApprovalSnapshot? {
-        if let read = approvalsRead[approvalID] { return read }
+        if let approvalRead, approvalRead.id == approvalID { return approvalRead }
         return try await storage.approvals.snapshot(approvalID, at: services.clock.now())
     }
 

@@ -20,21 +20,21 @@ actor StoredJourneyEffects: JourneyEffects {
     private var pendingUsers: [UserRecord] = []
     /// Devices this call has read, so the approval it creates for one does not read it again.
     var devicesRead: [String: DeviceRecord] = [:]
-    /// Approvals the caller read for this call, so a step does not read them again. The call's own writes
-    /// wait for its commit, so reading one again here would find the same row (unless another call
+    /// An approval the caller read for this call, so a step does not read it again. The call's own writes
+    /// wait for its commit, so reading it again here would find the same row (unless another call
     /// committed in between, which can happen after the read as well).
-    let approvalsRead: [String: ApprovalSnapshot]
+    let approvalRead: ApprovalSnapshot?
 
     init(
         services: JourneyServices, interactionID: String, clientID: String, work: UnitOfWork, origin: RequestOrigin,
-        approvalsRead: [ApprovalSnapshot] = []
+        approvalRead: ApprovalSnapshot? = nil
     ) {
         self.services = services
         self.interactionID = interactionID
         self.clientID = clientID
         self.work = work
         self.origin = origin
-        self.approvalsRead = Dictionary(approvalsRead.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        self.approvalRead = approvalRead
         storage = services.storage
     }
 
