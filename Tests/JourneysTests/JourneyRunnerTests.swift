@@ -32,8 +32,8 @@ final class MemoryEffects: JourneyEffects {
         IssuedEnrollmentCode(code: "CODE", expiresAt: Date(timeIntervalSinceNow: lifetime), enrollmentURI: "countersign://enroll", qrCodeSVG: "<svg/>")
     }
     func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String { "bio_1" }
-    func activeBiometricKey(userID: String, publicKeyID: String) async throws -> BiometricCredential? {
-        keys.withLock { $0[publicKeyID] }
+    func activeBiometricKey(externalUserID: String, publicKeyID: String) async throws -> BiometricCredential? {
+        keys.withLock { $0[publicKeyID] }.flatMap { $0.user.externalUserID == externalUserID ? $0 : nil }
     }
     func recordTransactionSignature(_ signature: TransactionSignature) async throws -> String {
         signatures.withLock { $0.append(signature) }
@@ -45,7 +45,9 @@ final class MemoryEffects: JourneyEffects {
         return "token-for-\(request.user.userID)"
     }
     // These journeys use no approvals.
-    func activeDevices(userID: String) async throws -> [DeviceSummary] { [] }
+    func activeDevices(ofUser externalUserID: String) async throws -> (user: UserContext, devices: [DeviceSummary])? {
+        try await findUser(externalUserID: externalUserID).map { ($0, []) }
+    }
     func createApproval(_ request: ApprovalRequest) async throws -> String { "apr_1" }
     func createDecoyApproval(_ request: DecoyApprovalRequest) async throws -> String { "dcy_1" }
     func approval(_ approvalID: String) async throws -> ApprovalSnapshot? { nil }

@@ -147,29 +147,32 @@ struct ApprovalLifecycle: Sendable {
         return .invalid(attemptsLeft: left)
     }
 
-    /// Ends a pending approval and wakes the browser waiting on it once the change is committed. An
-    /// approval no longer pending is left as it is; with `refusingIfClosed` (the phone answering), that
-    /// refuses the whole call. An approval this call already closed is left alone.
+    /// Ends a pending approval and, once the change is committed, tells the browser waiting on it how it
+    /// ended (`ApprovalClosed`). An approval no longer pending is left as it is (whoever closed it told
+    /// the browser); with `refusingIfClosed` (the phone answering), that refuses the whole call. An
+    /// approval this call already closed is left alone.
     func close(
         _ approval: some ClosableApproval, as status: ApprovalStatus, failureCode: String? = nil, amr: [String] = [], authTime: Date? = nil,
         refusingIfClosed: Bool = false, in work: UnitOfWork
     ) async {
         let approvalID = approval.id
         guard await work.firstClose(of: approvalID) else { return }
-        let (now, metrics) = (clock.now(), metrics)
+        let (now, metrics, events) = (clock.now(), metrics, events)
+        let topic = EventTopic.interaction(approval.webInteractionID)
         await work.hold { storage in
             let approvals = storage.approvals
             let closed = try await approvals.close(approvalID, as: status, failureCode: failureCode, amr: amr, authTime: authTime, at: now)
             if closed {
-                // The figures count approvals; a decoy is none.
-                if !DecoyApprovalRecord.isDecoy(approvalID) { await work.afterCommit { metrics.approvalClosed(outcome: status.rawValue) } }
+                let event = ApprovalClosed(approvalID: approvalID, status: status)
+                await work.afterCommit {
+                    // The figures count approvals; a decoy is none.
+                    if !DecoyApprovalRecord.isDecoy(approvalID) { metrics.approvalClosed(outcome: status.rawValue) }
+                    await events.publish(topic, event.message)
+                }
             } else if refusingIfClosed {
                 throw ServiceError.approvalNotPending(try await approvals.status(of: approvalID, at: now))
             }
         }
-        let events = events
-        let topic = EventTopic.interaction(approval.webInteractionID)
-        await work.afterCommit { await events.publish(topic, approvalID) }
     }
 
     /// Saves the approval's push in the call's commit and rings once it is committed.

@@ -1,11 +1,14 @@
 import Foundation
+import Journeys
 
 /// Wakes whoever waits on a topic: a browser's events stream on `interaction:<id>`, a device's inbox
 /// long-poll on `device:<id>`, the push sender on `push-queue`. In-process on SQLite; on PostgreSQL
 /// `PostgresEventBus` carries each event to every instance.
 ///
-/// An event only says "look again": every waiter re-reads its state from the database when woken, so a
-/// spurious wake-up costs one read and a lost one costs at most the waiter's next timed look.
+/// An event says "look again": a waiter re-reads its state from the database when woken, so a spurious
+/// wake-up costs one read and a lost one costs at most the waiter's next timed look. The one exception is
+/// `ApprovalClosed`, published only once the close it reports is committed, which a browser's events
+/// stream takes as it is.
 protocol EventBus: Sendable {
     /// Starts listening on `topic`; events published after this call are kept for the mailbox.
     func subscribe(_ topic: String) async -> EventMailbox
@@ -22,6 +25,27 @@ enum EventTopic {
     static func device(_ id: String) -> String { "device:\(id)" }
     /// Rung when a push is queued or a send finishes.
     static let pushQueue = "push-queue"
+}
+
+/// The message published on the waiting browser's interaction topic once an approval's close is
+/// committed: the approval and the status it was closed with, which a closed approval keeps.
+struct ApprovalClosed: Equatable {
+    let approvalID: String
+    let status: ApprovalStatus
+
+    var message: String { "closed \(approvalID) \(status.rawValue)" }
+
+    /// The event in `message`; nil for any other message ("look again").
+    init?(message: String) {
+        let parts = message.split(separator: " ")
+        guard parts.count == 3, parts[0] == "closed", let status = ApprovalStatus(rawValue: String(parts[2])) else { return nil }
+        self.init(approvalID: String(parts[1]), status: status)
+    }
+
+    init(approvalID: String, status: ApprovalStatus) {
+        self.approvalID = approvalID
+        self.status = status
+    }
 }
 
 /// The events of one subscription, read one at a time with a time limit.

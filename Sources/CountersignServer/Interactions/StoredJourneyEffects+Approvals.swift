@@ -7,10 +7,14 @@ import Journeys
 /// Approvals: the journey's side of `ApprovalLifecycle`. Writes wait for the call's commit, and pushes
 /// and wake-ups until the writes are committed.
 extension StoredJourneyEffects {
-    func activeDevices(userID: String) async throws -> [DeviceSummary] {
-        let devices = try await storage.devices.active(ofUser: userID)
+    /// One read for the user and their devices. A user this call creates has no device yet.
+    func activeDevices(ofUser externalUserID: String) async throws -> (user: UserContext, devices: [DeviceSummary])? {
+        if let created = createdUser(externalUserID) { return (created.context, []) }
+        guard let (user, devices) = try await storage.devices.active(ofUser: externalUserID, inApplicationOfClient: clientID) else {
+            return nil
+        }
         for device in devices { devicesRead[device.id] = device }
-        return devices.map { DeviceSummary(id: $0.id, name: $0.name, canReceivePush: $0.pushTokenInvalidAt == nil) }
+        return (user.context, devices.map { DeviceSummary(id: $0.id, name: $0.name, canReceivePush: $0.pushTokenInvalidAt == nil) })
     }
 
     func createApproval(_ request: ApprovalRequest) async throws -> String {

@@ -41,10 +41,13 @@ actor StoredJourneyEffects: JourneyEffects {
     var approvals: ApprovalLifecycle { services.approvals }
 
     func findUser(externalUserID: String) async throws -> UserContext? {
-        if let pending = pendingUsers.first(where: { $0.externalUserID == externalUserID }) {
-            return pending.context
-        }
+        if let pending = createdUser(externalUserID) { return pending.context }
         return try await storage.users.find(externalUserID: externalUserID, inApplicationOfClient: clientID)?.context
+    }
+
+    /// The user `externalUserID` when this call creates them: not in the database until the call commits.
+    func createdUser(_ externalUserID: String) -> UserRecord? {
+        pendingUsers.first { $0.externalUserID == externalUserID }
     }
 
     func createUser(externalUserID: String, email: String?) async throws -> UserContext? {
@@ -104,11 +107,14 @@ actor StoredJourneyEffects: JourneyEffects {
         return key.id
     }
 
-    func activeBiometricKey(userID: String, publicKeyID: String) async throws -> BiometricCredential? {
-        guard let active = try await storage.biometricKeys.active(userID: userID, publicKeyID: publicKeyID) else { return nil }
+    /// One read for the user and the key. A user this call creates (`pendingUsers`) has no key yet.
+    func activeBiometricKey(externalUserID: String, publicKeyID: String) async throws -> BiometricCredential? {
+        guard let active = try await storage.biometricKeys.active(
+            externalUserID: externalUserID, inApplicationOfClient: clientID, publicKeyID: publicKeyID)
+        else { return nil }
         if active.deviceID != nil, active.deviceStatus != CredentialStatus.active.rawValue { return nil }
         guard let key = try? VerifyingKey(base64: active.publicKey, allowRSA: true) else { return nil }
-        return BiometricCredential(key: key, deviceID: active.deviceID)
+        return BiometricCredential(user: active.user.context, key: key, deviceID: active.deviceID)
     }
 
     func registerDevice(_ registration: DeviceRegistration) async throws -> String {

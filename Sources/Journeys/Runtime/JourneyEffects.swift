@@ -23,9 +23,10 @@ public protocol JourneyEffects: ApprovalEffects {
     /// Stores a biometric public key for a user, replacing an earlier key with the same key id.
     /// Returns the stored key's record id.
     func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String
-    /// The user's active biometric key with this client-chosen id; nil when unknown or revoked, or
-    /// when the device it belongs to was revoked.
-    func activeBiometricKey(userID: String, publicKeyID: String) async throws -> BiometricCredential?
+    /// The active biometric key with this client-chosen id of the user `externalUserID` finds (as
+    /// `findUser` would), with that user; nil when either is unknown, when the key is revoked, or when
+    /// the device it belongs to was revoked.
+    func activeBiometricKey(externalUserID: String, publicKeyID: String) async throws -> BiometricCredential?
     /// Stores a device and returns the id the server assigned.
     func registerDevice(_ registration: DeviceRegistration) async throws -> String
     /// Signs the token a completed journey hands to its client.
@@ -53,11 +54,14 @@ public struct IssuedEnrollmentCode: Sendable {
 
 /// A registered biometric key that may sign.
 public struct BiometricCredential: Sendable {
+    /// Whose key it is.
+    public let user: UserContext
     public let key: VerifyingKey
     /// The device the key lives on, when its registration bound one.
     public let deviceID: String?
 
-    public init(key: VerifyingKey, deviceID: String?) {
+    public init(user: UserContext, key: VerifyingKey, deviceID: String?) {
+        self.user = user
         self.key = key
         self.deviceID = deviceID
     }
@@ -117,8 +121,9 @@ public struct TokenRequest: Sendable {
 
 /// The approval side of the effects: what the web-to-mobile step and the mobile approve journey need.
 public protocol ApprovalEffects: Sendable {
-    /// The user's active devices, newest first.
-    func activeDevices(userID: String) async throws -> [DeviceSummary]
+    /// The user `externalUserID` finds (as `findUser` would), with their active devices, newest first;
+    /// nil when there is no such user.
+    func activeDevices(ofUser externalUserID: String) async throws -> (user: UserContext, devices: [DeviceSummary])?
     /// Creates a pending approval and pushes it to its device once the call commits; returns its id.
     func createApproval(_ request: ApprovalRequest) async throws -> String
     /// Creates a decoy for an identifier with no phone to ask: read, cancelled, superseded, limited and

@@ -19,11 +19,10 @@ struct BiometricAnswer {
     func verify(
         challenge: String, _ state: InteractionState, _ environment: StepEnvironment
     ) async throws -> (user: UserContext, credential: BiometricCredential)? {
-        guard let user = try await environment.effects.findUser(externalUserID: userIdentifier),
-            let credential = try await environment.effects.activeBiometricKey(userID: user.userID, publicKeyID: publicKeyID),
+        guard let credential = try await environment.effects.activeBiometricKey(externalUserID: userIdentifier, publicKeyID: publicKeyID),
             credential.key.verifies(signatureBase64: signature, of: challenge), credential.isUsable(in: state)
         else { return nil }
-        return (user, credential)
+        return (credential.user, credential)
     }
 }
 

@@ -42,11 +42,10 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         let noDevices = StepEntry.outcome(.failure(WireError(
             code: ErrorCode.noRegisteredDevices, message: "The user has no registered device to approve with.")))
         guard let externalUserID = environment.string("external_user_id") else { return noDevices }
-        let user = try await environment.effects.findUser(externalUserID: externalUserID)
-        let devices = if let user { try await environment.effects.activeDevices(userID: user.userID) } else { [DeviceSummary]() }
-        guard let user, let newest = devices.first else {
+        let found = try await environment.effects.activeDevices(ofUser: externalUserID)
+        guard let (user, devices) = found, let newest = devices.first else {
             if environment.string("unknown_user") == "reject" { return noDevices }
-            return try await startWaiting(on: .nobody(identifier: externalUserID, userID: user?.userID), &state, environment)
+            return try await startWaiting(on: .nobody(identifier: externalUserID, userID: found?.user.userID), &state, environment)
         }
         if devices.count > 1, environment.string("device_selection") ?? "ask" == "ask" {
             // The browser is not signed in yet: with `show_device_names: false` it learns no device's name.
@@ -142,8 +141,8 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
                 code: ErrorCode.unknownDeviceCode, message: "No device has the code '\(code)'."))
         }
         guard let externalUserID = environment.secrets["user"],
-            let user = try await environment.effects.findUser(externalUserID: externalUserID),
-            let device = try await environment.effects.activeDevices(userID: user.userID).first(where: { $0.id == deviceID })
+            let (user, devices) = try await environment.effects.activeDevices(ofUser: externalUserID),
+            let device = devices.first(where: { $0.id == deviceID })
         else {
             return .failure(WireError(code: ErrorCode.noRegisteredDevices, message: "The chosen device is no longer registered."))
         }

@@ -105,11 +105,17 @@ struct ApprovalRoutes: RouteCollection {
                 try await writer.writeBuffer(ByteBuffer(string: ": open\n\n"))
                 status = try await Self.approvalStatus(approvalID, on: storage, clock: clock)
                 while status == .pending, clock.now() < streamEnd {
-                    if await mailbox.next(within: Self.keepAliveInterval) == nil {
+                    let event = await mailbox.next(within: Self.keepAliveInterval)
+                    if event == nil {
                         try await writer.writeBuffer(ByteBuffer(string: ": keep-alive\n\n"))
                     }
                     if await openWaits.wasEnded(stream, of: interactionID) { break }
-                    status = try await Self.approvalStatus(approvalID, on: storage, clock: clock)
+                    // The close of this approval says how it ended; any other wake-up means look again.
+                    if let closed = event.flatMap(ApprovalClosed.init(message:)), closed.approvalID == approvalID {
+                        status = closed.status
+                    } else {
+                        status = try await Self.approvalStatus(approvalID, on: storage, clock: clock)
+                    }
                 }
             } catch {
                 failure = error

@@ -6,27 +6,29 @@ struct BiometricKeyStore {
     static let table = "biometric_keys"
     let sql: any SQLDatabase
 
-    /// An active key with the status of the device it is bound to, if any.
-    struct ActiveKey: Decodable {
+    /// An active key with its user and the status of the device it is bound to, if any.
+    struct ActiveKey {
+        let user: UserRecord
         let publicKey: String
         let deviceID: String?
         let deviceStatus: String?
-
-        enum CodingKeys: String, CodingKey {
-            case publicKey = "public_key"
-            case deviceID = "device_id"
-            case deviceStatus = "device_status"
-        }
     }
 
-    /// The user's active key `publicKeyID` and its device's status, in one query.
-    func active(userID: String, publicKeyID: String) async throws -> ActiveKey? {
-        try await sql.raw("""
-            SELECT bio.public_key, bio.device_id, dev.status AS device_status
-            FROM \(ident: Self.table) bio LEFT JOIN \(ident: DeviceStore.table) dev ON dev.id = bio.device_id
-            WHERE bio.user_id = \(bind: userID) AND bio.public_key_id = \(bind: publicKeyID)
+    /// The active key `publicKeyID` of user `externalUserID` of the application of client `clientID`,
+    /// with the user and the key's device status, in one query: what a biometric answer is checked with.
+    func active(externalUserID: String, inApplicationOfClient clientID: String, publicKeyID: String) async throws -> ActiveKey? {
+        guard let row = try await sql.raw("""
+            SELECT users.*, bio.public_key, bio.device_id AS key_device_id, dev.status AS key_device_status
+            FROM \(UserStore.user(externalUserID, inApplicationOfClient: clientID))
+            JOIN \(ident: Self.table) bio ON bio.user_id = users.id AND bio.public_key_id = \(bind: publicKeyID)
                 AND bio.status = \(bind: CredentialStatus.active.rawValue)
-            """).first(decoding: ActiveKey.self)
+            LEFT JOIN \(ident: DeviceStore.table) dev ON dev.id = bio.device_id
+            """).first()
+        else { return nil }
+        return ActiveKey(
+            user: try row.decode(model: UserRecord.self), publicKey: try row.decode(column: "public_key", as: String.self),
+            deviceID: try row.decode(column: "key_device_id", as: String?.self),
+            deviceStatus: try row.decode(column: "key_device_status", as: String?.self))
     }
 
     func find(_ id: String) async throws -> BiometricKeyRecord? {

@@ -17,12 +17,18 @@ struct UserStore {
 
     /// The user `externalUserID`, when they belong to the application of client `clientID`.
     func find(externalUserID: String, inApplicationOfClient clientID: String) async throws -> UserRecord? {
-        try await sql.raw("""
-            SELECT users.* FROM \(ident: Self.table) users
-            JOIN \(ident: MembershipStore.table) membership ON membership.user_id = users.id
-            JOIN \(ident: ClientStore.table) client ON client.application_id = membership.application_id
-            WHERE users.external_user_id = \(bind: externalUserID) AND client.id = \(bind: clientID)
-            """).first(decoding: UserRecord.self)
+        try await sql.raw("SELECT users.* FROM \(Self.user(externalUserID, inApplicationOfClient: clientID))").first(decoding: UserRecord.self)
+    }
+
+    /// The user `externalUserID` of the application of client `clientID`, as `users`: what follows the
+    /// `FROM` of a read of that user, to which a caller may join more.
+    static func user(_ externalUserID: String, inApplicationOfClient clientID: String) -> SQLQueryString {
+        """
+        \(ident: table) users
+        JOIN \(ident: MembershipStore.table) membership ON membership.user_id = users.id
+            AND users.external_user_id = \(bind: externalUserID)
+        JOIN \(ident: ClientStore.table) client ON client.application_id = membership.application_id AND client.id = \(bind: clientID)
+        """
     }
 
     func insert(_ user: UserRecord) async throws {
