@@ -14,15 +14,17 @@ struct MobileApproveService: Sendable {
 
     func start(_ request: MobileApproveStartRequest, origin: RequestOrigin) async throws -> InteractionService.Reply {
         guard let approvalID = request.payload["approval_id"] else { throw ServiceError.notValid("payload.approval_id is missing.") }
-        // The approval, its user and what its first step shows, in one read; the journey reuses it.
+        // The approval, its user, what its first step shows and the device asking, in one read; the
+        // journey reuses it.
         let clock = interactions.services.clock
-        guard let (addressed, snapshot) = try await storage.approvals.addressedSnapshot(approvalID, at: clock.now()), let user = snapshot.user
+        guard let (addressed, snapshot, askingDevice) = try await storage.approvals.addressedSnapshot(
+            approvalID, askedBy: request.deviceID, at: clock.now()), let user = snapshot.user
         else {
             throw ServiceError.notFound("No approval '\(approvalID)'.")
         }
         let approval = addressed.approval
         let device = try await verifier.verify(
-            deviceID: request.deviceID, message: DeviceProof.approveMessage(approvalID: approvalID, timestamp: request.timestamp),
+            askingDevice, message: DeviceProof.approveMessage(approvalID: approvalID, timestamp: request.timestamp),
             timestamp: request.timestamp, signature: request.deviceSignature)
         guard device.userID == approval.userID else {
             throw ServiceError(.forbidden, ErrorCode.deviceNotOwned, "The device does not belong to the user of this approval.")

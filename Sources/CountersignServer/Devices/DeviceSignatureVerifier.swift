@@ -12,9 +12,16 @@ struct DeviceSignatureVerifier: Sendable {
     /// The device, once its signature over `message` is accepted. Does not look at revocation: callers
     /// say `device_revoked` themselves after the signature proves who is asking.
     func verify(deviceID: String, message: String, timestamp: Int, signature: String) async throws -> DeviceRecord {
-        guard let device = try await storage.devices.find(deviceID) else {
+        try await verify(try await storage.devices.find(deviceID), message: message, timestamp: timestamp, signature: signature)
+    }
+
+    /// As `verify(deviceID:…)`, for a caller that read the device named in the request with its own
+    /// read: `device` is nil when there is none of that id.
+    func verify(_ device: DeviceRecord?, message: String, timestamp: Int, signature: String) async throws -> DeviceRecord {
+        guard let device else {
             throw ServiceError(.unauthenticated, ErrorCode.invalidToken, "Unknown device or bad device signature.")
         }
+        let deviceID = device.id
         let now = clock.now()
         guard DeviceProof.isFresh(timestamp: timestamp, now: now) else {
             throw ServiceError(.unauthenticated, ErrorCode.timestampOutOfRange, "The signed timestamp is more than two minutes from the server's time.")

@@ -20,7 +20,7 @@ struct DeviceRecord: Codable, Sendable {
     let createdAt: Date?
     let revokedAt: Date?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id, name, model, os, status
         case userID = "user_id"
         case publicKey = "public_key"
@@ -31,5 +31,11 @@ struct DeviceRecord: Codable, Sendable {
         case pushTokenInvalidReason = "push_token_invalid_reason"
         case createdAt = "created_at"
         case revokedAt = "revoked_at"
+    }
+
+    /// Every column of the device that table alias `alias` names, each renamed `prefix` + its name: for a
+    /// query that reads a device beside columns of the same names (`decode(model:prefix:)` reads it back).
+    static func columns(of alias: String, prefixedWith prefix: String) -> String {
+        CodingKeys.allCases.map { "\(alias).\($0.rawValue) AS \(prefix)\($0.rawValue)" }.joined(separator: ", ")
     }
 }

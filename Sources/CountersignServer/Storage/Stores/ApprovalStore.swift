@@ -71,24 +71,40 @@ struct ApprovalStore {
     }
 
     /// The approval as its phone starts answering it, in one query: with its application's name (as
-    /// `addressed` reads it) and its user and latest push (as `snapshot` does). A decoy has no phone.
-    func addressedSnapshot(_ id: String, at now: Date) async throws -> (addressed: AddressedApproval, snapshot: ApprovalSnapshot)? {
-        guard !DecoyApprovalRecord.isDecoy(id), let row = try await snapshotRow(id) else { return nil }
+    /// `addressed` reads it), its user and latest push (as `snapshot` does), and the device
+    /// `askingDeviceID` that signed the phone's request (nil when there is none of that id, whichever
+    /// device the approval is for). A decoy has no phone.
+    func addressedSnapshot(
+        _ id: String, askedBy askingDeviceID: String, at now: Date
+    ) async throws -> (addressed: AddressedApproval, snapshot: ApprovalSnapshot, askingDevice: DeviceRecord?)? {
+        guard !DecoyApprovalRecord.isDecoy(id), let row = try await snapshotRow(id, askingDevice: askingDeviceID) else { return nil }
         let approval = try row.decode(model: ApprovalRecord.self)
+        let askingDevice = try row.decodeNil(column: Self.askingDevicePrefix + "id")
+            ? nil : try row.decode(model: DeviceRecord.self, prefix: Self.askingDevicePrefix)
         return (
             AddressedApproval(approval: approval, applicationName: try row.decode(column: "application_name", as: String.self)),
-            try Self.snapshot(of: approval, in: row, at: now)
+            try Self.snapshot(of: approval, in: row, at: now), askingDevice
         )
     }
 
+    /// How the columns of the device asking are named beside the approval's own (`device_id` among them).
+    private static let askingDevicePrefix = "asking_"
+
     /// The approval's row with its user, its latest push and its application's name (one statement for
-    /// both readers: the name's join on a primary key costs the browser's read next to nothing).
-    private func snapshotRow(_ id: String) async throws -> (any SQLRow)? {
-        try await sql.raw("""
+    /// both readers: the name's join on a primary key costs the browser's read next to nothing); for the
+    /// phone, with the device `askingDevice` too.
+    private func snapshotRow(_ id: String, askingDevice: String? = nil) async throws -> (any SQLRow)? {
+        let (deviceColumns, deviceJoin): (SQLQueryString, SQLQueryString) = askingDevice.map { deviceID in
+            (", \(unsafeRaw: DeviceRecord.columns(of: "asking", prefixedWith: Self.askingDevicePrefix))",
+             "LEFT JOIN \(ident: DeviceStore.table) asking ON asking.id = \(bind: deviceID)")
+        } ?? ("", "")
+        return try await sql.raw("""
             SELECT a.*, u.external_user_id, u.email, app.name AS application_name,
                 (SELECT p.status FROM \(ident: PushJobStore.table) p WHERE p.approval_id = a.id ORDER BY p.created_at DESC LIMIT 1) AS push_status
+                \(deviceColumns)
             FROM \(ident: Self.table) a JOIN \(ident: UserStore.table) u ON u.id = a.user_id
                 JOIN \(ident: ClientStore.applicationTable) app ON app.id = a.application_id
+                \(deviceJoin)
             WHERE a.id = \(bind: id)
             """).first()
     }
