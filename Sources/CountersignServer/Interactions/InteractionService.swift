@@ -81,7 +81,7 @@ struct InteractionService: Sendable {
             id: interactionID, journeyID: journey.id, clientID: state.clientID, tokenHash: token.map(SecretDigest.hex), version: 1,
             finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime),
             state: try stored(state, interactionID: interactionID),
-            createdAt: now, userID: state.user?.userID)
+            createdAt: now, userID: state.user?.userID, approvalID: state.approvalID)
         try await work.commit(on: storage) { storage in try await storage.interactions.insert(record) }
         if !state.isFinished { openedStates.remember(state, sealed: record.state, of: interactionID) }
         metrics.interactionStarted(journey: journey.id)
@@ -90,7 +90,7 @@ struct InteractionService: Sendable {
     }
 
     func submit(interactionID: String, bearer: String?, body: ByteBuffer?, origin: RequestOrigin) async throws -> Reply {
-        let interaction = try await authorizedInteraction(interactionID, bearer: bearer)
+        let (interaction, answeredApproval) = try await authorizedInteraction(interactionID, bearer: bearer)
         let now = services.clock.now()
         let response = try Self.decodeClientResponse(body)
         guard let journey = journeys[interaction.journeyID] else {
@@ -100,7 +100,8 @@ struct InteractionService: Sendable {
         var state = try opened(interaction)
         let work = UnitOfWork()
         let effects = StoredJourneyEffects(
-            services: services, interactionID: interactionID, clientID: state.clientID, work: work, origin: origin)
+            services: services, interactionID: interactionID, clientID: state.clientID, work: work, origin: origin,
+            answeredApproval: answeredApproval)
         let presentation = try await run {
             try await JourneyRunner(journey: journey, effects: effects, now: now).submit(response, to: &state)
         }
@@ -124,9 +125,12 @@ struct InteractionService: Sendable {
         return Reply(status: status, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
     }
 
-    /// The interaction `interactionID`, when `bearer` is its current token and it is still running.
-    func authorizedInteraction(_ interactionID: String, bearer: String?) async throws -> InteractionRecord {
-        guard let interaction = try await storage.interactions.find(interactionID) else {
+    /// The interaction `interactionID`, when `bearer` is its current token and it is still running, with
+    /// the approval it answers when it is a mobile approve run.
+    func authorizedInteraction(
+        _ interactionID: String, bearer: String?
+    ) async throws -> (interaction: InteractionRecord, answeredApproval: ApprovalRecord?) {
+        guard let (interaction, answeredApproval) = try await storage.interactions.find(interactionID) else {
             throw ServiceError.notFound("No interaction '\(interactionID)'.")
         }
         guard let bearer, let expected = interaction.tokenHash, SecretDigest.matches(bearer, storedHex: expected) else {
@@ -134,7 +138,7 @@ struct InteractionService: Sendable {
             throw ServiceError.invalidToken()
         }
         guard services.clock.now() < interaction.expiresAt else { throw ServiceError(.gone, ErrorCode.expired, "The interaction has expired.") }
-        return interaction
+        return (interaction, answeredApproval)
     }
 
     /// Runs the journey, turning its refusals into service errors (nothing is stored for them).
@@ -152,7 +156,7 @@ struct InteractionService: Sendable {
     /// The interaction `interactionID` (when `bearer` is its token) and the approval its current step
     /// waits on, if it waits on one.
     func approvalWaitedOn(_ interactionID: String, bearer: String?) async throws -> (interaction: InteractionRecord, approvalID: String?) {
-        let interaction = try await authorizedInteraction(interactionID, bearer: bearer)
+        let (interaction, _) = try await authorizedInteraction(interactionID, bearer: bearer)
         return (interaction, WebToMobileAuthenticationStep.approvalWaitedOn(in: try opened(interaction)))
     }
 

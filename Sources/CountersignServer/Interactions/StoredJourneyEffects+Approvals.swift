@@ -49,12 +49,18 @@ extension StoredJourneyEffects {
     }
 
     func settleApproval(approvalID: String, outcome: ApprovalOutcome) async throws {
-        guard let approval = try await storage.approvals.find(approvalID) else { return }
+        guard let approval = try await answered(approvalID) else { return }
         try await approvals.settle(approval, with: outcome, in: work)
     }
 
     func checkApprovalOTP(approvalID: String, code: String) async throws -> OTPCheck {
-        guard let approval = try await storage.approvals.find(approvalID) else { return .exhausted }
+        guard let approval = try await answered(approvalID) else { return .exhausted }
         return await approvals.checkOTP(approval, code: code, in: work)
+    }
+
+    /// The approval a mobile approve run answers: as read with the interaction, when it was.
+    private func answered(_ approvalID: String) async throws -> ApprovalRecord? {
+        if let answeredApproval, answeredApproval.id == approvalID { return answeredApproval }
+        return try await storage.approvals.find(approvalID)
     }
 }

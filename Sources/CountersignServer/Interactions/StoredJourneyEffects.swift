@@ -24,10 +24,13 @@ actor StoredJourneyEffects: JourneyEffects {
     /// wait for its commit, so reading it again here would find the same row (unless another call
     /// committed in between, which can happen after the read as well).
     let approvalRead: ApprovalSnapshot?
+    /// For a mobile approve run's calls after its start: the approval it answers, read with the
+    /// interaction, so that checking the web code and settling do not read it again (as above).
+    let answeredApproval: ApprovalRecord?
 
     init(
         services: JourneyServices, interactionID: String, clientID: String, work: UnitOfWork, origin: RequestOrigin,
-        approvalRead: ApprovalSnapshot? = nil
+        approvalRead: ApprovalSnapshot? = nil, answeredApproval: ApprovalRecord? = nil
     ) {
         self.services = services
         self.interactionID = interactionID
@@ -35,6 +38,7 @@ actor StoredJourneyEffects: JourneyEffects {
         self.work = work
         self.origin = origin
         self.approvalRead = approvalRead
+        self.answeredApproval = answeredApproval
         storage = services.storage
     }
 

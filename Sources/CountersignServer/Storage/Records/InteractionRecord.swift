@@ -20,12 +20,16 @@ struct InteractionRecord: Codable, Sendable {
     /// The user the run has identified, once it has. An interaction that never reached one is removed
     /// at expiry rather than kept for the retention: anonymous starts must not fill the database.
     let userID: String?
+    /// For a mobile approve run, the approval it answers (`InteractionState.approvalID`), which every
+    /// later call of the run reads with it.
+    let approvalID: String?
 
     enum CodingKeys: String, CodingKey {
         case id, version, finished, state
         case journeyID = "journey_id"
         case clientID = "client_id"
         case userID = "user_id"
+        case approvalID = "approval_id"
         case tokenHash = "token_hash"
         case expiresAt = "expires_at"
         case createdAt = "created_at"

@@ -95,7 +95,7 @@ struct ApprovalStore {
     /// phone, with the device `askingDevice` too.
     private func snapshotRow(_ id: String, askingDevice: String? = nil) async throws -> (any SQLRow)? {
         let (deviceColumns, deviceJoin): (SQLQueryString, SQLQueryString) = askingDevice.map { deviceID in
-            (", \(unsafeRaw: DeviceRecord.columns(of: "asking", prefixedWith: Self.askingDevicePrefix))",
+            (", \(unsafeRaw: DeviceRecord.CodingKeys.columns(of: "asking", prefixedWith: Self.askingDevicePrefix))",
              "LEFT JOIN \(ident: DeviceStore.table) asking ON asking.id = \(bind: deviceID)")
         } ?? ("", "")
         return try await sql.raw("""

@@ -6,9 +6,22 @@ struct InteractionStore {
     static let table = "interactions"
     let sql: any SQLDatabase
 
-    func find(_ id: String) async throws -> InteractionRecord? {
-        try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decoding: InteractionRecord.self)
+    /// The interaction, with the approval it answers when it is a mobile approve run, in one query.
+    func find(_ id: String) async throws -> (interaction: InteractionRecord, approval: ApprovalRecord?)? {
+        guard let row = try await sql.raw("""
+            SELECT i.*, \(unsafeRaw: ApprovalRecord.CodingKeys.columns(of: "a", prefixedWith: Self.approvalPrefix))
+            FROM \(ident: Self.table) i LEFT JOIN \(ident: ApprovalStore.table) a ON a.id = i.approval_id
+            WHERE i.id = \(bind: id)
+            """).first()
+        else { return nil }
+        let interaction = try row.decode(model: InteractionRecord.self)
+        // No approval: not a mobile approve run, or its approval was swept.
+        let hasApproval = try !row.decodeNil(column: Self.approvalPrefix + "id")
+        return (interaction, hasApproval ? try row.decode(model: ApprovalRecord.self, prefix: Self.approvalPrefix) : nil)
     }
+
+    /// How the approval's columns are named beside the interaction's own.
+    private static let approvalPrefix = "answered_"
 
     func insert(_ record: InteractionRecord) async throws {
         try await sql.insert(into: Self.table).model(record).run()
