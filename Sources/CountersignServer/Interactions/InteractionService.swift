@@ -65,7 +65,7 @@ struct InteractionService: Sendable {
     /// Runs a new interaction of `journey` from `state` to its first client step and stores it.
     /// `approvalRead`: an approval the caller has just read, which the journey's steps then need not read again.
     func begin(
-        _ journey: JourneyDefinition, state initial: InteractionState, origin: RequestOrigin, approvalRead: ApprovalSnapshot? = nil
+        _ journey: JourneyDefinition, state initial: InteractionState, origin: RequestOrigin, approvalRead: ApprovalRead? = nil
     ) async throws -> Reply {
         var state = initial
         let now = services.clock.now()
@@ -81,7 +81,7 @@ struct InteractionService: Sendable {
             id: interactionID, journeyID: journey.id, clientID: state.clientID, tokenHash: token.map(SecretDigest.hex), version: 1,
             finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime),
             state: try stored(state, interactionID: interactionID),
-            createdAt: now, userID: state.user?.userID, approvalID: state.approvalID)
+            createdAt: now, userID: state.user?.userID, approvalID: Self.approvalID(of: state))
         try await work.commit(on: storage) { storage in try await storage.interactions.insert(record) }
         if !state.isFinished { openedStates.remember(state, sealed: record.state, of: interactionID) }
         metrics.interactionStarted(journey: journey.id)
@@ -90,7 +90,7 @@ struct InteractionService: Sendable {
     }
 
     func submit(interactionID: String, bearer: String?, body: ByteBuffer?, origin: RequestOrigin) async throws -> Reply {
-        let (interaction, answeredApproval) = try await authorizedInteraction(interactionID, bearer: bearer)
+        let (interaction, approvalRead) = try await authorizedInteraction(interactionID, bearer: bearer)
         let now = services.clock.now()
         let response = try Self.decodeClientResponse(body)
         guard let journey = journeys[interaction.journeyID] else {
@@ -101,7 +101,7 @@ struct InteractionService: Sendable {
         let work = UnitOfWork()
         let effects = StoredJourneyEffects(
             services: services, interactionID: interactionID, clientID: state.clientID, work: work, origin: origin,
-            answeredApproval: answeredApproval)
+            approvalRead: approvalRead)
         let presentation = try await run {
             try await JourneyRunner(journey: journey, effects: effects, now: now).submit(response, to: &state)
         }
@@ -109,10 +109,11 @@ struct InteractionService: Sendable {
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
         let encodedState = try stored(state, interactionID: interactionID)
         let finished = state.isFinished
-        let userID = state.user?.userID
+        let (userID, approvalID) = (state.user?.userID, Self.approvalID(of: state))
         try await work.commit(on: storage) { storage in
             let saved = try await storage.interactions.saveNext(
-                of: interaction, state: encodedState, tokenHash: token.map(SecretDigest.hex), finished: finished, userID: userID)
+                of: interaction, state: encodedState, tokenHash: token.map(SecretDigest.hex), finished: finished, userID: userID,
+                approvalID: approvalID)
             guard saved else { throw ServiceError.invalidToken("The interaction token was already used.") }
         }
         if finished {
@@ -126,11 +127,11 @@ struct InteractionService: Sendable {
     }
 
     /// The interaction `interactionID`, when `bearer` is its current token and it is still running, with
-    /// the approval it answers when it is a mobile approve run.
+    /// the approval it answers or waits on, if any.
     func authorizedInteraction(
         _ interactionID: String, bearer: String?
-    ) async throws -> (interaction: InteractionRecord, answeredApproval: ApprovalRecord?) {
-        guard let (interaction, answeredApproval) = try await storage.interactions.find(interactionID) else {
+    ) async throws -> (interaction: InteractionRecord, approval: ApprovalRead?) {
+        guard let (interaction, approval) = try await storage.interactions.find(interactionID) else {
             throw ServiceError.notFound("No interaction '\(interactionID)'.")
         }
         guard let bearer, let expected = interaction.tokenHash, SecretDigest.matches(bearer, storedHex: expected) else {
@@ -138,7 +139,13 @@ struct InteractionService: Sendable {
             throw ServiceError.invalidToken()
         }
         guard services.clock.now() < interaction.expiresAt else { throw ServiceError(.gone, ErrorCode.expired, "The interaction has expired.") }
-        return (interaction, answeredApproval)
+        return (interaction, approval)
+    }
+
+    /// The approval a run answers (a mobile approve run) or that its current step waits on (a web run),
+    /// kept beside the run so that its calls read both at once.
+    private static func approvalID(of state: InteractionState) -> String? {
+        state.approvalID ?? WebToMobileAuthenticationStep.approvalWaitedOn(in: state)
     }
 
     /// Runs the journey, turning its refusals into service errors (nothing is stored for them).

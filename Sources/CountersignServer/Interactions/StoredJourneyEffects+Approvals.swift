@@ -31,7 +31,7 @@ extension StoredJourneyEffects {
     }
 
     func approval(_ approvalID: String) async throws -> ApprovalSnapshot? {
-        if let approvalRead, approvalRead.id == approvalID { return approvalRead }
+        if let approvalRead, approvalRead.id == approvalID { return try approvalRead.snapshot(at: services.clock.now()) }
         return try await storage.approvals.snapshot(approvalID, at: services.clock.now())
     }
 
@@ -58,9 +58,9 @@ extension StoredJourneyEffects {
         return await approvals.checkOTP(approval, code: code, in: work)
     }
 
-    /// The approval a mobile approve run answers: as read with the interaction, when it was.
+    /// The approval a mobile approve run answers: as read for the call, when it was.
     private func answered(_ approvalID: String) async throws -> ApprovalRecord? {
-        if let answeredApproval, answeredApproval.id == approvalID { return answeredApproval }
+        if let approval = approvalRead?.record, approval.id == approvalID { return approval }
         return try await storage.approvals.find(approvalID)
     }
 }

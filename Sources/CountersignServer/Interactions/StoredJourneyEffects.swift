@@ -20,17 +20,15 @@ actor StoredJourneyEffects: JourneyEffects {
     private var pendingUsers: [UserRecord] = []
     /// Devices this call has read, so the approval it creates for one does not read it again.
     var devicesRead: [String: DeviceRecord] = [:]
-    /// An approval the caller read for this call, so a step does not read it again. The call's own writes
-    /// wait for its commit, so reading it again here would find the same row (unless another call
-    /// committed in between, which can happen after the read as well).
-    let approvalRead: ApprovalSnapshot?
-    /// For a mobile approve run's calls after its start: the approval it answers, read with the
-    /// interaction, so that checking the web code and settling do not read it again (as above).
-    let answeredApproval: ApprovalRecord?
+    /// The approval the caller read for this call (the phone's start, or the run's own read of the
+    /// approval it answers or waits on), so a step does not read it again. The call's own writes wait for
+    /// its commit, so reading it again here would find the same row (unless another call committed in
+    /// between, which can happen after the read as well).
+    let approvalRead: ApprovalRead?
 
     init(
         services: JourneyServices, interactionID: String, clientID: String, work: UnitOfWork, origin: RequestOrigin,
-        approvalRead: ApprovalSnapshot? = nil, answeredApproval: ApprovalRecord? = nil
+        approvalRead: ApprovalRead? = nil
     ) {
         self.services = services
         self.interactionID = interactionID
@@ -38,7 +36,6 @@ actor StoredJourneyEffects: JourneyEffects {
         self.work = work
         self.origin = origin
         self.approvalRead = approvalRead
-        self.answeredApproval = answeredApproval
         storage = services.storage
     }
 

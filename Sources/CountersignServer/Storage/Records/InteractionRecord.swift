@@ -20,8 +20,8 @@ struct InteractionRecord: Codable, Sendable {
     /// The user the run has identified, once it has. An interaction that never reached one is removed
     /// at expiry rather than kept for the retention: anonymous starts must not fill the database.
     let userID: String?
-    /// For a mobile approve run, the approval it answers (`InteractionState.approvalID`), which every
-    /// later call of the run reads with it.
+    /// The approval a mobile approve run answers, or the approval (or decoy) a web run's step waits on
+    /// (`InteractionService.approvalID(of:)`): every call of the run reads it with the run.
     let approvalID: String?
 
     enum CodingKeys: String, CodingKey {
