@@ -15,14 +15,14 @@ struct InteractionReadTests {
 
             let (adaID, adaToken) = try await server.waitingWebLogin(email: "ada@example.com")
             let (nobodyID, _) = try await server.waitingWebLogin(email: "nobody@example.com")
-            let ada = try #require(try await interactions.find(adaID))
+            let ada = try #require(try await interactions.findWithApproval(adaID))
             guard case .approval(let approval, let user, let pushStatus) = ada.approval else {
                 Issue.record("Ada's browser is read without its approval: \(String(describing: ada.approval))")
                 return
             }
             #expect(approval.webInteractionID == adaID && approval.status == ApprovalStatus.pending.rawValue)
             #expect(user.externalUserID == "ada@example.com" && pushStatus == PushStatus.sent.rawValue)
-            let nobody = try #require(try await interactions.find(nobodyID))
+            let nobody = try #require(try await interactions.findWithApproval(nobodyID))
             guard case .decoy(let decoy) = nobody.approval else {
                 Issue.record("the decoy's browser is read without its decoy: \(String(describing: nobody.approval))")
                 return
@@ -31,14 +31,14 @@ struct InteractionReadTests {
 
             // The phone's run: its first answer's call reads the approval with it.
             let opened = try await phone.startApproval()
-            let mobile = try #require(try await interactions.find(opened.interactionID))
+            let mobile = try #require(try await interactions.findWithApproval(opened.interactionID))
             #expect(mobile.approval?.record?.id == approval.id)
             // Approved (through a second run of the phone's), the browser resumes, and its run then waits on nothing.
             try await phone.approve()
             server.clock.advance(by: 3)
             let resumed = try await server.send(.POST, "/v1/interactions/\(adaID)/submit", json: ["option": "client_input", "data": [:]], bearer: adaToken)
             #expect(resumed.body["journey_step_id"] == .string(JourneyStepID.success))
-            #expect(try await interactions.find(adaID)?.approval == nil)
+            #expect(try await interactions.findWithApproval(adaID)?.approval == nil)
         }
     }
 }

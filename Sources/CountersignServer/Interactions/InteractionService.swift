@@ -90,7 +90,10 @@ struct InteractionService: Sendable {
     }
 
     func submit(interactionID: String, bearer: String?, body: ByteBuffer?, origin: RequestOrigin) async throws -> Reply {
-        let (interaction, approvalRead) = try await authorizedInteraction(interactionID, bearer: bearer)
+        guard let (found, approvalRead) = try await storage.interactions.findWithApproval(interactionID) else {
+            throw Self.noInteraction(interactionID)
+        }
+        let interaction = try authorized(found, bearer: bearer)
         let now = services.clock.now()
         let response = try Self.decodeClientResponse(body)
         guard let journey = journeys[interaction.journeyID] else {
@@ -126,20 +129,24 @@ struct InteractionService: Sendable {
         return Reply(status: status, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
     }
 
-    /// The interaction `interactionID`, when `bearer` is its current token and it is still running, with
-    /// the approval it answers or waits on, if any.
-    func authorizedInteraction(
-        _ interactionID: String, bearer: String?
-    ) async throws -> (interaction: InteractionRecord, approval: ApprovalRead?) {
-        guard let (interaction, approval) = try await storage.interactions.find(interactionID) else {
-            throw ServiceError.notFound("No interaction '\(interactionID)'.")
-        }
+    /// The interaction `interactionID`, when `bearer` is its current token and it is still running.
+    func authorizedInteraction(_ interactionID: String, bearer: String?) async throws -> InteractionRecord {
+        guard let interaction = try await storage.interactions.find(interactionID) else { throw Self.noInteraction(interactionID) }
+        return try authorized(interaction, bearer: bearer)
+    }
+
+    private static func noInteraction(_ interactionID: String) -> ServiceError {
+        ServiceError.notFound("No interaction '\(interactionID)'.")
+    }
+
+    /// `interaction`, when `bearer` is its current token and it is still running.
+    private func authorized(_ interaction: InteractionRecord, bearer: String?) throws -> InteractionRecord {
         guard let bearer, let expected = interaction.tokenHash, SecretDigest.matches(bearer, storedHex: expected) else {
             if interaction.finished { throw ServiceError(.gone, ErrorCode.expired, "The interaction has ended.") }
             throw ServiceError.invalidToken()
         }
         guard services.clock.now() < interaction.expiresAt else { throw ServiceError(.gone, ErrorCode.expired, "The interaction has expired.") }
-        return (interaction, approval)
+        return interaction
     }
 
     /// The approval a run answers (a mobile approve run) or that its current step waits on (a web run),
@@ -163,7 +170,7 @@ struct InteractionService: Sendable {
     /// The interaction `interactionID` (when `bearer` is its token) and the approval its current step
     /// waits on, if it waits on one.
     func approvalWaitedOn(_ interactionID: String, bearer: String?) async throws -> (interaction: InteractionRecord, approvalID: String?) {
-        let (interaction, _) = try await authorizedInteraction(interactionID, bearer: bearer)
+        let interaction = try await authorizedInteraction(interactionID, bearer: bearer)
         return (interaction, WebToMobileAuthenticationStep.approvalWaitedOn(in: try opened(interaction)))
     }
 

@@ -6,9 +6,14 @@ struct InteractionStore {
     static let table = "interactions"
     let sql: any SQLDatabase
 
+    func find(_ id: String) async throws -> InteractionRecord? {
+        try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decoding: InteractionRecord.self)
+    }
+
     /// The interaction, with the approval (or decoy) it answers or waits on, read as a snapshot reads
-    /// it, in one query. Both tables are joined whichever the run has, so a decoy costs what an approval does.
-    func find(_ id: String) async throws -> (interaction: InteractionRecord, approval: ApprovalRead?)? {
+    /// it, in one query: what a call on the run reads. Both tables are joined whichever the run has, so
+    /// a decoy costs what an approval does.
+    func findWithApproval(_ id: String) async throws -> (interaction: InteractionRecord, approval: ApprovalRead?)? {
         guard let row = try await sql.raw("""
             SELECT i.*, \(ApprovalStore.snapshotColumns(prefix: Self.approvalPrefix)),
                 \(unsafeRaw: ApprovalOutcomeRow.CodingKeys.columns(of: "d", prefixedWith: Self.decoyPrefix))
