@@ -17,8 +17,7 @@ struct MobileApproveService: Sendable {
         // The approval, its user, what its first step shows and the device asking, in one read; the
         // journey reuses it.
         let clock = interactions.services.clock
-        guard let (addressed, read, askingDevice) = try await storage.approvals.addressedSnapshot(approvalID, askedBy: request.deviceID),
-            case .approval(_, let user, _) = read
+        guard let (addressed, user, read, askingDevice) = try await storage.approvals.addressedRead(approvalID, askedBy: request.deviceID)
         else {
             throw ServiceError.notFound("No approval '\(approvalID)'.")
         }

@@ -67,17 +67,16 @@ struct ApprovalStore {
     /// `addressed` reads it), its user and latest push (as `snapshot` does), and the device
     /// `askingDeviceID` that signed the phone's request (nil when there is none of that id, whichever
     /// device the approval is for). A decoy has no phone.
-    func addressedSnapshot(
+    func addressedRead(
         _ id: String, askedBy askingDeviceID: String
-    ) async throws -> (addressed: AddressedApproval, read: ApprovalRead, askingDevice: DeviceRecord?)? {
+    ) async throws -> (addressed: AddressedApproval, user: UserContext, read: ApprovalRead, askingDevice: DeviceRecord?)? {
         guard !DecoyApprovalRecord.isDecoy(id), let row = try await snapshotRow(id, askingDevice: askingDeviceID) else { return nil }
-        let read = try Self.read(in: row, prefix: "")
-        guard case .approval(let approval, _, _) = read else { return nil }
+        let (approval, user, pushStatus) = try Self.parts(in: row, prefix: "")
         let askingDevice = try row.decodeNil(column: Self.askingDevicePrefix + "id")
             ? nil : try row.decode(model: DeviceRecord.self, prefix: Self.askingDevicePrefix)
         return (
             AddressedApproval(approval: approval, applicationName: try row.decode(column: "application_name", as: String.self)),
-            read, askingDevice
+            user, .approval(approval, user: user, pushStatus: pushStatus), askingDevice
         )
     }
 
@@ -114,11 +113,16 @@ struct ApprovalStore {
 
     /// The approval `snapshotColumns(prefix:)` read into `row`.
     static func read(in row: any SQLRow, prefix: String) throws -> ApprovalRead {
+        let (approval, user, pushStatus) = try parts(in: row, prefix: prefix)
+        return .approval(approval, user: user, pushStatus: pushStatus)
+    }
+
+    private static func parts(in row: any SQLRow, prefix: String) throws -> (ApprovalRecord, UserContext, String?) {
         let approval = try row.decode(model: ApprovalRecord.self, prefix: prefix)
         let user = UserContext(
             userID: approval.userID, externalUserID: try row.decode(column: prefix + "external_user_id", as: String.self),
             email: try row.decode(column: prefix + "email", as: String?.self))
-        return .approval(approval, user: user, pushStatus: try row.decode(column: prefix + "push_status", as: String?.self))
+        return (approval, user, try row.decode(column: prefix + "push_status", as: String?.self))
     }
 
     /// The status of approval `id` as of `now`; a vanished approval reads as expired.
