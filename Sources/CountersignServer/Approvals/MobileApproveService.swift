@@ -17,7 +17,8 @@ struct MobileApproveService: Sendable {
         // The approval, its user, what its first step shows and the device asking, in one read; the
         // journey reuses it.
         let clock = interactions.services.clock
-        guard let (addressed, user, read, askingDevice) = try await storage.approvals.addressedRead(approvalID, askedBy: request.deviceID)
+        guard let (addressed, snapshot, askingDevice) = try await storage.approvals.addressedSnapshot(
+            approvalID, askedBy: request.deviceID, at: clock.now()), let user = snapshot.user
         else {
             throw ServiceError.notFound("No approval '\(approvalID)'.")
         }
@@ -52,7 +53,7 @@ struct MobileApproveService: Sendable {
         state.deviceID = device.id
         state.approvalID = approvalID
         state.addAuthenticationMethod("hwk", at: clock.now())
-        return try await interactions.begin(journey, state: state, origin: origin, approvalRead: read)
+        return try await interactions.begin(journey, state: state, origin: origin, approvalRead: snapshot)
     }
 
     /// What `@policy.getMobileApproveParameters()` reads.

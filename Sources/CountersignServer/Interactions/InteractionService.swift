@@ -65,7 +65,7 @@ struct InteractionService: Sendable {
     /// Runs a new interaction of `journey` from `state` to its first client step and stores it.
     /// `approvalRead`: an approval the caller has just read, which the journey's steps then need not read again.
     func begin(
-        _ journey: JourneyDefinition, state initial: InteractionState, origin: RequestOrigin, approvalRead: ApprovalRead? = nil
+        _ journey: JourneyDefinition, state initial: InteractionState, origin: RequestOrigin, approvalRead: ApprovalSnapshot? = nil
     ) async throws -> Reply {
         var state = initial
         let now = services.clock.now()
@@ -81,7 +81,7 @@ struct InteractionService: Sendable {
             id: interactionID, journeyID: journey.id, clientID: state.clientID, tokenHash: token.map(SecretDigest.hex), version: 1,
             finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime),
             state: try stored(state, interactionID: interactionID),
-            createdAt: now, userID: state.user?.userID, approvalID: Self.approvalID(of: state))
+            createdAt: now, userID: state.user?.userID)
         try await work.commit(on: storage) { storage in try await storage.interactions.insert(record) }
         if !state.isFinished { openedStates.remember(state, sealed: record.state, of: interactionID) }
         metrics.interactionStarted(journey: journey.id)
@@ -90,10 +90,7 @@ struct InteractionService: Sendable {
     }
 
     func submit(interactionID: String, bearer: String?, body: ByteBuffer?, origin: RequestOrigin) async throws -> Reply {
-        guard let (found, approvalRead) = try await storage.interactions.findWithApproval(interactionID) else {
-            throw Self.noInteraction(interactionID)
-        }
-        let interaction = try authorized(found, bearer: bearer)
+        let interaction = try await authorizedInteraction(interactionID, bearer: bearer)
         let now = services.clock.now()
         let response = try Self.decodeClientResponse(body)
         guard let journey = journeys[interaction.journeyID] else {
@@ -103,8 +100,7 @@ struct InteractionService: Sendable {
         var state = try opened(interaction)
         let work = UnitOfWork()
         let effects = StoredJourneyEffects(
-            services: services, interactionID: interactionID, clientID: state.clientID, work: work, origin: origin,
-            approvalRead: approvalRead)
+            services: services, interactionID: interactionID, clientID: state.clientID, work: work, origin: origin)
         let presentation = try await run {
             try await JourneyRunner(journey: journey, effects: effects, now: now).submit(response, to: &state)
         }
@@ -112,11 +108,10 @@ struct InteractionService: Sendable {
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
         let encodedState = try stored(state, interactionID: interactionID)
         let finished = state.isFinished
-        let (userID, approvalID) = (state.user?.userID, Self.approvalID(of: state))
+        let userID = state.user?.userID
         try await work.commit(on: storage) { storage in
             let saved = try await storage.interactions.saveNext(
-                of: interaction, state: encodedState, tokenHash: token.map(SecretDigest.hex), finished: finished, userID: userID,
-                approvalID: approvalID)
+                of: interaction, state: encodedState, tokenHash: token.map(SecretDigest.hex), finished: finished, userID: userID)
             guard saved else { throw ServiceError.invalidToken("The interaction token was already used.") }
         }
         if finished {
@@ -131,28 +126,15 @@ struct InteractionService: Sendable {
 
     /// The interaction `interactionID`, when `bearer` is its current token and it is still running.
     func authorizedInteraction(_ interactionID: String, bearer: String?) async throws -> InteractionRecord {
-        guard let interaction = try await storage.interactions.find(interactionID) else { throw Self.noInteraction(interactionID) }
-        return try authorized(interaction, bearer: bearer)
-    }
-
-    private static func noInteraction(_ interactionID: String) -> ServiceError {
-        ServiceError.notFound("No interaction '\(interactionID)'.")
-    }
-
-    /// `interaction`, when `bearer` is its current token and it is still running.
-    private func authorized(_ interaction: InteractionRecord, bearer: String?) throws -> InteractionRecord {
+        guard let interaction = try await storage.interactions.find(interactionID) else {
+            throw ServiceError.notFound("No interaction '\(interactionID)'.")
+        }
         guard let bearer, let expected = interaction.tokenHash, SecretDigest.matches(bearer, storedHex: expected) else {
             if interaction.finished { throw ServiceError(.gone, ErrorCode.expired, "The interaction has ended.") }
             throw ServiceError.invalidToken()
         }
         guard services.clock.now() < interaction.expiresAt else { throw ServiceError(.gone, ErrorCode.expired, "The interaction has expired.") }
         return interaction
-    }
-
-    /// The approval a run answers (a mobile approve run) or that its current step waits on (a web run),
-    /// kept beside the run so that its calls read both at once.
-    private static func approvalID(of state: InteractionState) -> String? {
-        state.approvalID ?? WebToMobileAuthenticationStep.approvalWaitedOn(in: state)
     }
 
     /// Runs the journey, turning its refusals into service errors (nothing is stored for them).

@@ -31,7 +31,7 @@ extension StoredJourneyEffects {
     }
 
     func approval(_ approvalID: String) async throws -> ApprovalSnapshot? {
-        if let approvalRead, approvalRead.id == approvalID { return try approvalRead.snapshot(at: services.clock.now()) }
+        if let approvalRead, approvalRead.id == approvalID { return approvalRead }
         return try await storage.approvals.snapshot(approvalID, at: services.clock.now())
     }
 
@@ -49,18 +49,12 @@ extension StoredJourneyEffects {
     }
 
     func settleApproval(approvalID: String, outcome: ApprovalOutcome) async throws {
-        guard let approval = try await answered(approvalID) else { return }
+        guard let approval = try await storage.approvals.find(approvalID) else { return }
         try await approvals.settle(approval, with: outcome, in: work)
     }
 
     func checkApprovalOTP(approvalID: String, code: String) async throws -> OTPCheck {
-        guard let approval = try await answered(approvalID) else { return .exhausted }
+        guard let approval = try await storage.approvals.find(approvalID) else { return .exhausted }
         return await approvals.checkOTP(approval, code: code, in: work)
-    }
-
-    /// The approval a mobile approve run answers: as read for the call, when it was.
-    private func answered(_ approvalID: String) async throws -> ApprovalRecord? {
-        if let approval = approvalRead?.record, approval.id == approvalID { return approval }
-        return try await storage.approvals.find(approvalID)
     }
 }

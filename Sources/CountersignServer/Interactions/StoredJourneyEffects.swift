@@ -20,15 +20,14 @@ actor StoredJourneyEffects: JourneyEffects {
     private var pendingUsers: [UserRecord] = []
     /// Devices this call has read, so the approval it creates for one does not read it again.
     var devicesRead: [String: DeviceRecord] = [:]
-    /// The approval the caller read for this call (the phone's start, or the run's own read of the
-    /// approval it answers or waits on), so a step does not read it again. The call's own writes wait for
-    /// its commit, so reading it again here would find the same row (unless another call committed in
-    /// between, which can happen after the read as well).
-    let approvalRead: ApprovalRead?
+    /// An approval the caller read for this call, so a step does not read it again. The call's own writes
+    /// wait for its commit, so reading it again here would find the same row (unless another call
+    /// committed in between, which can happen after the read as well).
+    let approvalRead: ApprovalSnapshot?
 
     init(
         services: JourneyServices, interactionID: String, clientID: String, work: UnitOfWork, origin: RequestOrigin,
-        approvalRead: ApprovalRead? = nil
+        approvalRead: ApprovalSnapshot? = nil
     ) {
         self.services = services
         self.interactionID = interactionID

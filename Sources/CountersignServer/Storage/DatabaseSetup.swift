@@ -91,7 +91,6 @@ enum DatabaseSetup {
         migrations.add(CreateUserApplications())
         migrations.add(CreateApplicationOrigins())
         migrations.add(CreateDecoyApprovals())
-        migrations.add(AddInteractionApproval())
         let migrator = Migrator(databases: databases, migrations: migrations, logger: app.logger, on: app.eventLoopGroup.any())
         try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
     }

@@ -37,7 +37,7 @@ struct ApprovalRecord: Codable, Sendable, ClosableApproval {
     let expiresAt: Date
     let createdAt: Date
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
+    enum CodingKeys: String, CodingKey {
         case id, status, amr
         case applicationID = "application_id"
         case webClientID = "web_client_id"

@@ -20,16 +20,12 @@ struct InteractionRecord: Codable, Sendable {
     /// The user the run has identified, once it has. An interaction that never reached one is removed
     /// at expiry rather than kept for the retention: anonymous starts must not fill the database.
     let userID: String?
-    /// The approval a mobile approve run answers, or the approval (or decoy) a web run's step waits on
-    /// (`InteractionService.approvalID(of:)`): every call of the run reads it with the run.
-    let approvalID: String?
 
     enum CodingKeys: String, CodingKey {
         case id, version, finished, state
         case journeyID = "journey_id"
         case clientID = "client_id"
         case userID = "user_id"
-        case approvalID = "approval_id"
         case tokenHash = "token_hash"
         case expiresAt = "expires_at"
         case createdAt = "created_at"

@@ -58,25 +58,32 @@ struct ApprovalStore {
     /// The approval with its user and the status of its latest push, in one query: what a waiting
     /// browser reads on every poll. A decoy reads as an approval pushed to no one in particular.
     func snapshot(_ id: String, at now: Date) async throws -> ApprovalSnapshot? {
-        if DecoyApprovalRecord.isDecoy(id) { return try await outcome(id).map { try ApprovalRead.decoy($0).snapshot(at: now) } }
+        if DecoyApprovalRecord.isDecoy(id) {
+            return try await outcome(id).map { decoy in
+                ApprovalSnapshot(
+                    id: id, status: decoy.status(at: now), user: nil, deviceID: nil, amr: [], authTime: nil,
+                    failureCode: decoy.failureCode, expiresAt: decoy.expiresAt, approvalData: nil, otpLength: nil,
+                    otpAttemptsLeft: 0, pushStatus: PushStatus.sent.rawValue)
+            }
+        }
         guard let row = try await snapshotRow(id) else { return nil }
-        return try Self.read(in: row, prefix: "").snapshot(at: now)
+        return try Self.snapshot(of: try row.decode(model: ApprovalRecord.self), in: row, at: now)
     }
 
     /// The approval as its phone starts answering it, in one query: with its application's name (as
     /// `addressed` reads it), its user and latest push (as `snapshot` does), and the device
     /// `askingDeviceID` that signed the phone's request (nil when there is none of that id, whichever
     /// device the approval is for). A decoy has no phone.
-    func addressedRead(
-        _ id: String, askedBy askingDeviceID: String
-    ) async throws -> (addressed: AddressedApproval, user: UserContext, read: ApprovalRead, askingDevice: DeviceRecord?)? {
+    func addressedSnapshot(
+        _ id: String, askedBy askingDeviceID: String, at now: Date
+    ) async throws -> (addressed: AddressedApproval, snapshot: ApprovalSnapshot, askingDevice: DeviceRecord?)? {
         guard !DecoyApprovalRecord.isDecoy(id), let row = try await snapshotRow(id, askingDevice: askingDeviceID) else { return nil }
-        let (approval, user, pushStatus) = try Self.parts(in: row, prefix: "")
+        let approval = try row.decode(model: ApprovalRecord.self)
         let askingDevice = try row.decodeNil(column: Self.askingDevicePrefix + "id")
             ? nil : try row.decode(model: DeviceRecord.self, prefix: Self.askingDevicePrefix)
         return (
             AddressedApproval(approval: approval, applicationName: try row.decode(column: "application_name", as: String.self)),
-            user, .approval(approval, user: user, pushStatus: pushStatus), askingDevice
+            try Self.snapshot(of: approval, in: row, at: now), askingDevice
         )
     }
 
@@ -88,11 +95,13 @@ struct ApprovalStore {
     /// phone, with the device `askingDevice` too.
     private func snapshotRow(_ id: String, askingDevice: String? = nil) async throws -> (any SQLRow)? {
         let (deviceColumns, deviceJoin): (SQLQueryString, SQLQueryString) = askingDevice.map { deviceID in
-            (", \(unsafeRaw: DeviceRecord.CodingKeys.columns(of: "asking", prefixedWith: Self.askingDevicePrefix))",
+            (", \(unsafeRaw: DeviceRecord.columns(of: "asking", prefixedWith: Self.askingDevicePrefix))",
              "LEFT JOIN \(ident: DeviceStore.table) asking ON asking.id = \(bind: deviceID)")
         } ?? ("", "")
         return try await sql.raw("""
-            SELECT \(Self.snapshotColumns(prefix: "")), app.name AS application_name \(deviceColumns)
+            SELECT a.*, u.external_user_id, u.email, app.name AS application_name,
+                (SELECT p.status FROM \(ident: PushJobStore.table) p WHERE p.approval_id = a.id ORDER BY p.created_at DESC LIMIT 1) AS push_status
+                \(deviceColumns)
             FROM \(ident: Self.table) a JOIN \(ident: UserStore.table) u ON u.id = a.user_id
                 JOIN \(ident: ClientStore.applicationTable) app ON app.id = a.application_id
                 \(deviceJoin)
@@ -100,29 +109,16 @@ struct ApprovalStore {
             """).first()
     }
 
-    /// What a snapshot reads of approval `a` and its user `u` (joined by the caller), each column named
-    /// `prefix` + its name: the approval's columns, the user's identifiers and the status of its latest push.
-    static func snapshotColumns(prefix: String) -> SQLQueryString {
-        """
-        \(unsafeRaw: ApprovalRecord.CodingKeys.columns(of: "a", prefixedWith: prefix)),
-            u.external_user_id AS \(ident: prefix + "external_user_id"), u.email AS \(ident: prefix + "email"),
-            (SELECT p.status FROM \(ident: PushJobStore.table) p WHERE p.approval_id = a.id ORDER BY p.created_at DESC LIMIT 1)
-                AS \(ident: prefix + "push_status")
-        """
-    }
-
-    /// The approval `snapshotColumns(prefix:)` read into `row`.
-    static func read(in row: any SQLRow, prefix: String) throws -> ApprovalRead {
-        let (approval, user, pushStatus) = try parts(in: row, prefix: prefix)
-        return .approval(approval, user: user, pushStatus: pushStatus)
-    }
-
-    private static func parts(in row: any SQLRow, prefix: String) throws -> (ApprovalRecord, UserContext, String?) {
-        let approval = try row.decode(model: ApprovalRecord.self, prefix: prefix)
+    private static func snapshot(of approval: ApprovalRecord, in row: any SQLRow, at now: Date) throws -> ApprovalSnapshot {
         let user = UserContext(
-            userID: approval.userID, externalUserID: try row.decode(column: prefix + "external_user_id", as: String.self),
-            email: try row.decode(column: prefix + "email", as: String?.self))
-        return (approval, user, try row.decode(column: prefix + "push_status", as: String?.self))
+            userID: approval.userID, externalUserID: try row.decode(column: "external_user_id", as: String.self),
+            email: try row.decode(column: "email", as: String?.self))
+        return ApprovalSnapshot(
+            id: approval.id, status: approval.status(at: now), user: user, deviceID: approval.deviceID,
+            amr: approval.amr.split(separator: ",").map(String.init), authTime: approval.authTime, failureCode: approval.failureCode,
+            expiresAt: approval.expiresAt, approvalData: try approval.approvalData.map(ApprovalData.init(jsonText:)),
+            otpLength: approval.otpLength, otpAttemptsLeft: approval.otpAttemptsLeft,
+            pushStatus: try row.decode(column: "push_status", as: String?.self))
     }
 
     /// The status of approval `id` as of `now`; a vanished approval reads as expired.
@@ -188,43 +184,6 @@ struct ApprovalStore {
             """).all().map { row in
             AddressedApproval(
                 approval: try row.decode(model: ApprovalRecord.self), applicationName: try row.decode(column: "application_name", as: String.self))
-        }
-    }
-}
-
-/// An approval as read with what its snapshot adds (its user, its latest push), or a decoy: what a call
-/// reads once and hands on, so that the steps it runs do not read it again.
-enum ApprovalRead: Sendable {
-    case approval(ApprovalRecord, user: UserContext, pushStatus: String?)
-    case decoy(ApprovalOutcomeRow)
-
-    var id: String {
-        switch self {
-        case .approval(let approval, _, _): approval.id
-        case .decoy(let decoy): decoy.id
-        }
-    }
-
-    /// The approval's record; a decoy has none.
-    var record: ApprovalRecord? {
-        guard case .approval(let approval, _, _) = self else { return nil }
-        return approval
-    }
-
-    /// As the journeys see it as of `now`. A decoy reads as an approval pushed to no one in particular.
-    func snapshot(at now: Date) throws -> ApprovalSnapshot {
-        switch self {
-        case .approval(let approval, let user, let pushStatus):
-            ApprovalSnapshot(
-                id: approval.id, status: approval.status(at: now), user: user, deviceID: approval.deviceID,
-                amr: approval.amr.split(separator: ",").map(String.init), authTime: approval.authTime, failureCode: approval.failureCode,
-                expiresAt: approval.expiresAt, approvalData: try approval.approvalData.map(ApprovalData.init(jsonText:)),
-                otpLength: approval.otpLength, otpAttemptsLeft: approval.otpAttemptsLeft, pushStatus: pushStatus)
-        case .decoy(let decoy):
-            ApprovalSnapshot(
-                id: decoy.id, status: decoy.status(at: now), user: nil, deviceID: nil, amr: [], authTime: nil,
-                failureCode: decoy.failureCode, expiresAt: decoy.expiresAt, approvalData: nil, otpLength: nil,
-                otpAttemptsLeft: 0, pushStatus: PushStatus.sent.rawValue)
         }
     }
 }
