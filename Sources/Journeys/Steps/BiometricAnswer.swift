@@ -13,16 +13,14 @@ struct BiometricAnswer {
         userIdentifier = try fields.string("userIdentifier")
     }
 
-    /// The user and key behind a signature of `challenge` that verifies; nil for an unknown user, an
-    /// unknown or revoked key, a bad signature, or a key on another device than the one asked. All
+    /// The key, with its user, behind a signature of `challenge` that verifies; nil for an unknown user,
+    /// an unknown or revoked key, a bad signature, or a key on another device than the one asked. All
     /// fail alike, so the answer does not reveal which users exist.
-    func verify(
-        challenge: String, _ state: InteractionState, _ environment: StepEnvironment
-    ) async throws -> (user: UserContext, credential: BiometricCredential)? {
+    func verify(challenge: String, _ state: InteractionState, _ environment: StepEnvironment) async throws -> BiometricCredential? {
         guard let credential = try await environment.effects.activeBiometricKey(externalUserID: userIdentifier, publicKeyID: publicKeyID),
             credential.key.verifies(signatureBase64: signature, of: challenge), credential.isUsable(in: state)
         else { return nil }
-        return (credential.user, credential)
+        return credential
     }
 }
 

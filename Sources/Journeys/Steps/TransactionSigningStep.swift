@@ -53,8 +53,9 @@ struct TransactionSigningStep: StepBehavior {
         else { throw ClientResponseNotValid("no transaction is waiting to be signed") }
         let refused = StepOutcome.retry(.invalidCredentials("The transaction signature does not verify."))
         guard answer.userIdentifier == expectedUser,
-            let (user, credential) = try await answer.verify(challenge: challenge, state, environment)
+            let credential = try await answer.verify(challenge: challenge, state, environment)
         else { return refused }
+        let user = credential.user
         let signedAt = environment.now
         let evidenceID = try await environment.effects.recordTransactionSignature(TransactionSignature(
             user: user, deviceID: credential.deviceID ?? state.deviceID, publicKeyID: answer.publicKeyID, publicKey: credential.key,
