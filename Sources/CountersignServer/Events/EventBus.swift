@@ -34,17 +34,14 @@ struct ApprovalClosed: Equatable {
     let status: ApprovalStatus
 
     var message: String { "closed \(approvalID) \(status.rawValue)" }
+}
 
+extension ApprovalClosed {
     /// The event in `message`; nil for any other message ("look again").
     init?(message: String) {
         let parts = message.split(separator: " ")
         guard parts.count == 3, parts[0] == "closed", let status = ApprovalStatus(rawValue: String(parts[2])) else { return nil }
         self.init(approvalID: String(parts[1]), status: status)
-    }
-
-    init(approvalID: String, status: ApprovalStatus) {
-        self.approvalID = approvalID
-        self.status = status
     }
 }
 

@@ -32,10 +32,4 @@ struct DeviceRecord: Codable, Sendable {
         case createdAt = "created_at"
         case revokedAt = "revoked_at"
     }
-
-    /// Every column of the device that table alias `alias` names, each renamed `prefix` + its name: for a
-    /// query that reads a device beside columns of the same names (`decode(model:prefix:)` reads it back).
-    static func columns(of alias: String, prefixedWith prefix: String) -> String {
-        CodingKeys.allCases.map { "\(alias).\($0.rawValue) AS \(prefix)\($0.rawValue)" }.joined(separator: ", ")
-    }
 }

@@ -8,7 +8,7 @@ struct UserRecord: Codable, Sendable {
     let email: String?
     let createdAt: Date?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id, email
         case externalUserID = "external_user_id"
         case createdAt = "created_at"

@@ -81,10 +81,7 @@ struct ApprovalStore {
         let approval = try row.decode(model: ApprovalRecord.self)
         let askingDevice = try row.decodeNil(column: Self.askingDevicePrefix + "id")
             ? nil : try row.decode(model: DeviceRecord.self, prefix: Self.askingDevicePrefix)
-        return (
-            AddressedApproval(approval: approval, applicationName: try row.decode(column: "application_name", as: String.self)),
-            try Self.snapshot(of: approval, in: row, at: now), askingDevice
-        )
+        return (try Self.addressed(approval, in: row), try Self.snapshot(of: approval, in: row, at: now), askingDevice)
     }
 
     /// How the columns of the device asking are named beside the approval's own (`device_id` among them).
@@ -95,7 +92,7 @@ struct ApprovalStore {
     /// phone, with the device `askingDevice` too.
     private func snapshotRow(_ id: String, askingDevice: String? = nil) async throws -> (any SQLRow)? {
         let (deviceColumns, deviceJoin): (SQLQueryString, SQLQueryString) = askingDevice.map { deviceID in
-            (", \(unsafeRaw: DeviceRecord.columns(of: "asking", prefixedWith: Self.askingDevicePrefix))",
+            (", \(unsafeRaw: DeviceRecord.CodingKeys.columns(of: "asking", prefixedWith: Self.askingDevicePrefix))",
              "LEFT JOIN \(ident: DeviceStore.table) asking ON asking.id = \(bind: deviceID)")
         } ?? ("", "")
         return try await sql.raw("""
@@ -181,9 +178,11 @@ struct ApprovalStore {
             SELECT a.*, app.name AS application_name
             FROM \(ident: Self.table) a JOIN \(ident: ClientStore.applicationTable) app ON app.id = a.application_id
             WHERE \(condition)
-            """).all().map { row in
-            AddressedApproval(
-                approval: try row.decode(model: ApprovalRecord.self), applicationName: try row.decode(column: "application_name", as: String.self))
-        }
+            """).all().map { row in try Self.addressed(try row.decode(model: ApprovalRecord.self), in: row) }
+    }
+
+    /// `approval` with the application name its row was read with.
+    private static func addressed(_ approval: ApprovalRecord, in row: any SQLRow) throws -> AddressedApproval {
+        AddressedApproval(approval: approval, applicationName: try row.decode(column: "application_name", as: String.self))
     }
 }

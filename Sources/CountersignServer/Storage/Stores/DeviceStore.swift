@@ -15,21 +15,19 @@ struct DeviceStore {
     func active(ofUser externalUserID: String, inApplicationOfClient clientID: String) async throws -> (user: UserRecord, devices: [DeviceRecord])? {
         // One row per device, or one with no device: the user's columns renamed, as a device has some of the same names.
         let rows = try await sql.raw("""
-            SELECT dev.*, users.id AS member_id, users.external_user_id AS member_external_user_id,
-                users.email AS member_email, users.created_at AS member_created_at
+            SELECT dev.*, \(unsafeRaw: UserRecord.CodingKeys.columns(of: "users", prefixedWith: Self.userPrefix))
             FROM \(UserStore.user(externalUserID, inApplicationOfClient: clientID))
             LEFT JOIN \(ident: Self.table) dev ON dev.user_id = users.id AND dev.status = \(bind: CredentialStatus.active.rawValue)
             ORDER BY dev.created_at DESC
             """).all()
         guard let first = rows.first else { return nil }
-        let user = UserRecord(
-            id: try first.decode(column: "member_id", as: String.self),
-            externalUserID: try first.decode(column: "member_external_user_id", as: String.self),
-            email: try first.decode(column: "member_email", as: String?.self),
-            createdAt: try first.decode(column: "member_created_at", as: Date?.self))
+        let user = try first.decode(model: UserRecord.self, prefix: Self.userPrefix)
         let devices = try rows.filter { try !$0.decodeNil(column: "id") }.map { try $0.decode(model: DeviceRecord.self) }
         return (user, devices)
     }
+
+    /// How the user's columns are named beside their devices'.
+    private static let userPrefix = "member_"
 
     /// All the user's devices, revoked ones too, oldest first.
     func all(ofUser userID: String) async throws -> [DeviceRecord] {
