@@ -1,6 +1,8 @@
 @testable import CountersignServer
+import CountersignCore
 import SQLKit
 import Testing
+import Vapor
 
 @Suite("PostgreSQL: statements prepared once per connection", .enabled(if: TestDatabase.postgresURL != nil))
 struct PostgresStatementsTests {
@@ -52,5 +54,45 @@ struct PostgresStatementsTests {
             #expect(prepared.count <= PreparedStatements.limit)
         }
     }
-}
 
+    @Test("a statement stuck behind another session's lock is cancelled: the call is refused 503 with nothing kept, and the next is served")
+    func stuckStatementIsCancelled() async throws {
+        try await TestServer.run { server in
+            let storage = try #require(server.app.countersignStorage)
+            let start: @Sendable () async throws -> (status: HTTPStatus, body: JSONValue) = {
+                let reply = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
+                return (reply.status, reply.body)
+            }
+            // Another session holds the clients table, which a journey start reads, until it is released.
+            let (taken, lockTaken) = AsyncStream.makeStream(of: Void.self)
+            let (released, release) = AsyncStream.makeStream(of: Void.self)
+            let holder = Task {
+                try await storage.transaction { holder in
+                    try await holder.sql.raw("LOCK TABLE clients IN ACCESS EXCLUSIVE MODE").run()
+                    lockTaken.finish()
+                    for await _ in released {}
+                }
+            }
+            for await _ in taken {}
+            // Without a limit the start would wait as long as the lock is held: after three limits it is
+            // released, the start goes through, and this test fails.
+            let limit = DatabaseSetup.postgresStatementLimit.nanoseconds / 1_000_000_000
+            let releaseLate = Task {
+                try await Task.sleep(for: .seconds(limit * 3))
+                release.finish()
+            }
+            let refused = try await start()
+            releaseLate.cancel()
+            release.finish()
+            try await holder.value
+
+            #expect(refused.status == .serviceUnavailable)
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.databaseUnavailable), "\(refused.body)")
+            let kept = try await storage.sql.raw("SELECT count(*) AS runs FROM interactions").first()?.decode(column: "runs", as: Int.self)
+            #expect(kept == 0, "nothing of the refused start was kept")
+
+            let served = try await start()
+            #expect(served.status == .ok, "\(served.body)")
+        }
+    }
+}

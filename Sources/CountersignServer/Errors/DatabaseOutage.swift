@@ -3,8 +3,9 @@ import CountersignCore
 import NIOCore
 import PostgresNIO
 
-/// Tells a database that cannot be reached (refused or dropped connections, a server shutting down or
-/// starting, a pool that found no connection in time) from every other failure. A request that meets one
+/// Tells a database that cannot serve a call for the moment (refused or dropped connections, a server
+/// shutting down or starting, a pool that found no connection in time, a statement cancelled after
+/// `DatabaseSetup.postgresStatementLimit`) from every other failure. A request that meets one
 /// is answered `503 database_unavailable` with `Retry-After`: the call ran in one transaction, so nothing
 /// of it was kept, and the client may simply repeat it.
 enum DatabaseOutage {
@@ -21,7 +22,8 @@ enum DatabaseOutage {
             case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed:
                 return true
             case .server:
-                // Class 08: connection exceptions; class 57: the server shutting down or not yet accepting.
+                // Class 08: connection exceptions; class 57: the server shutting down or not yet accepting,
+                // or a statement it cancelled (57014, `statement_timeout`).
                 let state = error.serverInfo?[.sqlState] ?? ""
                 return state.hasPrefix("08") || state.hasPrefix("57")
             default:

@@ -27,7 +27,7 @@ struct ErrorMiddleware: Middleware {
         case let abort as any AbortError where abort.status.code < 500:
             return Self.refusal(abort)
         case _ where DatabaseOutage.isOutage(error):
-            request.logger.warning("the database is unreachable", metadata: ["error": "\(String(reflecting: error))"])
+            request.logger.warning("the database could not serve the call", metadata: ["error": "\(String(reflecting: error))"])
             return Self.response(
                 status: .serviceUnavailable, error: DatabaseOutage.refusal, headers: [HTTPHeaders.Name.retryAfter.description: String(DatabaseOutage.retryAfter)])
         default:

@@ -19,7 +19,8 @@ enum DatabaseSetup {
             migrating.use(.postgres(configuration: configuration, sqlLogLevel: sqlLogLevel), as: .psql)
             try await migrateThenClose(migrating, app: app)
             let engine = PostgresStorageEngine(
-                configuration: configuration, waitLimit: postgresWaitLimit, eventLoopGroup: app.eventLoopGroup, logger: app.logger)
+                configuration: limitingStatements(configuration), waitLimit: postgresWaitLimit, eventLoopGroup: app.eventLoopGroup,
+                logger: app.logger)
             return Storage(engine: engine, metrics: metrics)
         case .sqliteFile(let path):
             return try await openSQLite(path: path, app: app, metrics: metrics)
@@ -34,6 +35,21 @@ enum DatabaseSetup {
     /// The longest a request waits for a PostgreSQL connection, and a connection for PostgreSQL to
     /// answer, before it is refused as `503 database_unavailable`.
     static let postgresWaitLimit = TimeAmount.seconds(5)
+
+    /// The longest one statement of the stores runs on PostgreSQL before PostgreSQL cancels it (its
+    /// `statement_timeout`), and the request is refused as `503 database_unavailable` with nothing kept. A
+    /// statement stuck behind a lock would otherwise hold its connection, and every request queued for
+    /// one, for as long as the lock lasts. The migrations run without it: an index built on a large table
+    /// may take longer.
+    static let postgresStatementLimit = TimeAmount.seconds(10)
+
+    /// `configuration`, with `postgresStatementLimit` set on every connection it opens.
+    private static func limitingStatements(_ configuration: SQLPostgresConfiguration) -> SQLPostgresConfiguration {
+        var limited = configuration
+        let milliseconds = postgresStatementLimit.nanoseconds / 1_000_000
+        limited.coreConfiguration.options.additionalStartupParameters.append(("statement_timeout", "\(milliseconds)"))
+        return limited
+    }
 
     /// The connection settings of a `postgres://` URL, with `postgresWaitLimit` to connect.
     static func postgresConfiguration(_ url: String) throws -> SQLPostgresConfiguration {
