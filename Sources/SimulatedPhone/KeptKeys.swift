@@ -1,8 +1,8 @@
 import CountersignClient
 
 /// The phone's key store with the keys it has read or made kept in memory. The simulated phone signs
-/// every request and every answer, and reading and parsing its key file for each signature was a sixth
-/// of the load generator's CPU per flow (docs/BENCHMARKS.md).
+/// every request and every answer, and reading and parsing its key file for each signature took 7.6 % of
+/// the load generator's CPU (docs/BENCHMARKS.md).
 ///
 /// Only the phone writes its keys while it runs: the command line runs one command per process, and
 /// `SimulatedPhone.register` writes them before the phone is made. A key not found is not remembered.

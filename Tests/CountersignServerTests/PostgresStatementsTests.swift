@@ -4,7 +4,7 @@ import SQLKit
 import Testing
 import Vapor
 
-@Suite("PostgreSQL: statements prepared once per connection", .enabled(if: TestDatabase.postgresURL != nil))
+@Suite("PostgreSQL: statements prepared once per connection, and limited in time", .enabled(if: TestDatabase.postgresURL != nil))
 struct PostgresStatementsTests {
     @Test("a statement runs prepared under one name on its connection, and runs again under the same name")
     func preparedOnceAndReused() async throws {
@@ -67,6 +67,8 @@ struct PostgresStatementsTests {
             let (taken, lockTaken) = AsyncStream.makeStream(of: Void.self)
             let (released, release) = AsyncStream.makeStream(of: Void.self)
             let holder = Task {
+                // Finished however the lock went, so that a failure here fails the test instead of hanging it.
+                defer { lockTaken.finish() }
                 try await storage.transaction { holder in
                     try await holder.sql.raw("LOCK TABLE clients IN ACCESS EXCLUSIVE MODE").run()
                     lockTaken.finish()
