@@ -41,7 +41,7 @@ actor StoredJourneyEffects: JourneyEffects {
     var approvals: ApprovalLifecycle { services.approvals }
 
     func findUser(externalUserID: String) async throws -> UserContext? {
-        if let pending = createdUser(externalUserID) { return pending.context }
+        if let created = createdUser(externalUserID) { return created.context }
         return try await storage.users.find(externalUserID: externalUserID, inApplicationOfClient: clientID)?.context
     }
 

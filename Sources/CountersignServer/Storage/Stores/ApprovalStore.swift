@@ -77,10 +77,9 @@ struct ApprovalStore {
     func addressedSnapshot(
         _ id: String, askedBy askingDeviceID: String, at now: Date
     ) async throws -> (addressed: AddressedApproval, snapshot: ApprovalSnapshot, askingDevice: DeviceRecord?)? {
-        guard !DecoyApprovalRecord.isDecoy(id), let row = try await snapshotRow(id, askingDevice: askingDeviceID) else { return nil }
+        guard !DecoyApprovalRecord.isDecoy(id), let row = try await snapshotRow(id, askingDeviceID: askingDeviceID) else { return nil }
         let approval = try row.decode(model: ApprovalRecord.self)
-        let askingDevice = try row.decodeNil(column: Self.askingDevicePrefix + "id")
-            ? nil : try row.decode(model: DeviceRecord.self, prefix: Self.askingDevicePrefix)
+        let askingDevice = try row.decode(joined: DeviceRecord.self, prefix: Self.askingDevicePrefix)
         return (try Self.addressed(approval, in: row), try Self.snapshot(of: approval, in: row, at: now), askingDevice)
     }
 
@@ -89,9 +88,9 @@ struct ApprovalStore {
 
     /// The approval's row with its user, its latest push and its application's name (one statement for
     /// both readers: the name's join on a primary key costs the browser's read next to nothing); for the
-    /// phone, with the device `askingDevice` too.
-    private func snapshotRow(_ id: String, askingDevice: String? = nil) async throws -> (any SQLRow)? {
-        let (deviceColumns, deviceJoin): (SQLQueryString, SQLQueryString) = askingDevice.map { deviceID in
+    /// phone, with the device `askingDeviceID` too.
+    private func snapshotRow(_ id: String, askingDeviceID: String? = nil) async throws -> (any SQLRow)? {
+        let (deviceColumns, deviceJoin): (SQLQueryString, SQLQueryString) = askingDeviceID.map { deviceID in
             (", \(unsafeRaw: DeviceRecord.CodingKeys.columns(of: "asking", prefixedWith: Self.askingDevicePrefix))",
              "LEFT JOIN \(ident: DeviceStore.table) asking ON asking.id = \(bind: deviceID)")
         } ?? ("", "")

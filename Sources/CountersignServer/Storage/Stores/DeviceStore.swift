@@ -22,7 +22,7 @@ struct DeviceStore {
             """).all()
         guard let first = rows.first else { return nil }
         let user = try first.decode(model: UserRecord.self, prefix: Self.userPrefix)
-        let devices = try rows.filter { try !$0.decodeNil(column: "id") }.map { try $0.decode(model: DeviceRecord.self) }
+        let devices = try rows.compactMap { try $0.decode(joined: DeviceRecord.self) }
         return (user, devices)
     }
 
