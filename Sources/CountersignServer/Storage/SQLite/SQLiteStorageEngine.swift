@@ -15,7 +15,7 @@ struct SQLiteStorageEngine: StorageEngine {
     private let eventLoop: any EventLoop
 
     init(path: String, logger: Logger, eventLoop: any EventLoop) throws {
-        _ = Self.memoryStatisticsStopped
+        _ = Self.processSettingsApplied
         var configuration = GRDB.Configuration()
         configuration.foreignKeysEnabled = true
         // A transaction spans several statements, each its own access to the writer, across the awaits
@@ -44,10 +44,12 @@ struct SQLiteStorageEngine: StorageEngine {
         self.eventLoop = eventLoop
     }
 
-    /// SQLite counts the memory it allocates under one process-wide mutex: with the writer and a reader
-    /// working on the two event loops at once, each allocation of one could put the other's thread to
-    /// sleep. Nothing reads the counts. Told once, before the first connection opens.
-    private static let memoryStatisticsStopped: Void = { _ = countersign_sqlite_stop_memory_statistics() }()
+    /// SQLite's process-wide settings (`CSQLiteSettings.h` says why each), told once, before the first
+    /// connection opens.
+    private static let processSettingsApplied: Void = {
+        _ = countersign_sqlite_stop_memory_statistics()
+        _ = countersign_sqlite_stop_bulk_page_cache()
+    }()
 
     /// Seconds a connection waits, sleeping, for another process that holds the database (`countersign
     /// migrate`, say) when it opens or writes.
