@@ -1,3 +1,4 @@
+@testable import CountersignServer
 import CountersignCore
 import Testing
 
@@ -18,6 +19,34 @@ struct SchemaChangeTests {
             }
             for _ in 0..<2 { try await signIn(server, phone) }
         }
+    }
+
+    /// A release kept the approval a run waits on in `interactions.approval_id`; the next one reads a run
+    /// alone and drops the column, so that an upgraded database and a new one have the same schema.
+    @Test("a database migrated by the release that kept the approval beside the run loses that column at the next start, and signs in")
+    func interactionApprovalColumnDropped() async throws {
+        let database = try await TestDatabase.make(persistent: true)
+        let masterKey = TestServer.randomMasterKey()
+        do {
+            try await TestServer.run(on: database, clock: TestClock(), masterKey: masterKey) { server in
+                // As that release left the database: the column there, the migration that drops it not run.
+                let sql = try #require(server.app.countersignSQL)
+                try await sql.raw("ALTER TABLE interactions ADD COLUMN approval_id TEXT").run()
+                try await sql.raw("DELETE FROM _fluent_migrations WHERE name = \(bind: DropInteractionApproval().name)").run()
+            }
+            try await TestServer.run(on: database, clock: TestClock(), masterKey: masterKey) { server in
+                let sql = try #require(server.app.countersignSQL)
+                await #expect(throws: (any Error).self, "the column is gone") {
+                    try await sql.raw("SELECT approval_id FROM interactions").run()
+                }
+                let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+                try await signIn(server, phone)
+            }
+        } catch {
+            try? await database.drop()
+            throw error
+        }
+        try await database.drop()
     }
 
     /// A web sign-in approved on the phone with the web code, ending with a verified token.

@@ -107,6 +107,8 @@ enum DatabaseSetup {
         migrations.add(CreateUserApplications())
         migrations.add(CreateApplicationOrigins())
         migrations.add(CreateDecoyApprovals())
+        migrations.add(AddInteractionApproval())
+        migrations.add(DropInteractionApproval())
         let migrator = Migrator(databases: databases, migrations: migrations, logger: app.logger, on: app.eventLoopGroup.any())
         try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
     }
