@@ -1,5 +1,7 @@
 import CountersignCore
-import Foundation
+
+/// One events stream held open, among those of this instance.
+typealias EventStreamID = UInt64
 
 /// Counts the requests held open waiting for something — browsers' event streams, phones' inbox
 /// long-polls — and caps them (DESIGN.md §6): two streams per interaction, two long-polls per device,
@@ -16,7 +18,10 @@ actor OpenWaits {
     private let total: Int
     /// Open streams by interaction, oldest first. A stream ended to make room for a newer one is no
     /// longer here.
-    private var streams: [String: [UUID]] = [:]
+    private var streams: [String: [EventStreamID]] = [:]
+    /// The last stream id given: ids are counted, which costs less than a random UUID (Foundation reads
+    /// `/dev/urandom` for each).
+    private var lastStreamID: EventStreamID = 0
     private var inboxWaitsByDevice: [String: Int] = [:]
     private(set) var eventStreams = 0
     private(set) var inboxWaits = 0
@@ -27,16 +32,17 @@ actor OpenWaits {
 
     /// Opens an events stream of `interactionID`; returns it and, when the interaction had its two
     /// already, the oldest, which must now end. `closeEventStream` it when it ends.
-    func openEventStream(for interactionID: String) throws -> (stream: UUID, ending: UUID?) {
+    func openEventStream(for interactionID: String) throws -> (stream: EventStreamID, ending: EventStreamID?) {
         var open = streams[interactionID, default: []]
-        var ending: UUID?
+        var ending: EventStreamID?
         if open.count >= Self.perInteraction {
             ending = open.removeFirst()
             eventStreams -= 1
         } else {
             try checkTotal()
         }
-        let stream = UUID()
+        lastStreamID += 1
+        let stream = lastStreamID
         open.append(stream)
         streams[interactionID] = open
         eventStreams += 1
@@ -44,13 +50,13 @@ actor OpenWaits {
     }
 
     /// Whether `stream` of `interactionID` was ended to make room for a newer one.
-    func wasEnded(_ stream: UUID, of interactionID: String) -> Bool {
+    func wasEnded(_ stream: EventStreamID, of interactionID: String) -> Bool {
         streams[interactionID]?.contains(stream) != true
     }
 
     /// Closes `stream`; returns whether it had been ended to make room for a newer one (and so was closed already).
     @discardableResult
-    func closeEventStream(_ stream: UUID, of interactionID: String) -> Bool {
+    func closeEventStream(_ stream: EventStreamID, of interactionID: String) -> Bool {
         guard var open = streams[interactionID], let index = open.firstIndex(of: stream) else { return true }
         open.remove(at: index)
         streams[interactionID] = open.isEmpty ? nil : open

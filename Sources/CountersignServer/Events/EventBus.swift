@@ -1,5 +1,6 @@
-import Foundation
 import Journeys
+import NIOCore
+import NIOPosix
 
 /// Wakes whoever waits on a topic: a browser's events stream on `interaction:<id>`, a device's inbox
 /// long-poll on `device:<id>`, the push sender on `push-queue`. In-process on SQLite; on PostgreSQL
@@ -46,10 +47,16 @@ extension ApprovalClosed {
 }
 
 /// The events of one subscription, read one at a time with a time limit.
+///
+/// The time limit is a timer on an event loop, cancelled when an event comes first. `Task.sleep` would
+/// hand each one to Dispatch's timer thread (a wake-up of that thread per wait), and its task would sleep
+/// on to the limit after the event came.
 actor EventMailbox {
     nonisolated let topic: String
     private var buffered: [String] = []
-    private var waiter: (id: UUID, continuation: CheckedContinuation<String?, Never>)?
+    private var waiter: (number: UInt64, continuation: CheckedContinuation<String?, Never>, timeout: Scheduled<Void>)?
+    /// How many waits have begun, which numbers each.
+    private var waits: UInt64 = 0
 
     init(topic: String) {
         self.topic = topic
@@ -58,6 +65,7 @@ actor EventMailbox {
     func deliver(_ message: String) {
         if let waiter {
             self.waiter = nil
+            waiter.timeout.cancel()
             waiter.continuation.resume(returning: message)
         } else {
             buffered.append(message)
@@ -67,18 +75,19 @@ actor EventMailbox {
     /// The next event, or nil when none arrives within `limit`.
     func next(within limit: Duration) async -> String? {
         if !buffered.isEmpty { return buffered.removeFirst() }
-        let id = UUID()
+        waits += 1
+        let number = waits
         return await withCheckedContinuation { continuation in
-            waiter = (id, continuation)
-            Task { [weak self] in
-                try? await Task.sleep(for: limit)
-                await self?.expire(id)
+            let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? MultiThreadedEventLoopGroup.singleton.any()
+            let timeout = loop.scheduleTask(in: .nanoseconds(limit.nanoseconds)) { [weak self] () -> Void in
+                Task { await self?.expire(number) }
             }
+            waiter = (number, continuation, timeout)
         }
     }
 
-    private func expire(_ id: UUID) {
-        guard let waiter, waiter.id == id else { return }
+    private func expire(_ number: UInt64) {
+        guard let waiter, waiter.number == number else { return }
         self.waiter = nil
         waiter.continuation.resume(returning: nil)
     }
