@@ -9,7 +9,7 @@ struct AddPushConfigContractFields: AsyncMigration {
         try await database.schema(PushConfigStore.table).field("name", .string, .required, .sql(.default(""))).update()
         try await database.schema(PushConfigStore.table).field("token_endpoint", .string).update()
         try await database.schema(PushConfigStore.table).field("ca_certificate_pem", .string).update()
-        try await database.sql.raw("UPDATE \(ident: PushConfigStore.table) SET name = app_id").run()
+        try await database.sql.raw("UPDATE \(name: PushConfigStore.table) SET name = app_id").run()
         try await database.schema(PushJobStore.table).deleteField("last_reason").update()
     }
 

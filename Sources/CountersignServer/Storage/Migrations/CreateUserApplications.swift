@@ -14,9 +14,9 @@ struct CreateUserApplications: AsyncMigration {
             .create()
         let sql = try database.sql
         try await sql.raw("""
-            INSERT INTO \(ident: MembershipStore.table) (user_id, application_id, created_at)
+            INSERT INTO \(name: MembershipStore.table) (user_id, application_id, created_at)
             SELECT users.id, applications.id, \(bind: Date())
-            FROM \(ident: UserStore.table) users CROSS JOIN \(ident: ClientStore.applicationTable) applications
+            FROM \(name: UserStore.table) users CROSS JOIN \(name: ClientStore.applicationTable) applications
             """).run()
     }
 

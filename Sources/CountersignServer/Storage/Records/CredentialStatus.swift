@@ -10,7 +10,7 @@ enum CredentialStatus: String, Codable {
 /// Revokes row `id` of `table` (devices or biometric keys) if it is active; revoking again changes nothing.
 func revokeCredential(_ id: String, in table: String, at now: Date, on sql: any SQLDatabase) async throws {
     try await sql.raw("""
-        UPDATE \(ident: table) SET status = \(bind: CredentialStatus.revoked.rawValue), revoked_at = \(bind: now)
+        UPDATE \(name: table) SET status = \(bind: CredentialStatus.revoked.rawValue), revoked_at = \(bind: now)
         WHERE id = \(bind: id) AND status = \(bind: CredentialStatus.active.rawValue)
         """).run()
 }

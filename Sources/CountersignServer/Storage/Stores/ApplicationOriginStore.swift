@@ -8,7 +8,7 @@ struct ApplicationOriginStore {
 
     /// The origins of every application, by application id, each list sorted.
     func all() async throws -> [String: [String]] {
-        let rows = try await sql.raw("SELECT application_id, origin FROM \(ident: Self.table) ORDER BY application_id, origin").all()
+        let rows = try await sql.raw("SELECT application_id, origin FROM \(name: Self.table) ORDER BY application_id, origin").all()
         var origins: [String: [String]] = [:]
         for row in rows {
             origins[try row.decode(column: "application_id", as: String.self), default: []].append(try row.decode(column: "origin", as: String.self))
@@ -33,13 +33,13 @@ struct ApplicationOriginStore {
 
     /// Whether any application lists `origin`.
     func isListed(_ origin: String) async throws -> Bool {
-        try await sql.raw("SELECT 1 AS listed FROM \(ident: Self.table) WHERE origin = \(bind: origin) LIMIT 1").first() != nil
+        try await sql.raw("SELECT 1 AS listed FROM \(name: Self.table) WHERE origin = \(bind: origin) LIMIT 1").first() != nil
     }
 
     /// Whether the application of client `clientID` lists `origin`.
     func isListed(_ origin: String, forApplicationOfClient clientID: String) async throws -> Bool {
         try await sql.raw("""
-            SELECT 1 AS listed FROM \(ident: Self.table) origins JOIN \(ident: ClientStore.table) clients ON clients.application_id = origins.application_id
+            SELECT 1 AS listed FROM \(name: Self.table) origins JOIN \(name: ClientStore.table) clients ON clients.application_id = origins.application_id
             WHERE clients.id = \(bind: clientID) AND origins.origin = \(bind: origin) LIMIT 1
             """).first() != nil
     }

@@ -17,15 +17,15 @@ struct ApprovalStore {
     }
 
     func find(_ id: String) async throws -> ApprovalRecord? {
-        try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decoding: ApprovalRecord.self)
+        try await sql.raw("SELECT * FROM \(name: Self.table) WHERE id = \(bind: id)").first(decoding: ApprovalRecord.self)
     }
 
     func insert(_ approval: ApprovalRecord) async throws {
-        try await sql.insert(into: Self.table).model(approval).run()
+        try await sql.insert(approval, into: Self.table).run()
     }
 
     func insertDecoy(_ decoy: DecoyApprovalRecord) async throws {
-        try await sql.insert(into: Self.decoyTable).model(decoy).run()
+        try await sql.insert(decoy, into: Self.decoyTable).run()
     }
 
     /// How the subject's newest `limit` approvals and decoys stand, newest first: what the push-fatigue
@@ -35,8 +35,8 @@ struct ApprovalStore {
         // sorting the subject's whole history instead cost more with every approval it had.
         func newest(in table: String, where condition: SQLQueryString) -> SQLQueryString {
             """
-            SELECT * FROM (SELECT \(unsafeRaw: ApprovalOutcomeRow.columns) FROM \(ident: table) WHERE \(condition)
-                ORDER BY created_at DESC LIMIT \(literal: limit)) AS \(ident: table + "_newest")
+            SELECT * FROM (SELECT \(unsafeRaw: ApprovalOutcomeRow.columns) FROM \(name: table) WHERE \(condition)
+                ORDER BY created_at DESC LIMIT \(literal: limit)) AS \(name: table + "_newest")
             """
         }
         // The approvals of the user the identifier names, if any, and the identifier's decoys, as one list.
@@ -51,7 +51,7 @@ struct ApprovalStore {
 
     /// Where approval (or decoy) `id` stands.
     func outcome(_ id: String) async throws -> ApprovalOutcomeRow? {
-        try await sql.raw("SELECT \(unsafeRaw: ApprovalOutcomeRow.columns) FROM \(ident: Self.table(of: id)) WHERE id = \(bind: id)")
+        try await sql.raw("SELECT \(unsafeRaw: ApprovalOutcomeRow.columns) FROM \(name: Self.table(of: id)) WHERE id = \(bind: id)")
             .first(decoding: ApprovalOutcomeRow.self)
     }
 
@@ -92,14 +92,14 @@ struct ApprovalStore {
     private func snapshotRow(_ id: String, askingDeviceID: String? = nil) async throws -> (any SQLRow)? {
         let (deviceColumns, deviceJoin): (SQLQueryString, SQLQueryString) = askingDeviceID.map { deviceID in
             (", \(unsafeRaw: DeviceRecord.CodingKeys.columns(of: "asking", prefixedWith: Self.askingDevicePrefix))",
-             "LEFT JOIN \(ident: DeviceStore.table) asking ON asking.id = \(bind: deviceID)")
+             "LEFT JOIN \(name: DeviceStore.table) asking ON asking.id = \(bind: deviceID)")
         } ?? ("", "")
         return try await sql.raw("""
             SELECT a.*, u.external_user_id, u.email, app.name AS application_name,
-                (SELECT p.status FROM \(ident: PushJobStore.table) p WHERE p.approval_id = a.id ORDER BY p.created_at DESC LIMIT 1) AS push_status
+                (SELECT p.status FROM \(name: PushJobStore.table) p WHERE p.approval_id = a.id ORDER BY p.created_at DESC LIMIT 1) AS push_status
                 \(deviceColumns)
-            FROM \(ident: Self.table) a JOIN \(ident: UserStore.table) u ON u.id = a.user_id
-                JOIN \(ident: ClientStore.applicationTable) app ON app.id = a.application_id
+            FROM \(name: Self.table) a JOIN \(name: UserStore.table) u ON u.id = a.user_id
+                JOIN \(name: ClientStore.applicationTable) app ON app.id = a.application_id
                 \(deviceJoin)
             WHERE a.id = \(bind: id)
             """).first()
@@ -127,7 +127,7 @@ struct ApprovalStore {
                 case expiresAt = "expires_at"
             }
         }
-        guard let row = try await sql.raw("SELECT status, expires_at FROM \(ident: Self.table(of: id)) WHERE id = \(bind: id)")
+        guard let row = try await sql.raw("SELECT status, expires_at FROM \(name: Self.table(of: id)) WHERE id = \(bind: id)")
             .first(decoding: Row.self)
         else { return .expired }
         return ApprovalRecord.status(stored: row.status, expiresAt: row.expiresAt, at: now)
@@ -142,7 +142,7 @@ struct ApprovalStore {
         let proof: SQLQueryString = DecoyApprovalRecord.isDecoy(id)
             ? "" : ", amr = \(bind: amr.joined(separator: ",")), auth_time = \(bind: authTime)"
         return try await !sql.raw("""
-            UPDATE \(ident: Self.table(of: id))
+            UPDATE \(name: Self.table(of: id))
             SET status = \(bind: status.rawValue), failure_code = \(bind: failureCode), resolved_at = \(bind: now)\(proof)
             WHERE id = \(bind: id) AND status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)
             RETURNING id
@@ -152,7 +152,7 @@ struct ApprovalStore {
     /// Counts one wrong web OTP if `attemptsLeftSeen` is still the count (compare and set); returns whether it did.
     func countWrongOTP(_ id: String, attemptsLeftSeen seen: Int) async throws -> Bool {
         try await !sql.raw("""
-            UPDATE \(ident: Self.table) SET otp_attempts_left = \(bind: seen - 1)
+            UPDATE \(name: Self.table) SET otp_attempts_left = \(bind: seen - 1)
             WHERE id = \(bind: id) AND otp_attempts_left = \(bind: seen)
             RETURNING id
             """).all().isEmpty
@@ -175,7 +175,7 @@ struct ApprovalStore {
     private func addressed(where condition: SQLQueryString) async throws -> [AddressedApproval] {
         try await sql.raw("""
             SELECT a.*, app.name AS application_name
-            FROM \(ident: Self.table) a JOIN \(ident: ClientStore.applicationTable) app ON app.id = a.application_id
+            FROM \(name: Self.table) a JOIN \(name: ClientStore.applicationTable) app ON app.id = a.application_id
             WHERE \(condition)
             """).all().map { row in try Self.addressed(try row.decode(model: ApprovalRecord.self), in: row) }
     }

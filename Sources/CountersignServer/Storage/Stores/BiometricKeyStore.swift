@@ -20,9 +20,9 @@ struct BiometricKeyStore {
         guard let row = try await sql.raw("""
             SELECT users.*, bio.public_key, bio.device_id AS key_device_id, dev.status AS key_device_status
             FROM \(UserStore.user(externalUserID, inApplicationOfClient: clientID))
-            JOIN \(ident: Self.table) bio ON bio.user_id = users.id AND bio.public_key_id = \(bind: publicKeyID)
+            JOIN \(name: Self.table) bio ON bio.user_id = users.id AND bio.public_key_id = \(bind: publicKeyID)
                 AND bio.status = \(bind: CredentialStatus.active.rawValue)
-            LEFT JOIN \(ident: DeviceStore.table) dev ON dev.id = bio.device_id
+            LEFT JOIN \(name: DeviceStore.table) dev ON dev.id = bio.device_id
             """).first()
         else { return nil }
         return ActiveKey(
@@ -32,23 +32,23 @@ struct BiometricKeyStore {
     }
 
     func find(_ id: String) async throws -> BiometricKeyRecord? {
-        try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decoding: BiometricKeyRecord.self)
+        try await sql.raw("SELECT * FROM \(name: Self.table) WHERE id = \(bind: id)").first(decoding: BiometricKeyRecord.self)
     }
 
     /// All the user's keys, revoked ones too, oldest first.
     func all(ofUser userID: String) async throws -> [BiometricKeyRecord] {
-        try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE user_id = \(bind: userID) ORDER BY created_at")
+        try await sql.raw("SELECT * FROM \(name: Self.table) WHERE user_id = \(bind: userID) ORDER BY created_at")
             .all(decoding: BiometricKeyRecord.self)
     }
 
     /// Adds `key`, revoking the user's active key of the same `public_key_id` it replaces.
     func replace(with key: BiometricKeyRecord, at now: Date) async throws {
         try await sql.raw("""
-            UPDATE \(ident: Self.table) SET status = \(bind: CredentialStatus.revoked.rawValue), revoked_at = \(bind: now)
+            UPDATE \(name: Self.table) SET status = \(bind: CredentialStatus.revoked.rawValue), revoked_at = \(bind: now)
             WHERE user_id = \(bind: key.userID) AND public_key_id = \(bind: key.publicKeyID)
                 AND status = \(bind: CredentialStatus.active.rawValue)
             """).run()
-        try await sql.insert(into: Self.table).model(key).run()
+        try await sql.insert(key, into: Self.table).run()
     }
 
     /// Binds the keys `ids` to the device they live on.

@@ -8,7 +8,7 @@ struct ClientStore {
     let sql: any SQLDatabase
 
     func client(_ id: String) async throws -> ClientRecord? {
-        try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decoding: ClientRecord.self)
+        try await sql.raw("SELECT * FROM \(name: Self.table) WHERE id = \(bind: id)").first(decoding: ClientRecord.self)
     }
 
     /// The application of web client `webClientID` and its first native client (nil when it has none);
@@ -16,22 +16,22 @@ struct ClientStore {
     func application(ofWebClient webClientID: String) async throws -> (applicationID: String, nativeClientID: String?)? {
         guard let row = try await sql.raw("""
             SELECT web.application_id, (
-                SELECT native.id FROM \(ident: Self.table) native
+                SELECT native.id FROM \(name: Self.table) native
                 WHERE native.application_id = web.application_id AND native.kind = \(bind: ClientKind.native.rawValue)
                 ORDER BY native.id LIMIT 1) AS native_client_id
-            FROM \(ident: Self.table) web WHERE web.id = \(bind: webClientID)
+            FROM \(name: Self.table) web WHERE web.id = \(bind: webClientID)
             """).first()
         else { return nil }
         return (try row.decode(column: "application_id", as: String.self), try row.decode(column: "native_client_id", as: String?.self))
     }
 
     func application(_ id: String) async throws -> ApplicationRecord? {
-        try await sql.raw("SELECT * FROM \(ident: Self.applicationTable) WHERE id = \(bind: id)").first(decoding: ApplicationRecord.self)
+        try await sql.raw("SELECT * FROM \(name: Self.applicationTable) WHERE id = \(bind: id)").first(decoding: ApplicationRecord.self)
     }
 
     /// Every application, by id.
     func applications() async throws -> [ApplicationRecord] {
-        try await sql.raw("SELECT * FROM \(ident: Self.applicationTable) ORDER BY id").all(decoding: ApplicationRecord.self)
+        try await sql.raw("SELECT * FROM \(name: Self.applicationTable) ORDER BY id").all(decoding: ApplicationRecord.self)
     }
 
     /// Every client, or the clients of one application, by id.
@@ -43,7 +43,7 @@ struct ClientStore {
 
     /// Adds an application; an id already taken fails with a constraint violation.
     func insert(_ application: ApplicationRecord) async throws {
-        try await sql.insert(into: Self.applicationTable).model(application).run()
+        try await sql.insert(application, into: Self.applicationTable).run()
     }
 
     func rename(application id: String, to name: String) async throws {
@@ -52,7 +52,7 @@ struct ClientStore {
 
     /// Adds a client; an id already taken fails with a constraint violation.
     func insert(_ client: ClientRecord) async throws {
-        try await sql.insert(into: Self.table).model(client).run()
+        try await sql.insert(client, into: Self.table).run()
     }
 
     /// Removes an application, its clients, its web origins and its users' memberships (the users stay).

@@ -7,7 +7,7 @@ struct DeviceStore {
     let sql: any SQLDatabase
 
     func find(_ id: String) async throws -> DeviceRecord? {
-        try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decoding: DeviceRecord.self)
+        try await sql.raw("SELECT * FROM \(name: Self.table) WHERE id = \(bind: id)").first(decoding: DeviceRecord.self)
     }
 
     /// The user `externalUserID` of the application of client `clientID` and their active devices, newest
@@ -17,7 +17,7 @@ struct DeviceStore {
         let rows = try await sql.raw("""
             SELECT dev.*, \(unsafeRaw: UserRecord.CodingKeys.columns(of: "users", prefixedWith: Self.userPrefix))
             FROM \(UserStore.user(externalUserID, inApplicationOfClient: clientID))
-            LEFT JOIN \(ident: Self.table) dev ON dev.user_id = users.id AND dev.status = \(bind: CredentialStatus.active.rawValue)
+            LEFT JOIN \(name: Self.table) dev ON dev.user_id = users.id AND dev.status = \(bind: CredentialStatus.active.rawValue)
             ORDER BY dev.created_at DESC
             """).all()
         guard let first = rows.first else { return nil }
@@ -31,12 +31,12 @@ struct DeviceStore {
 
     /// All the user's devices, revoked ones too, oldest first.
     func all(ofUser userID: String) async throws -> [DeviceRecord] {
-        try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE user_id = \(bind: userID) ORDER BY created_at")
+        try await sql.raw("SELECT * FROM \(name: Self.table) WHERE user_id = \(bind: userID) ORDER BY created_at")
             .all(decoding: DeviceRecord.self)
     }
 
     func insert(_ device: DeviceRecord) async throws {
-        try await sql.insert(into: Self.table).model(device).run()
+        try await sql.insert(device, into: Self.table).run()
     }
 
     func revoke(_ id: String, at now: Date) async throws {
@@ -46,7 +46,7 @@ struct DeviceStore {
     /// Records that the push provider refused the device's token (the first refusal is kept).
     func markPushTokenInvalid(_ id: String, reason: String, at now: Date) async throws {
         try await sql.raw("""
-            UPDATE \(ident: Self.table) SET push_token_invalid_at = \(bind: now), push_token_invalid_reason = \(bind: reason)
+            UPDATE \(name: Self.table) SET push_token_invalid_at = \(bind: now), push_token_invalid_reason = \(bind: reason)
             WHERE id = \(bind: id) AND push_token_invalid_at IS NULL
             """).run()
     }

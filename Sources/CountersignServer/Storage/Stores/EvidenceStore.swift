@@ -7,11 +7,11 @@ struct EvidenceStore {
     let sql: any SQLDatabase
 
     func insert(_ evidence: TransactionEvidenceRecord) async throws {
-        try await sql.insert(into: Self.table).model(evidence).run()
+        try await sql.insert(evidence, into: Self.table).run()
     }
 
     func find(_ id: String) async throws -> TransactionEvidenceRecord? {
-        try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decoding: TransactionEvidenceRecord.self)
+        try await sql.raw("SELECT * FROM \(name: Self.table) WHERE id = \(bind: id)").first(decoding: TransactionEvidenceRecord.self)
     }
 
     /// Evidence newest first, optionally of one user or approval.

@@ -7,17 +7,17 @@ struct InteractionStore {
     let sql: any SQLDatabase
 
     func find(_ id: String) async throws -> InteractionRecord? {
-        try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decoding: InteractionRecord.self)
+        try await sql.raw("SELECT * FROM \(name: Self.table) WHERE id = \(bind: id)").first(decoding: InteractionRecord.self)
     }
 
     func insert(_ record: InteractionRecord) async throws {
-        try await sql.insert(into: Self.table).model(record).run()
+        try await sql.insert(record, into: Self.table).run()
     }
 
     /// Saves the run's next state if nobody saved one since `record` was read; returns whether it did.
     func saveNext(of record: InteractionRecord, state: String, tokenHash: String?, finished: Bool, userID: String?) async throws -> Bool {
         try await !sql.raw("""
-            UPDATE \(ident: Self.table)
+            UPDATE \(name: Self.table)
             SET token_hash = \(bind: tokenHash), version = version + 1, finished = \(bind: finished), state = \(bind: state),
                 user_id = \(bind: userID)
             WHERE id = \(bind: record.id) AND version = \(bind: record.version)

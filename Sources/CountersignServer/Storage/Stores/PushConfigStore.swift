@@ -10,11 +10,11 @@ struct PushConfigStore {
 
     /// All configurations, oldest first.
     func all() async throws -> [PushConfigRecord] {
-        try await sql.raw("SELECT * FROM \(ident: Self.table) ORDER BY created_at").all(decoding: PushConfigRecord.self)
+        try await sql.raw("SELECT * FROM \(name: Self.table) ORDER BY created_at").all(decoding: PushConfigRecord.self)
     }
 
     func find(_ id: String) async throws -> PushConfigRecord? {
-        try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decoding: PushConfigRecord.self)
+        try await sql.raw("SELECT * FROM \(name: Self.table) WHERE id = \(bind: id)").first(decoding: PushConfigRecord.self)
     }
 
     /// A digest that changes whenever a configuration is added, changed or removed. It covers the sealed
@@ -25,12 +25,12 @@ struct PushConfigStore {
             let id: String
             let sealed_secret: String
         }
-        let versions = try await sql.raw("SELECT id, sealed_secret FROM \(ident: Self.table) ORDER BY id").all(decoding: Version.self)
+        let versions = try await sql.raw("SELECT id, sealed_secret FROM \(name: Self.table) ORDER BY id").all(decoding: Version.self)
         return SecretDigest.hex(versions.map { "\($0.id):\($0.sealed_secret)" }.joined(separator: ","))
     }
 
     func insert(_ config: PushConfigRecord) async throws {
-        try await sql.insert(into: Self.table).model(config).run()
+        try await sql.insert(config, into: Self.table).run()
     }
 
     func update(_ config: PushConfigRecord) async throws {
@@ -39,6 +39,6 @@ struct PushConfigStore {
 
     /// Deletes configuration `id`; returns whether it existed.
     func delete(_ id: String) async throws -> Bool {
-        try await !sql.raw("DELETE FROM \(ident: Self.table) WHERE id = \(bind: id) RETURNING id").all().isEmpty
+        try await !sql.raw("DELETE FROM \(name: Self.table) WHERE id = \(bind: id) RETURNING id").all().isEmpty
     }
 }

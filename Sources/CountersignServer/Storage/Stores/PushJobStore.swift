@@ -9,12 +9,12 @@ struct PushJobStore {
 
     /// Saves a new job, and for the inbox its delivery already made.
     func insert(_ job: PushJobRecord, delivery: PushDeliveryRecord?) async throws {
-        try await sql.insert(into: Self.table).model(job).run()
+        try await sql.insert(job, into: Self.table).run()
         if let delivery { try await insert(delivery) }
     }
 
     func insert(_ delivery: PushDeliveryRecord) async throws {
-        try await sql.insert(into: Self.deliveryTable).model(delivery).run()
+        try await sql.insert(delivery, into: Self.deliveryTable).run()
     }
 
     /// Claims up to `limit` due jobs by moving them under one fresh lease until `leaseEnd`. On PostgreSQL
@@ -26,9 +26,9 @@ struct PushJobStore {
         let queued = PushStatus.queued.rawValue
         let skipLocked: SQLQueryString = sql.dialect.name == "postgresql" ? "FOR UPDATE SKIP LOCKED" : ""
         return try await sql.raw("""
-            UPDATE \(ident: Self.table) SET lease = \(bind: lease), next_attempt_at = \(bind: leaseEnd)
+            UPDATE \(name: Self.table) SET lease = \(bind: lease), next_attempt_at = \(bind: leaseEnd)
             WHERE status = \(bind: queued) AND next_attempt_at <= \(bind: now) AND id IN (
-                SELECT id FROM \(ident: Self.table) WHERE status = \(bind: queued) AND next_attempt_at <= \(bind: now)
+                SELECT id FROM \(name: Self.table) WHERE status = \(bind: queued) AND next_attempt_at <= \(bind: now)
                 ORDER BY next_attempt_at LIMIT \(bind: limit) \(skipLocked))
             RETURNING *
             """).all(decoding: PushJobRecord.self)
@@ -40,7 +40,7 @@ struct PushJobStore {
     /// Ends the job's attempt: its new status and attempt count, due again at `nextAttemptAt`, lease released.
     func finishAttempt(_ job: PushJobRecord, status: PushStatus, attempts: Int, nextAttemptAt: Date) async throws {
         try await sql.raw("""
-            UPDATE \(ident: Self.table)
+            UPDATE \(name: Self.table)
             SET status = \(bind: status.rawValue), attempts = \(bind: attempts), lease = NULL, next_attempt_at = \(bind: nextAttemptAt)
             WHERE id = \(bind: job.id) AND lease = \(bind: job.lease)
             """).run()
@@ -49,14 +49,14 @@ struct PushJobStore {
     /// Releases the job's lease, due again at `now` (a send cut short by stopping).
     func release(_ job: PushJobRecord, dueAt now: Date) async throws {
         try await sql.raw("""
-            UPDATE \(ident: Self.table) SET lease = NULL, next_attempt_at = \(bind: now) WHERE id = \(bind: job.id) AND lease = \(bind: job.lease)
+            UPDATE \(name: Self.table) SET lease = NULL, next_attempt_at = \(bind: now) WHERE id = \(bind: job.id) AND lease = \(bind: job.lease)
             """).run()
     }
 
     /// Ends a job without an attempt (its approval closed while it waited).
     func abandon(_ job: PushJobRecord) async throws {
         try await sql.raw("""
-            UPDATE \(ident: Self.table) SET status = \(bind: PushStatus.failed.rawValue), lease = NULL
+            UPDATE \(name: Self.table) SET status = \(bind: PushStatus.failed.rawValue), lease = NULL
             WHERE id = \(bind: job.id) AND lease = \(bind: job.lease)
             """).run()
     }

@@ -30,8 +30,8 @@ struct RetentionStore {
     /// returns how many.
     func deleteExpired(from table: String, before date: Date, where condition: SQLQueryString = "1 = 1", limit: Int) async throws -> Int {
         try await sql.raw("""
-            DELETE FROM \(ident: table) WHERE id IN (
-                SELECT id FROM \(ident: table) WHERE expires_at < \(bind: date) AND \(condition) LIMIT \(literal: limit))
+            DELETE FROM \(name: table) WHERE id IN (
+                SELECT id FROM \(name: table) WHERE expires_at < \(bind: date) AND \(condition) LIMIT \(literal: limit))
             RETURNING id
             """).all().count
     }
@@ -43,17 +43,17 @@ struct RetentionStore {
         // Oldest first, along the expiry index: ordering by the random ids instead walked the whole id
         // index on every statement (about 200 ms a batch at 100,000 approvals, against 18 ms).
         let batch: SQLQueryString = """
-            SELECT id FROM \(ident: ApprovalStore.table) WHERE expires_at < \(bind: cutoff) ORDER BY expires_at LIMIT \(literal: limit)
+            SELECT id FROM \(name: ApprovalStore.table) WHERE expires_at < \(bind: cutoff) ORDER BY expires_at LIMIT \(literal: limit)
             """
         var removed = RemovedApprovals()
         removed.pushDeliveries = try await sql.raw("""
-            DELETE FROM \(ident: PushJobStore.deliveryTable) WHERE approval_id IN (\(batch)) RETURNING id
+            DELETE FROM \(name: PushJobStore.deliveryTable) WHERE approval_id IN (\(batch)) RETURNING id
             """).all().count
         removed.pushJobs = try await sql.raw("""
-            DELETE FROM \(ident: PushJobStore.table) WHERE approval_id IN (\(batch)) RETURNING id
+            DELETE FROM \(name: PushJobStore.table) WHERE approval_id IN (\(batch)) RETURNING id
             """).all().count
         removed.approvals = try await sql.raw("""
-            DELETE FROM \(ident: ApprovalStore.table) WHERE id IN (\(batch)) RETURNING id
+            DELETE FROM \(name: ApprovalStore.table) WHERE id IN (\(batch)) RETURNING id
             """).all().count
         return removed
     }

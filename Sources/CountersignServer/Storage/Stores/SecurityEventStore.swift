@@ -7,7 +7,7 @@ struct SecurityEventStore {
     let sql: any SQLDatabase
 
     func insert(_ event: SecurityEventRecord) async throws {
-        try await sql.insert(into: Self.table).model(event).run()
+        try await sql.insert(event, into: Self.table).run()
     }
 
     /// The newest `limit` events, of one user and one kind when given.

@@ -10,26 +10,26 @@ struct ServerSecretStore {
 
     /// The secret `id`, base64.
     func value(of id: String) async throws -> String? {
-        try await sql.raw("SELECT value FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decodingColumn: "value", as: String.self)
+        try await sql.raw("SELECT value FROM \(name: Self.table) WHERE id = \(bind: id)").first(decodingColumn: "value", as: String.self)
     }
 
     /// Stores a new secret; one already stored under `id` fails with a constraint violation.
     func insert(_ id: String, value: String) async throws {
-        try await sql.raw("INSERT INTO \(ident: Self.table) (id, value) VALUES (\(bind: id), \(bind: value))").run()
+        try await sql.raw("INSERT INTO \(name: Self.table) (id, value) VALUES (\(bind: id), \(bind: value))").run()
     }
 
     func replace(_ id: String, value: String) async throws {
-        try await sql.raw("UPDATE \(ident: Self.table) SET value = \(bind: value) WHERE id = \(bind: id)").run()
+        try await sql.raw("UPDATE \(name: Self.table) SET value = \(bind: value) WHERE id = \(bind: id)").run()
     }
 
     /// The stored admin key hash, if one was generated.
     func adminKeyHash() async throws -> String? {
-        try await sql.raw("SELECT key_hash FROM \(ident: Self.adminCredentialTable) LIMIT 1").first(decodingColumn: "key_hash", as: String.self)
+        try await sql.raw("SELECT key_hash FROM \(name: Self.adminCredentialTable) LIMIT 1").first(decodingColumn: "key_hash", as: String.self)
     }
 
     func insertAdminKeyHash(_ hash: String, id: String, at now: Date) async throws {
         try await sql.raw("""
-            INSERT INTO \(ident: Self.adminCredentialTable) (id, key_hash, created_at) VALUES (\(bind: id), \(bind: hash), \(bind: now))
+            INSERT INTO \(name: Self.adminCredentialTable) (id, key_hash, created_at) VALUES (\(bind: id), \(bind: hash), \(bind: now))
             """).run()
     }
 }

@@ -8,32 +8,32 @@ struct SigningKeyStore {
 
     /// The key that signs: the newest one not retired.
     func active() async throws -> SigningKeyRecord? {
-        try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1")
+        try await sql.raw("SELECT * FROM \(name: Self.table) WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1")
             .first(decoding: SigningKeyRecord.self)
     }
 
     /// The active key and the keys retired after `cutoff`, newest first.
     func published(retiredAfter cutoff: Date) async throws -> [SigningKeyRecord] {
         try await sql.raw("""
-            SELECT * FROM \(ident: Self.table) WHERE retired_at IS NULL OR retired_at > \(bind: cutoff) ORDER BY created_at DESC
+            SELECT * FROM \(name: Self.table) WHERE retired_at IS NULL OR retired_at > \(bind: cutoff) ORDER BY created_at DESC
             """).all(decoding: SigningKeyRecord.self)
     }
 
     /// Every key, newest first.
     func all() async throws -> [SigningKeyRecord] {
-        try await sql.raw("SELECT * FROM \(ident: Self.table) ORDER BY created_at DESC").all(decoding: SigningKeyRecord.self)
+        try await sql.raw("SELECT * FROM \(name: Self.table) ORDER BY created_at DESC").all(decoding: SigningKeyRecord.self)
     }
 
     func insert(_ key: SigningKeyRecord) async throws {
-        try await sql.insert(into: Self.table).model(key).run()
+        try await sql.insert(key, into: Self.table).run()
     }
 
     func replacePrivateKey(of id: String, with privateKeyPEM: String) async throws {
-        try await sql.raw("UPDATE \(ident: Self.table) SET private_key_pem = \(bind: privateKeyPEM) WHERE id = \(bind: id)").run()
+        try await sql.raw("UPDATE \(name: Self.table) SET private_key_pem = \(bind: privateKeyPEM) WHERE id = \(bind: id)").run()
     }
 
     /// Retires every key not yet retired.
     func retireAll(at now: Date) async throws {
-        try await sql.raw("UPDATE \(ident: Self.table) SET retired_at = \(bind: now) WHERE retired_at IS NULL").run()
+        try await sql.raw("UPDATE \(name: Self.table) SET retired_at = \(bind: now) WHERE retired_at IS NULL").run()
     }
 }

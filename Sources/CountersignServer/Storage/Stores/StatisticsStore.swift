@@ -23,7 +23,7 @@ struct StatisticsStore {
 
     func counts(at now: Date) async throws -> Counts {
         func count(_ table: String, where condition: SQLQueryString = "1 = 1") async throws -> Int {
-            try await sql.raw("SELECT COUNT(*) AS n FROM \(ident: table) WHERE \(condition)").first(decodingColumn: "n", as: Int.self) ?? 0
+            try await sql.raw("SELECT COUNT(*) AS n FROM \(name: table) WHERE \(condition)").first(decodingColumn: "n", as: Int.self) ?? 0
         }
         // Pending and not yet past its expiry, for approvals and decoys alike.
         let waiting: SQLQueryString = "status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)"

@@ -11,7 +11,7 @@ struct UsedDeviceSignatureStore {
     /// `expiresAt`; a fingerprint already recorded fails with a constraint violation.
     func record(_ fingerprint: String, until expiresAt: Date) async throws {
         try await sql.raw("""
-            INSERT INTO \(ident: Self.table) (id, expires_at) VALUES (\(bind: fingerprint), \(bind: expiresAt))
+            INSERT INTO \(name: Self.table) (id, expires_at) VALUES (\(bind: fingerprint), \(bind: expiresAt))
             """).run()
     }
 }

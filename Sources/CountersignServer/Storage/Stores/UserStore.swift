@@ -7,12 +7,12 @@ struct UserStore {
     let sql: any SQLDatabase
 
     func find(_ id: String) async throws -> UserRecord? {
-        try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE id = \(bind: id)").first(decoding: UserRecord.self)
+        try await sql.raw("SELECT * FROM \(name: Self.table) WHERE id = \(bind: id)").first(decoding: UserRecord.self)
     }
 
     /// The user with external id `externalUserID`, whichever applications they belong to.
     func find(externalUserID: String) async throws -> UserRecord? {
-        try await sql.raw("SELECT * FROM \(ident: Self.table) WHERE external_user_id = \(bind: externalUserID)").first(decoding: UserRecord.self)
+        try await sql.raw("SELECT * FROM \(name: Self.table) WHERE external_user_id = \(bind: externalUserID)").first(decoding: UserRecord.self)
     }
 
     /// The user `externalUserID`, when they belong to the application of client `clientID`.
@@ -24,19 +24,19 @@ struct UserStore {
     /// `FROM` of a read of that user, to which a caller may join more.
     static func user(_ externalUserID: String, inApplicationOfClient clientID: String) -> SQLQueryString {
         """
-        \(ident: table) users
-        JOIN \(ident: MembershipStore.table) membership ON membership.user_id = users.id
+        \(name: table) users
+        JOIN \(name: MembershipStore.table) membership ON membership.user_id = users.id
             AND users.external_user_id = \(bind: externalUserID)
-        JOIN \(ident: ClientStore.table) client ON client.application_id = membership.application_id AND client.id = \(bind: clientID)
+        JOIN \(name: ClientStore.table) client ON client.application_id = membership.application_id AND client.id = \(bind: clientID)
         """
     }
 
     func insert(_ user: UserRecord) async throws {
-        try await sql.insert(into: Self.table).model(user).run()
+        try await sql.insert(user, into: Self.table).run()
     }
 
     /// The newest `limit` users.
     func newest(limit: Int) async throws -> [UserRecord] {
-        try await sql.raw("SELECT * FROM \(ident: Self.table) ORDER BY created_at DESC LIMIT \(bind: limit)").all(decoding: UserRecord.self)
+        try await sql.raw("SELECT * FROM \(name: Self.table) ORDER BY created_at DESC LIMIT \(bind: limit)").all(decoding: UserRecord.self)
     }
 }
