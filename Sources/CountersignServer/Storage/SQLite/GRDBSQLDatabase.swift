@@ -1,6 +1,7 @@
 import FluentKit
 import Foundation
 import GRDB
+import GRDBSQLite
 import Logging
 import NIOCore
 import SQLKit
@@ -66,9 +67,8 @@ struct GRDBSQLDatabase: AsyncSQLDatabase {
         _ sql: String, _ arguments: StatementArguments, _ onRow: @escaping (any SQLRow) -> Void
     ) -> (GRDB.Database) throws -> Void {
         { db in
-            let statement = try db.cachedStatement(sql: sql)
-            let rows = try Row.fetchCursor(statement, arguments: arguments)
-            while let row = try rows.next() { onRow(GRDBRow(row)) }
+            let rows = try SQLRowCursor(try db.cachedStatement(sql: sql), arguments: arguments)
+            while let row = try rows.next() { onRow(row) }
         }
     }
 
@@ -87,29 +87,63 @@ struct GRDBSQLDatabase: AsyncSQLDatabase {
     }
 }
 
-/// A result row, copied out of GRDB's cursor and decoded as sqlite-nio would.
+/// A statement's rows as SQLKit reads them, each copied out of the statement as it steps.
+///
+/// GRDB's own `Row` cursor would build a table of the statement's column names (and one of their lower
+/// cased forms) each time the statement runs; this one takes the names the cached statement keeps.
+private final class SQLRowCursor: DatabaseCursor {
+    typealias Element = GRDBRow
+    let _statement: Statement
+    var _isDone = false
+    private let columns: [String]
+
+    init(_ statement: Statement, arguments: StatementArguments) throws {
+        _statement = statement
+        columns = statement.columnNames
+        try statement.setArguments(arguments)
+    }
+
+    deinit {
+        // As GRDB's cursors do: a statement left unreset would keep its read open.
+        sqlite3_reset(_statement.sqliteStatement)
+    }
+
+    func _element(sqliteStatement: SQLiteStatement) -> GRDBRow {
+        GRDBRow(columns: columns, sqliteStatement: sqliteStatement)
+    }
+}
+
+/// A result row, copied out of the statement and decoded as sqlite-nio would.
 struct GRDBRow: SQLRow {
     /// One decoder for every value: each `SQLiteDataDecoder()` would make a `JSONDecoder` of its own.
     private static let decoder = SQLiteDataDecoder()
 
-    private let values: [(column: String, data: SQLiteData)]
+    /// The statement's column names, shared by its rows.
+    private let columns: [String]
+    private let values: [SQLiteData]
 
-    init(_ row: Row) {
-        values = row.map { column, value in
-            let data: SQLiteData = switch value.storage {
-            case .null: .null
-            case .int64(let integer): .integer(SQLiteInt64(integer))
-            case .double(let double): .float(double)
-            case .string(let string): .text(string)
-            case .blob(let blob): .blob(ByteBuffer(bytes: blob))
+    init(columns: [String], sqliteStatement: SQLiteStatement) {
+        self.columns = columns
+        values = (0..<CInt(columns.count)).map { index in
+            switch sqlite3_column_type(sqliteStatement, index) {
+            case SQLITE_INTEGER: .integer(SQLiteInt64(sqlite3_column_int64(sqliteStatement, index)))
+            case SQLITE_FLOAT: .float(sqlite3_column_double(sqliteStatement, index))
+            case SQLITE_TEXT:
+                .text(String(decoding: UnsafeRawBufferPointer(
+                    start: sqlite3_column_text(sqliteStatement, index),
+                    count: Int(sqlite3_column_bytes(sqliteStatement, index))), as: UTF8.self))
+            case SQLITE_BLOB:
+                .blob(ByteBuffer(bytes: UnsafeRawBufferPointer(
+                    start: sqlite3_column_blob(sqliteStatement, index),
+                    count: Int(sqlite3_column_bytes(sqliteStatement, index)))))
+            default: .null
             }
-            return (column, data)
         }
     }
 
-    var allColumns: [String] { values.map(\.column) }
+    var allColumns: [String] { columns }
 
-    func contains(column: String) -> Bool { values.contains { $0.column == column } }
+    func contains(column: String) -> Bool { columns.contains(column) }
 
     func decodeNil(column: String) throws -> Bool { data(column) == .null }
 
@@ -122,7 +156,7 @@ struct GRDBRow: SQLRow {
     }
 
     private func data(_ column: String) -> SQLiteData? {
-        values.first { $0.column == column }?.data
+        columns.firstIndex(of: column).map { values[$0] }
     }
 
     private struct SQLiteColumnKey: CodingKey {
