@@ -132,6 +132,24 @@ struct SQLiteConnectionsTests {
         try writer.close()
     }
 
+    @Test("every kind of value reads back as stored: integer, real, text (with a NUL inside), blob, empty blob and NULL")
+    func everyKindOfValueReadsBack() async throws {
+        try await withEngine { engine, _ in
+            let row = try #require(try await engine.sql.raw("""
+                SELECT 9007199254740993 AS i, 2.5 AS f, 'é' || char(0) || 'z' AS t, x'00ff10' AS b, x'' AS e, NULL AS n
+                """).first())
+            #expect(row.allColumns == ["i", "f", "t", "b", "e", "n"])
+            #expect(try row.decode(column: "i", as: Int.self) == 9_007_199_254_740_993)
+            #expect(try row.decode(column: "f", as: Double.self) == 2.5)
+            #expect(try row.decode(column: "t", as: String.self) == "é\u{0}z")
+            #expect(try row.decode(column: "b", as: Data.self) == Data([0x00, 0xFF, 0x10]))
+            #expect(try row.decode(column: "e", as: Data.self) == Data())
+            #expect(try row.decodeNil(column: "n"))
+            #expect(try !row.decodeNil(column: "e"))
+            #expect(throws: DecodingError.self) { try row.decode(column: "missing", as: String.self) }
+        }
+    }
+
     private func lastInsertedRow(_ sql: any SQLDatabase) async throws -> Int {
         try await sql.raw("SELECT last_insert_rowid() AS id").first()!.decode(column: "id", as: Int.self)
     }

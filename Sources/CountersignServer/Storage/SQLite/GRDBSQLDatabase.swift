@@ -89,8 +89,8 @@ struct GRDBSQLDatabase: AsyncSQLDatabase {
 
 /// A statement's rows as SQLKit reads them, each copied out of the statement as it steps.
 ///
-/// GRDB's own `Row` cursor would build a table of the statement's column names (and one of their lower
-/// cased forms) each time the statement runs; this one takes the names the cached statement keeps.
+/// GRDB's own `Row` cursor would build a table of the statement's column names (and one of their
+/// lowercased forms) each time the statement runs; this one takes the names the cached statement keeps.
 private final class SQLRowCursor: DatabaseCursor {
     typealias Element = GRDBRow
     let _statement: Statement
