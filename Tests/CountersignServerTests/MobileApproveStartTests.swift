@@ -2,6 +2,7 @@ import CountersignClient
 import CountersignCore
 import Crypto
 import Foundation
+import Synchronization
 import Testing
 import Vapor
 
@@ -237,6 +238,21 @@ struct ResumeAndInboxTests {
         }
     }
 
+    @Test("an inbox long-poll with nothing to deliver answers an empty inbox once its wait is over")
+    func inboxLongPollTimesOut() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let started = ContinuousClock.now
+            let answer = Answer<[[String: String]]>()
+            let waiting = Task { answer.give(try await phone.inbox(wait: 1)) }
+            // Checked for 20 s, so that a wait that never ends fails here instead of hanging the suite.
+            try await eventually("the long-poll answered") { answer.given != nil }
+            try await waiting.value
+            #expect(answer.given == [])
+            #expect(started.duration(to: .now) >= .seconds(1), "it waited for something to deliver")
+        }
+    }
+
     @Test("inbox requests need a fresh device signature", arguments: ["missing", "wrong", "stale"])
     func inboxNeedsSignature(kind: String) async throws {
         try await TestServer.run { server in
@@ -256,4 +272,15 @@ struct ResumeAndInboxTests {
             #expect(response.status == .unauthorized)
         }
     }
+}
+
+/// What a task has answered, once it has.
+private final class Answer<Value: Sendable>: Sendable {
+    private let value = Mutex<Value?>(nil)
+
+    func give(_ answer: Value) {
+        value.withLock { $0 = answer }
+    }
+
+    var given: Value? { value.withLock { $0 } }
 }

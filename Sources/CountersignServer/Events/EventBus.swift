@@ -1,6 +1,5 @@
 import Journeys
 import NIOCore
-import NIOPosix
 
 /// Wakes whoever waits on a topic: a browser's events stream on `interaction:<id>`, a device's inbox
 /// long-poll on `device:<id>`, the push sender on `push-queue`. In-process on SQLite; on PostgreSQL
@@ -46,11 +45,8 @@ extension ApprovalClosed {
     }
 }
 
-/// The events of one subscription, read one at a time with a time limit.
-///
-/// The time limit is a timer on an event loop, cancelled when an event comes first. `Task.sleep` would
-/// hand each one to Dispatch's timer thread (a wake-up of that thread per wait), and its task would sleep
-/// on to the limit after the event came.
+/// The events of one subscription, read one at a time with a time limit (an `eventLoopTimer`, cancelled
+/// when an event comes first).
 actor EventMailbox {
     nonisolated let topic: String
     private var buffered: [String] = []
@@ -78,8 +74,7 @@ actor EventMailbox {
         waits += 1
         let number = waits
         return await withCheckedContinuation { continuation in
-            let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? MultiThreadedEventLoopGroup.singleton.any()
-            let timeout = loop.scheduleTask(in: .nanoseconds(limit.nanoseconds)) { [weak self] () -> Void in
+            let timeout = eventLoopTimer(after: limit) { [weak self] in
                 Task { await self?.expire(number) }
             }
             waiter = (number, continuation, timeout)

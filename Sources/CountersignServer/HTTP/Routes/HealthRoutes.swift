@@ -32,10 +32,10 @@ struct HealthRoutes: RouteCollection {
 private func succeeds(within limit: Duration, _ work: @escaping @Sendable () async throws -> Void) async -> Bool {
     await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
         let answer = FirstAnswer(continuation)
-        Task { answer.give((try? await work()) != nil) }
+        let timer = eventLoopTimer(after: limit) { answer.give(false) }
         Task {
-            try? await Task.sleep(for: limit)
-            answer.give(false)
+            answer.give((try? await work()) != nil)
+            timer.cancel()
         }
     }
 }
