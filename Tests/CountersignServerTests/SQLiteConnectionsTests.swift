@@ -112,6 +112,71 @@ struct SQLiteConnectionsTests {
         }
     }
 
+    @Test("a checkpoint that finds another connection checkpointing logs no error, and a warning only once the log is long; checkpoints go on once it lets go")
+    func checkpointFindsTheDatabaseBusy() async throws {
+        let store = LogStore()
+        try await withEngine(logger: Logger(label: "test") { _ in CapturingLogHandler(store: store) }) { engine, path in
+            func lines(_ level: String) -> [String] { store.lines.withLock { $0 }.filter { $0.hasPrefix(level + " ") } }
+            @Sendable func insert(_ count: Int, bytes: Int = 4000, on database: any SQLDatabase) async throws {
+                let body = String(repeating: "x", count: bytes)
+                for _ in 0..<count { try await database.raw("INSERT INTO notes (body) VALUES (\(bind: body))").run() }
+            }
+            func logPages() throws -> Int {
+                let size = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0
+                return max(0, size - 32) / (4096 + 24)
+            }
+            // The log grows to just under the checkpointer's mark.
+            while try logPages() < SQLiteCheckpointer.pagesBeforeCheckpoint - 100 { try await insert(5, on: engine.sql) }
+            #expect(engine.checkpoints == 0)
+
+            // Another connection (a backup tool, say) starts a full checkpoint while the engine's writer holds
+            // a transaction: it takes SQLite's checkpoint lock and waits for the writer in its busy handler,
+            // holding that lock until it is told to give up.
+            let waiting = DispatchSemaphore(value: 0), giveUp = DispatchSemaphore(value: 0), ended = DispatchSemaphore(value: 0)
+            var configuration = GRDB.Configuration()
+            configuration.busyMode = .callback { tries in
+                if tries == 0 { waiting.signal() }
+                giveUp.wait()
+                return false
+            }
+            let other = try DatabaseQueue(path: path, configuration: configuration)
+            try await engine.transaction { transaction in
+                try await insert(200, on: transaction)
+                DispatchQueue.global().async {
+                    _ = try? other.writeWithoutTransaction { db in try db.checkpoint(.full) }
+                    ended.signal()
+                }
+                await waitOffTheLoop(for: waiting)
+            }
+            // That commit took the log past the mark: the checkpoint it asked for found the database busy.
+            try await eventually("the checkpointer found the database busy") { !lines("debug").isEmpty }
+            #expect(lines("warning").isEmpty, "a short log is no cause for a warning")
+
+            // Commits go on while the other connection holds the lock, each asking for a checkpoint that
+            // finds it busy; past 10,000 pages, that is worth a warning.
+            while try logPages() < SQLiteCheckpointer.pagesBeforeWarning + 100 { try await insert(100, bytes: 40_000, on: engine.sql) }
+            try await insert(1, on: engine.sql)
+            try await eventually("a warning about the long log") { !lines("warning").isEmpty }
+            #expect(engine.checkpoints == 0)
+
+            // The other connection gives up, and its full checkpoint falls back to a passive one that copies
+            // the whole log; the log starts over. Past the mark again, the engine's checkpointer copies it.
+            giveUp.signal()
+            await waitOffTheLoop(for: ended)
+            try other.close()
+            let longest = try logPages()
+            var rows = 0
+            while engine.checkpoints == 0 {
+                try #require(rows < 500, "no checkpoint after \(rows) more rows")
+                try await insert(10, bytes: 40_000, on: engine.sql)
+                rows += 10
+                await Task.yield()
+            }
+            #expect(try logPages() <= longest, "the log started over instead of growing")
+            #expect(lines("error").isEmpty, "\(lines("error"))")
+        }
+    }
+
     @Test("a read-only connection that one read holds is not handed to another read at once, and refuses writes")
     func readOnlyConnectionsAreHeldAlone() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-readers-\(UUID().uuidString).sqlite").path
@@ -159,10 +224,22 @@ struct SQLiteConnectionsTests {
     }
 
     /// Runs `body` on an engine over a new database file (at `path`) with an empty table `notes`.
-    private func withEngine(_ body: (SQLiteStorageEngine, _ path: String) async throws -> Void) async throws {
+    /// Waits for `semaphore` on a thread of Dispatch's, not on the event loop running the test.
+    private func waitOffTheLoop(for semaphore: DispatchSemaphore) async {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                semaphore.wait()
+                continuation.resume()
+            }
+        }
+    }
+
+    private func withEngine(
+        logger: Logger = Logger(label: "test"), _ body: (SQLiteStorageEngine, _ path: String) async throws -> Void
+    ) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-connections-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let engine = try SQLiteStorageEngine(path: path, logger: Logger(label: "test"), eventLoop: MultiThreadedEventLoopGroup.singleton.any())
+        let engine = try SQLiteStorageEngine(path: path, logger: logger, eventLoop: MultiThreadedEventLoopGroup.singleton.any())
         do {
             try await engine.sql.raw("CREATE TABLE notes (body TEXT NOT NULL)").run()
             try await body(engine, path)

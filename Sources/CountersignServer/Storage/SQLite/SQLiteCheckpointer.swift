@@ -17,9 +17,17 @@ import Synchronization
 /// which the first pass cannot do while commits keep adding to it; so the second pass holds the writer
 /// (`SQLiteWriteLock`: waiting tasks are suspended, no thread is held) and copies the few pages committed
 /// meanwhile.
+///
+/// A checkpoint finds the database busy when another connection is checkpointing it (a backup tool, say,
+/// or another process that opened the file), or when it reads the log's index at the instant the writer
+/// rewrites it; SQLite waits for neither. Nothing is lost: the log keeps every page, and the next commit
+/// past the mark asks again. Only a log that keeps growing while checkpoints keep finding it busy is
+/// worth an operator's attention.
 final class SQLiteCheckpointer: Sendable {
     /// SQLite's own mark for checkpointing (`wal_autocheckpoint`).
     static let pagesBeforeCheckpoint = 1000
+    /// A log this long (about 40 MiB) that a checkpoint finds busy is reported as a warning.
+    static let pagesBeforeWarning = 10 * pagesBeforeCheckpoint
 
     private let connection: DatabaseQueue
     private let lock: SQLiteWriteLock
@@ -28,6 +36,8 @@ final class SQLiteCheckpointer: Sendable {
     private let requests: AsyncStream<Void>.Continuation
     private let loop = Mutex<Task<Void, Never>?>(nil)
     private let finished = Atomic(0)
+    /// The log's length in pages at the writer's last commit.
+    private let logPages = Atomic(0)
 
     init(path: String, lock: SQLiteWriteLock, logger: Logger) throws {
         var configuration = GRDB.Configuration()
@@ -51,6 +61,13 @@ final class SQLiteCheckpointer: Sendable {
                 guard try await checkpoint() >= Self.pagesBeforeCheckpoint else { continue }
                 _ = try await lock.withLock { try await checkpoint() }
                 finished.add(1, ordering: .relaxed)
+            } catch let error as GRDB.DatabaseError where error.resultCode == .SQLITE_BUSY {
+                let pages = logPages.load(ordering: .relaxed)
+                if pages >= Self.pagesBeforeWarning {
+                    logger.warning("SQLite checkpoints keep finding the database busy; the write-ahead log has grown to \(pages) pages")
+                } else {
+                    logger.debug("SQLite checkpoint found the database busy; the next commit asks again")
+                }
             } catch {
                 // The log stays as it was, and a later commit asks again; a log that keeps growing shows here.
                 logger.error("SQLite checkpoint failed: \(error)")
@@ -67,9 +84,9 @@ final class SQLiteCheckpointer: Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         writer.writeWithoutTransaction { db in
             _ = sqlite3_wal_hook(db.sqliteConnection, { context, _, _, pages in
-                if pages >= SQLiteCheckpointer.pagesBeforeCheckpoint {
-                    Unmanaged<SQLiteCheckpointer>.fromOpaque(context!).takeUnretainedValue().requests.yield()
-                }
+                let checkpointer = Unmanaged<SQLiteCheckpointer>.fromOpaque(context!).takeUnretainedValue()
+                checkpointer.logPages.store(Int(pages), ordering: .relaxed)
+                if pages >= SQLiteCheckpointer.pagesBeforeCheckpoint { checkpointer.requests.yield() }
                 return SQLITE_OK
             }, context)
         }
