@@ -26,7 +26,8 @@ import Synchronization
 final class SQLiteCheckpointer: Sendable {
     /// SQLite's own mark for checkpointing (`wal_autocheckpoint`).
     static let pagesBeforeCheckpoint = 1000
-    /// A log this long (about 40 MiB) that a checkpoint finds busy is reported as a warning.
+    /// A log this long (about 40 MiB) that a checkpoint finds busy is reported as a warning, and again at
+    /// every 10,000 pages more.
     static let pagesBeforeWarning = 10 * pagesBeforeCheckpoint
 
     private let connection: DatabaseQueue
@@ -55,15 +56,23 @@ final class SQLiteCheckpointer: Sendable {
 
     /// Checkpoints once for each request, until `close()`.
     private func run(_ requests: AsyncStream<Void>) async {
+        // The log's length from which a busy round warns; each warning moves it another 10,000 pages on, so
+        // a lock held for long warns as the log grows, not at every commit.
+        var warnAt = Self.pagesBeforeWarning
         for await _ in requests {
             do {
                 // Commits made during a round ask for another; by then the log may have started over.
-                guard try await checkpoint() >= Self.pagesBeforeCheckpoint else { continue }
+                guard try await checkpoint() >= Self.pagesBeforeCheckpoint else {
+                    warnAt = Self.pagesBeforeWarning
+                    continue
+                }
                 _ = try await lock.withLock { try await checkpoint() }
                 finished.add(1, ordering: .relaxed)
+                warnAt = Self.pagesBeforeWarning
             } catch let error as GRDB.DatabaseError where error.resultCode == .SQLITE_BUSY {
                 let pages = logPages.load(ordering: .relaxed)
-                if pages >= Self.pagesBeforeWarning {
+                if pages >= warnAt {
+                    warnAt = pages + Self.pagesBeforeWarning
                     logger.warning("SQLite checkpoints keep finding the database busy; the write-ahead log has grown to \(pages) pages")
                 } else {
                     logger.debug("SQLite checkpoint found the database busy; the next commit asks again")
