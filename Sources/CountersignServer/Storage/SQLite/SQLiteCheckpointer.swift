@@ -62,12 +62,10 @@ final class SQLiteCheckpointer: Sendable {
         for await _ in requests {
             do {
                 // Commits made during a round ask for another; by then the log may have started over.
-                guard try await checkpoint() >= Self.pagesBeforeCheckpoint else {
-                    warnAt = Self.pagesBeforeWarning
-                    continue
+                if try await checkpoint() >= Self.pagesBeforeCheckpoint {
+                    _ = try await lock.withLock { try await checkpoint() }
+                    finished.add(1, ordering: .relaxed)
                 }
-                _ = try await lock.withLock { try await checkpoint() }
-                finished.add(1, ordering: .relaxed)
                 warnAt = Self.pagesBeforeWarning
             } catch let error as GRDB.DatabaseError where error.resultCode == .SQLITE_BUSY {
                 let pages = logPages.load(ordering: .relaxed)
