@@ -181,10 +181,9 @@ struct PushConfigTests {
     func secretsStaySecret() async throws {
         try await FakePushProviders.run { providers in
             let store = LogStore()
-            let database = try await TestDatabase.make()
-            let masterKey = TestServer.randomMasterKey()
-            guard case .key(let masterKeyBytes) = masterKey else { Issue.record("the master key is not given as bytes"); return }
-            do {
+            try await TestDatabase.with { database in
+                let masterKey = TestServer.randomMasterKey()
+                guard case .key(let masterKeyBytes) = masterKey else { Issue.record("the master key is not given as bytes"); return }
                 try await TestServer.run(
                     on: database, clock: TestClock(), masterKey: masterKey,
                     prepare: { app in app.logger = Logger(label: "countersign.tests.capture") { _ in CapturingLogHandler(store: store) } }
@@ -239,11 +238,7 @@ struct PushConfigTests {
                     }
                     #expect(!logs.contains("ya29."), "a log line shows an access token")
                 }
-            } catch {
-                try? await database.drop()
-                throw error
             }
-            try await database.drop()
         }
     }
 
@@ -254,8 +249,7 @@ struct PushConfigTests {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let keyFile = directory.appendingPathComponent("master-key").path
-            let database = try await TestDatabase.make(persistent: true)
-            do {
+            try await TestDatabase.with(persistent: true) { database in
                 try await TestServer.run(on: database, clock: TestClock(), masterKey: .file(keyFile)) { server in
                     try await server.configurePush(providers.apnsConfig)
                 }
@@ -278,11 +272,7 @@ struct PushConfigTests {
                 } throws: { error in
                     "\(error)".contains("can be read by others")
                 }
-            } catch {
-                try? await database.drop()
-                throw error
             }
-            try await database.drop()
         }
     }
 }

@@ -267,14 +267,9 @@ struct PushDeliveryTests {
     @Test("a push queued for retry when the server stops is delivered after it restarts")
     func queuedPushSurvivesRestart() async throws {
         try await FakePushProviders.run { providers in
-            let database = try await TestDatabase.make(persistent: true)
-            do {
+            try await TestDatabase.with(persistent: true) { database in
                 try await restart(on: database, providers)
-            } catch {
-                try? await database.drop()
-                throw error
             }
-            try await database.drop()
         }
     }
 

@@ -25,9 +25,8 @@ struct SchemaChangeTests {
     /// alone and drops the column, so that an upgraded database and a new one have the same schema.
     @Test("a database migrated by the release that kept the approval beside the run loses that column at the next start, and signs in")
     func interactionApprovalColumnDropped() async throws {
-        let database = try await TestDatabase.make(persistent: true)
-        let masterKey = TestServer.randomMasterKey()
-        do {
+        try await TestDatabase.with(persistent: true) { database in
+            let masterKey = TestServer.randomMasterKey()
             try await TestServer.run(on: database, clock: TestClock(), masterKey: masterKey) { server in
                 // As that release left the database: the column there, the migration that drops it not run.
                 let sql = try #require(server.app.countersignSQL)
@@ -42,11 +41,7 @@ struct SchemaChangeTests {
                 let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
                 try await signIn(server, phone)
             }
-        } catch {
-            try? await database.drop()
-            throw error
         }
-        try await database.drop()
     }
 
     /// A web sign-in approved on the phone with the web code, ending with a verified token.

@@ -52,44 +52,44 @@ struct SecretLoggingTests {
     func nothingSecretIsLogged(format: Format) async throws {
         let store = LogStore()
         let clock = TestClock()
-        let database = try await TestDatabase.make()
-        let configuration = Configuration(
-            mode: .development, hostname: "127.0.0.1", port: 0, database: database.location, publicURL: TestServer.issuer, adminKey: TestServer.adminKey,
-            journeysDirectory: TestServer.journeysDirectory, masterKey: TestServer.randomMasterKey())
         var secrets: [String] = [TestServer.adminKey]
-        try await withApp(configure: { app in
-            app.logger = Logger(label: "countersign.tests.capture") { _ in format.handler(store) }
-            try await CountersignApp.configure(app, configuration: configuration, dependencies: .init(clock: clock))
-        }) { app in try await app.listening { port in
-            let base = URL(string: "http://127.0.0.1:\(port)")!
-            let phone = try await RegisteredPhone.register(
-                TestServer(app: app, clock: clock), email: "ada@example.com",
-                client: OrchestrationClient(baseURL: base, clientID: "demo-native"))
-            let browser = TestBrowser(client: OrchestrationClient(baseURL: base, clientID: "demo-web"))
-            let start = try await browser.client.startJourney("web_login")
-            let waiting = try await browser.client.submitClientResponse(.clientInput, data: ["email": "ada@example.com"])
-            let otp = try #require(waiting.data?["otp"]?.stringValue)
-            let mobile = try await phone.startApproval()
-            let wrong = try await phone.phone.client.submitClientResponse(
-                .clientInput, data: ["passcode": otp == "000000" ? "111111" : "000000"])
-            #expect(wrong.error?.code == ErrorCode.invalidCredentials)
-            let biometrics = try await phone.phone.client.submitClientResponse(.clientInput, data: ["passcode": .string(otp)])
-            let approved = try await phone.phone.client.submitClientResponse(
-                .clientInput, data: try await phone.phone.biometricAnswer(to: biometrics, as: "ada@example.com"))
-            #expect(approved.journeyStepID == JourneyStepID.success)
-            let done = try await browser.poll()
-            #expect(done.journeyStepID == JourneyStepID.success)
-            secrets += [otp] + [start, waiting, mobile, wrong, biometrics].compactMap(\.interactionToken)
-            secrets += [approved.token, done.token].compactMap { $0 }
+        try await TestDatabase.with { database in
+            let configuration = Configuration(
+                mode: .development, hostname: "127.0.0.1", port: 0, database: database.location, publicURL: TestServer.issuer, adminKey: TestServer.adminKey,
+                journeysDirectory: TestServer.journeysDirectory, masterKey: TestServer.randomMasterKey())
+            try await withApp(configure: { app in
+                app.logger = Logger(label: "countersign.tests.capture") { _ in format.handler(store) }
+                try await CountersignApp.configure(app, configuration: configuration, dependencies: .init(clock: clock))
+            }) { app in try await app.listening { port in
+                let base = URL(string: "http://127.0.0.1:\(port)")!
+                let phone = try await RegisteredPhone.register(
+                    TestServer(app: app, clock: clock), email: "ada@example.com",
+                    client: OrchestrationClient(baseURL: base, clientID: "demo-native"))
+                let browser = TestBrowser(client: OrchestrationClient(baseURL: base, clientID: "demo-web"))
+                let start = try await browser.client.startJourney("web_login")
+                let waiting = try await browser.client.submitClientResponse(.clientInput, data: ["email": "ada@example.com"])
+                let otp = try #require(waiting.data?["otp"]?.stringValue)
+                let mobile = try await phone.startApproval()
+                let wrong = try await phone.phone.client.submitClientResponse(
+                    .clientInput, data: ["passcode": otp == "000000" ? "111111" : "000000"])
+                #expect(wrong.error?.code == ErrorCode.invalidCredentials)
+                let biometrics = try await phone.phone.client.submitClientResponse(.clientInput, data: ["passcode": .string(otp)])
+                let approved = try await phone.phone.client.submitClientResponse(
+                    .clientInput, data: try await phone.phone.biometricAnswer(to: biometrics, as: "ada@example.com"))
+                #expect(approved.journeyStepID == JourneyStepID.success)
+                let done = try await browser.poll()
+                #expect(done.journeyStepID == JourneyStepID.success)
+                secrets += [otp] + [start, waiting, mobile, wrong, biometrics].compactMap(\.interactionToken)
+                secrets += [approved.token, done.token].compactMap { $0 }
 
-            // A wrong admin key is a security event, logged at the default level, without the key.
-            let guessed = "guessed-admin-key-0123456789"
-            var adminRequest = URLRequest(url: base.appendingPathComponent("admin/v1/users"))
-            adminRequest.setValue("Bearer \(guessed)", forHTTPHeaderField: "Authorization")
-            _ = try await URLSession.shared.data(for: adminRequest)
-            secrets.append(guessed)
-        } }
-        try await database.drop()
+                // A wrong admin key is a security event, logged at the default level, without the key.
+                let guessed = "guessed-admin-key-0123456789"
+                var adminRequest = URLRequest(url: base.appendingPathComponent("admin/v1/users"))
+                adminRequest.setValue("Bearer \(guessed)", forHTTPHeaderField: "Authorization")
+                _ = try await URLSession.shared.data(for: adminRequest)
+                secrets.append(guessed)
+            } }
+        }
 
         let lines = store.lines.withLock { $0 }
         #expect(lines.contains { $0.contains("/v1/interactions/") }, "requests were logged, so the check below means something")

@@ -74,8 +74,7 @@ struct SecretsAtRestTests {
 
     @Test("a signing key stored in clear by an older server is sealed at the next start and keeps signing; another master key cannot open it")
     func clearKeysAreSealedAtStart() async throws {
-        let database = try await TestDatabase.make(persistent: true)
-        do {
+        try await TestDatabase.with(persistent: true) { database in
             let clock = TestClock()
             let masterKey = TestServer.randomMasterKey()
             let clearKey = ES256PrivateKey()
@@ -101,10 +100,6 @@ struct SecretsAtRestTests {
             } throws: { error in
                 "\(error)".contains("cannot be decrypted: the master key is not the one it was stored with")
             }
-        } catch {
-            try? await database.drop()
-            throw error
         }
-        try await database.drop()
     }
 }

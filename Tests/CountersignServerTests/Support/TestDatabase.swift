@@ -32,6 +32,18 @@ struct TestDatabase {
         }
     }
 
+    /// Runs `body` on a database of its own (`make`), removed afterwards whether `body` throws or not.
+    static func with(persistent: Bool = false, _ body: (TestDatabase) async throws -> Void) async throws {
+        let database = try await make(persistent: persistent)
+        do {
+            try await body(database)
+        } catch {
+            try? await database.drop()
+            throw error
+        }
+        try await database.drop()
+    }
+
     /// Removes the test's PostgreSQL database; nothing to do for SQLite in memory.
     func drop() async throws {
         try await dropStatement?()
