@@ -92,7 +92,48 @@ final class Instances {
         ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// Stops every process of the test cluster with SIGSTOP while `body` runs, and lets them go on
+    /// (SIGCONT) after it, whether it throws or not: a database that keeps its connections open and answers
+    /// nothing, as a hung host or a network that drops packets does, where a stopped one refuses at once.
+    static func whileDatabaseHangs(_ body: () async throws -> Void) async throws {
+        let postmaster = try await postmasterProcess()
+        // The postmaster first, so that it forks no process the list below would miss.
+        kill(postmaster, SIGSTOP)
+        let processes = [postmaster] + (try childProcesses(of: postmaster))
+        for process in processes.dropFirst() { kill(process, SIGSTOP) }
+        defer { for process in processes { kill(process, SIGCONT) } }
+        try await body()
+    }
+
+    /// The cluster's postmaster: the parent of the backend serving a connection of ours.
+    private static func postmasterProcess() async throws -> pid_t {
+        let backend = try await run("SELECT pg_backend_pid()", adminURL: try #require(postgresURL)) { rows in
+            try await rows.collect().first?.decode(Int32.self)
+        }
+        let parent = try parentProcess(of: try #require(backend))
+        return try #require(parent)
+    }
+
+    /// The processes whose parent is `parent`, read from /proc.
+    private static func childProcesses(of parent: pid_t) throws -> [pid_t] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap { pid_t($0) }.filter { (try? parentProcess(of: $0)) == parent }
+    }
+
+    /// The fourth field of /proc/PID/stat, after the command name in parentheses (which may hold spaces).
+    private static func parentProcess(of process: pid_t) throws -> pid_t? {
+        let stat = try String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8)
+        guard let nameEnd = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
+        return fields.count > 1 ? pid_t(fields[1]) : nil
+    }
+
     private static func run(_ sql: String, adminURL: String) async throws {
+        try await run(sql, adminURL: adminURL) { _ in }
+    }
+
+    private static func run<Result>(
+        _ sql: String, adminURL: String, _ read: (PostgresRowSequence) async throws -> Result
+    ) async throws -> Result {
         let components = try #require(URLComponents(string: adminURL))
         let logger = Logger(label: "countersign.tests.instances")
         let connection = try await PostgresConnection.connect(
@@ -100,8 +141,14 @@ final class Instances {
                 host: components.host ?? "127.0.0.1", port: components.port ?? 5432, username: components.user ?? "postgres",
                 password: components.password, database: String(components.path.dropFirst()), tls: .disable),
             id: 1, logger: logger)
-        defer { Task { try? await connection.close() } }
-        try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        do {
+            let result = try await read(try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger))
+            try await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
     }
 }
 

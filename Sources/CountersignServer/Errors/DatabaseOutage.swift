@@ -5,7 +5,8 @@ import PostgresNIO
 
 /// Tells a database that cannot serve a call for the moment (refused or dropped connections, a server
 /// shutting down or starting, a pool that found no connection in time, a statement cancelled after
-/// `DatabaseSetup.postgresStatementLimit`) from every other failure. A request that meets one
+/// `DatabaseSetup.postgresStatementLimit`, a connection closed when PostgreSQL left a statement unanswered
+/// for `DatabaseSetup.postgresAnswerLimit`) from every other failure. A request that meets one
 /// is answered `503 database_unavailable` with `Retry-After`: the call ran in one transaction, so nothing
 /// of it was kept, and the client may simply repeat it.
 enum DatabaseOutage {

@@ -19,8 +19,8 @@ enum DatabaseSetup {
             migrating.use(.postgres(configuration: configuration, sqlLogLevel: sqlLogLevel), as: .psql)
             try await migrateThenClose(migrating, app: app)
             let engine = PostgresStorageEngine(
-                configuration: limitingStatements(configuration), waitLimit: postgresWaitLimit, eventLoopGroup: app.eventLoopGroup,
-                logger: app.logger)
+                configuration: limitingStatements(configuration), waitLimit: postgresWaitLimit, answerLimit: postgresAnswerLimit,
+                eventLoopGroup: app.eventLoopGroup, logger: app.logger)
             return Storage(engine: engine, metrics: metrics)
         case .sqliteFile(let path):
             return try await openSQLite(path: path, app: app, metrics: metrics)
@@ -42,6 +42,13 @@ enum DatabaseSetup {
     /// one, for as long as the lock lasts. The migrations run without it: an index built on a large table
     /// may take longer.
     static let postgresStatementLimit = TimeAmount.seconds(10)
+
+    /// The longest the stores wait for PostgreSQL to answer one statement before they close its connection
+    /// and the request is refused as `503 database_unavailable`. By then PostgreSQL would have cancelled a
+    /// slow statement itself (`postgresStatementLimit`), so only a server that has stopped answering is
+    /// still silent: a hung host, or a network that drops packets without closing the connection. The
+    /// connection would otherwise wait until the operating system gives up on it, many minutes later.
+    static let postgresAnswerLimit = postgresStatementLimit + postgresWaitLimit
 
     /// `configuration`, with `postgresStatementLimit` set on every connection it opens.
     private static func limitingStatements(_ configuration: SQLPostgresConfiguration) -> SQLPostgresConfiguration {

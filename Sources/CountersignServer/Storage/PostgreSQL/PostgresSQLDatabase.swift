@@ -19,6 +19,8 @@ struct PostgresSQLDatabase: AsyncSQLDatabase {
 
     let session: Session
     let statements: PreparedStatements
+    /// How long a statement waits for PostgreSQL's answer before its connection is closed.
+    let answerLimit: TimeAmount
     let logger: Logger
 
     var eventLoop: any EventLoop {
@@ -36,12 +38,28 @@ struct PostgresSQLDatabase: AsyncSQLDatabase {
         let bindings = try PostgresBindings(sqlKitBinds: binds)
         switch session {
         case .transaction(let connection):
-            try await statements.run(sql, bindings, on: connection, inTransaction: true, logger: logger, onRow)
+            try await answered(on: connection) {
+                try await statements.run(sql, bindings, on: connection, inTransaction: true, logger: logger, onRow)
+            }
         case .pooled(let pool):
             let connection = try await pool.requestConnection(logger: logger).get()
             defer { pool.releaseConnection(connection, logger: logger) }
-            try await statements.run(sql, bindings, on: connection, inTransaction: false, logger: logger, onRow)
+            try await answered(on: connection) {
+                try await statements.run(sql, bindings, on: connection, inTransaction: false, logger: logger, onRow)
+            }
         }
+    }
+
+    /// Runs `statement`, closing `connection` if PostgreSQL has not answered within `answerLimit`: the
+    /// statement then fails as a closed connection (`DatabaseOutage`), PostgreSQL rolls back whatever the
+    /// connection had not committed, and the pool opens a new connection in its place.
+    ///
+    /// A limit reached during `COMMIT` leaves the outcome to PostgreSQL, as any connection lost there does
+    /// (docs/DEPLOYMENT.md, "When the database goes away").
+    private func answered(on connection: PostgresConnection, _ statement: () async throws -> Void) async throws {
+        let limit = eventLoopTimer(after: .nanoseconds(answerLimit.nanoseconds)) { _ = connection.close() as EventLoopFuture<Void> }
+        defer { limit.cancel() }
+        try await statement()
     }
 }
 

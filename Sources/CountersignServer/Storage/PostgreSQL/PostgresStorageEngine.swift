@@ -20,15 +20,21 @@ struct PostgresStorageEngine: StorageEngine, @unchecked Sendable {
     private let pools: EventLoopGroupConnectionPool<PostgresConnectionSource>
     private let eventLoopGroup: any EventLoopGroup
     private let statements = PreparedStatements()
+    private let answerLimit: TimeAmount
     private let logger: Logger
 
-    /// A request waits at most `waitLimit` for a connection before it is refused (`DatabaseOutage`).
-    init(configuration: SQLPostgresConfiguration, waitLimit: TimeAmount, eventLoopGroup: any EventLoopGroup, logger: Logger) {
+    /// A request waits at most `waitLimit` for a connection, and `answerLimit` for each statement's answer,
+    /// before it is refused (`DatabaseOutage`).
+    init(
+        configuration: SQLPostgresConfiguration, waitLimit: TimeAmount, answerLimit: TimeAmount, eventLoopGroup: any EventLoopGroup,
+        logger: Logger
+    ) {
         pools = EventLoopGroupConnectionPool(
             source: PostgresConnectionSource(sqlConfiguration: configuration),
             maxConnectionsPerEventLoop: Self.connectionsPerEventLoop, requestTimeout: waitLimit, pruneInterval: nil,
             logger: logger, on: eventLoopGroup)
         self.eventLoopGroup = eventLoopGroup
+        self.answerLimit = answerLimit
         self.logger = logger
     }
 
@@ -38,14 +44,14 @@ struct PostgresStorageEngine: StorageEngine, @unchecked Sendable {
     }
 
     var sql: any SQLDatabase {
-        PostgresSQLDatabase(session: .pooled(pool), statements: statements, logger: logger)
+        PostgresSQLDatabase(session: .pooled(pool), statements: statements, answerLimit: answerLimit, logger: logger)
     }
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let pool = pool
         let connection = try await pool.requestConnection(logger: logger).get()
         defer { pool.releaseConnection(connection, logger: logger) }
-        let sql = PostgresSQLDatabase(session: .transaction(connection), statements: statements, logger: logger)
+        let sql = PostgresSQLDatabase(session: .transaction(connection), statements: statements, answerLimit: answerLimit, logger: logger)
         // A connection that cannot roll back is not handed to the next caller half-way through.
         return try await sql.runTransaction({ try await body(sql) }, rollbackFailed: { try? await connection.close() })
     }
