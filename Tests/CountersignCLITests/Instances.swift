@@ -92,39 +92,30 @@ final class Instances {
         ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// Stops every process of the test cluster with SIGSTOP while `body` runs, and lets them go on
-    /// (SIGCONT) after it, whether it throws or not: a database that keeps its connections open and answers
-    /// nothing, as a hung host or a network that drops packets does, where a stopped one refuses at once.
-    static func whileDatabaseHangs(_ body: () async throws -> Void) async throws {
-        let postmaster = try await postmasterProcess()
-        // The postmaster first, so that it forks no process the list below would miss.
-        kill(postmaster, SIGSTOP)
-        let processes = [postmaster] + (try childProcesses(of: postmaster))
-        for process in processes.dropFirst() { kill(process, SIGSTOP) }
-        defer { for process in processes { kill(process, SIGCONT) } }
-        try await body()
-    }
-
-    /// The cluster's postmaster: the parent of the backend serving a connection of ours.
-    private static func postmasterProcess() async throws -> pid_t {
-        let backend = try await run("SELECT pg_backend_pid()", adminURL: try #require(postgresURL)) { rows in
-            try await rows.collect().first?.decode(Int32.self)
+    /// While `body` runs, the connections the instances hold to their database answer nothing and a new one
+    /// is refused: each backend serving one is stopped (SIGSTOP), and the database takes no connection. That
+    /// is how a hung host fails, or a network that drops an open connection's packets; a stopped server
+    /// refuses at once instead. The backends go on (SIGCONT) and the database takes connections again after
+    /// `body`, whether it throws or not.
+    func whileConnectionsHang(_ body: () async throws -> Void) async throws {
+        let adminURL = try #require(Self.postgresURL)
+        try await Self.run("ALTER DATABASE \"\(databaseName)\" ALLOW_CONNECTIONS false", adminURL: adminURL)
+        let backends = try await Self.run(
+            "SELECT pid FROM pg_stat_activity WHERE datname = '\(databaseName)'", adminURL: adminURL
+        ) { rows in try await rows.collect().map { try $0.decode(Int32.self) } }
+        for backend in backends { kill(backend, SIGSTOP) }
+        do {
+            try await body()
+        } catch {
+            try await Self.letConnectionsGoOn(backends, to: databaseName, adminURL: adminURL)
+            throw error
         }
-        let parent = try parentProcess(of: try #require(backend))
-        return try #require(parent)
+        try await Self.letConnectionsGoOn(backends, to: databaseName, adminURL: adminURL)
     }
 
-    /// The processes whose parent is `parent`, read from /proc.
-    private static func childProcesses(of parent: pid_t) throws -> [pid_t] {
-        try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap { pid_t($0) }.filter { (try? parentProcess(of: $0)) == parent }
-    }
-
-    /// The fourth field of /proc/PID/stat, after the command name in parentheses (which may hold spaces).
-    private static func parentProcess(of process: pid_t) throws -> pid_t? {
-        let stat = try String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8)
-        guard let nameEnd = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
-        return fields.count > 1 ? pid_t(fields[1]) : nil
+    private static func letConnectionsGoOn(_ backends: [Int32], to database: String, adminURL: String) async throws {
+        for backend in backends { kill(backend, SIGCONT) }
+        try await run("ALTER DATABASE \"\(database)\" ALLOW_CONNECTIONS true", adminURL: adminURL)
     }
 
     private static func run(_ sql: String, adminURL: String) async throws {

@@ -170,7 +170,7 @@ struct SeveralInstancesTests {
         }
     }
 
-    @Test("while PostgreSQL hangs (its processes stopped, its connections open): /readyz answers 503 at its time limit, and calls 503 with Retry-After, none waiting on; /healthz 200; then the instance goes on")
+    @Test("while PostgreSQL's open connections answer nothing and new ones are refused: /readyz answers 503 at its time limit, and calls 503 with Retry-After, none waiting on; /healthz 200; then the instance goes on")
     func hungDatabaseIsAnswered() async throws {
         try await Instances.run(count: 1) { instances in
             let server = instances[0]
@@ -180,15 +180,15 @@ struct SeveralInstancesTests {
                 let start = try await exchange(startURL, json: #"{"client_id":"demo-web"}"#)
                 #expect(start.status == 200)
             }
-            try await Instances.whileDatabaseHangs {
+            try await instances.whileConnectionsHang {
                 // `exchange` gives up after 30 s: a probe or a call that waited for the database fails there.
                 let ready = try await exchange(server.url + "/readyz")
                 #expect(ready.status == 503)
                 #expect(ready.retryAfter != nil)
                 #expect(ready.body.contains("The database does not answer."))
                 #expect(try await exchange(server.url + "/healthz").status == 200)
-                // More calls than the pools hold connections: some send their statement and hear nothing, the
-                // others wait for a connection.
+                // Calls that take a pooled connection send their statement and hear nothing; the others find
+                // no connection to be had.
                 try await inGroups(of: 12, 12) { _ in
                     let start = try await exchange(startURL, json: #"{"client_id":"demo-web"}"#)
                     #expect(start.status == 503 && start.retryAfter != nil && start.body.contains(ErrorCode.databaseUnavailable), "\(start.body)")

@@ -4,9 +4,9 @@ import NIOCore
 import PostgresNIO
 
 /// Tells a database that cannot serve a call for the moment (refused or dropped connections, a server
-/// shutting down or starting, a pool that found no connection in time, a statement cancelled after
-/// `DatabaseSetup.postgresStatementLimit`, a connection closed when PostgreSQL left a statement unanswered
-/// for `DatabaseSetup.postgresAnswerLimit`) from every other failure. A request that meets one
+/// shutting down, starting or out of connections, a pool that found no connection in time, a statement
+/// cancelled after `DatabaseSetup.postgresStatementLimit`, a connection closed when PostgreSQL left a
+/// statement unanswered for `DatabaseSetup.postgresAnswerLimit`) from every other failure. A request that meets one
 /// is answered `503 database_unavailable` with `Retry-After`: the call ran in one transaction, so nothing
 /// of it was kept, and the client may simply repeat it.
 enum DatabaseOutage {
@@ -23,10 +23,13 @@ enum DatabaseOutage {
             case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed:
                 return true
             case .server:
-                // Class 08: connection exceptions; class 57: the server shutting down or not yet accepting,
-                // or a statement it cancelled (57014, `statement_timeout`).
+                // Class 08: connection exceptions; class 53: out of resources (too many connections, disk
+                // full); class 57: the server shutting down or not yet accepting, or a statement it cancelled
+                // (57014, `statement_timeout`). A FATAL error ends the session whatever its class: a
+                // connection refused as it opens (a database not accepting connections, say).
                 let state = error.serverInfo?[.sqlState] ?? ""
-                return state.hasPrefix("08") || state.hasPrefix("57")
+                let severity = error.serverInfo?[.severity]
+                return ["08", "53", "57"].contains { state.hasPrefix($0) } || severity == "FATAL" || severity == "PANIC"
             default:
                 return false
             }
