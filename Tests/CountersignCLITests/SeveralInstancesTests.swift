@@ -195,7 +195,7 @@ struct SeveralInstancesTests {
                 }
             }
             try await eventuallyReady(instances)
-            let start = try await exchange(server.url + "/v1/journeys/web_login/start", json: #"{"client_id":"demo-web"}"#)
+            let start = try await exchange(startURL, json: #"{"client_id":"demo-web"}"#)
             #expect(start.status == 200)
         }
     }
