@@ -48,7 +48,7 @@ enum DatabaseSetup {
     /// slow statement itself (`postgresStatementLimit`), so only a server that has stopped answering is
     /// still silent: a hung host, or a network that drops packets without closing the connection. The
     /// connection would otherwise wait until the operating system gives up on it, many minutes later.
-    static let postgresAnswerLimit = postgresStatementLimit + postgresWaitLimit
+    static let postgresAnswerLimit = Duration.nanoseconds((postgresStatementLimit + postgresWaitLimit).nanoseconds)
 
     /// `configuration`, with `postgresStatementLimit` set on every connection it opens.
     private static func limitingStatements(_ configuration: SQLPostgresConfiguration) -> SQLPostgresConfiguration {

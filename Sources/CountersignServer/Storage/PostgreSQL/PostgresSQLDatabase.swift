@@ -20,7 +20,7 @@ struct PostgresSQLDatabase: AsyncSQLDatabase {
     let session: Session
     let statements: PreparedStatements
     /// How long a statement waits for PostgreSQL's answer before its connection is closed.
-    let answerLimit: TimeAmount
+    let answerLimit: Duration
     let logger: Logger
 
     var eventLoop: any EventLoop {
@@ -57,7 +57,7 @@ struct PostgresSQLDatabase: AsyncSQLDatabase {
     /// A limit reached during `COMMIT` leaves the outcome to PostgreSQL, as any connection lost there does
     /// (docs/DEPLOYMENT.md, "When the database goes away").
     private func answered(on connection: PostgresConnection, _ statement: () async throws -> Void) async throws {
-        let limit = eventLoopTimer(after: .nanoseconds(answerLimit.nanoseconds)) { _ = connection.close() as EventLoopFuture<Void> }
+        let limit = eventLoopTimer(after: answerLimit) { _ = connection.close() as EventLoopFuture<Void> }
         defer { limit.cancel() }
         try await statement()
     }

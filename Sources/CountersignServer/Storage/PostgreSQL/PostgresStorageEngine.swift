@@ -20,13 +20,13 @@ struct PostgresStorageEngine: StorageEngine, @unchecked Sendable {
     private let pools: EventLoopGroupConnectionPool<PostgresConnectionSource>
     private let eventLoopGroup: any EventLoopGroup
     private let statements = PreparedStatements()
-    private let answerLimit: TimeAmount
+    private let answerLimit: Duration
     private let logger: Logger
 
     /// A request waits at most `waitLimit` for a connection, and `answerLimit` for each statement's answer,
     /// before it is refused (`DatabaseOutage`).
     init(
-        configuration: SQLPostgresConfiguration, waitLimit: TimeAmount, answerLimit: TimeAmount, eventLoopGroup: any EventLoopGroup,
+        configuration: SQLPostgresConfiguration, waitLimit: TimeAmount, answerLimit: Duration, eventLoopGroup: any EventLoopGroup,
         logger: Logger
     ) {
         pools = EventLoopGroupConnectionPool(
