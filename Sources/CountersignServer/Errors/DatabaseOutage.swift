@@ -23,13 +23,13 @@ enum DatabaseOutage {
             case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed:
                 return true
             case .server:
-                // Class 08: connection exceptions; class 53: out of resources (too many connections, disk
-                // full); class 57: the server shutting down or not yet accepting, or a statement it cancelled
-                // (57014, `statement_timeout`). A FATAL error ends the session whatever its class: a
-                // connection refused as it opens (a database not accepting connections, say).
+                // Class 08: connection exceptions; class 57: the server shutting down or not yet accepting,
+                // or a statement it cancelled (57014, `statement_timeout`). A FATAL error ends the session
+                // whatever its class: a connection refused as it opens (a database not accepting
+                // connections, or `too many connections`).
                 let state = error.serverInfo?[.sqlState] ?? ""
                 let severity = error.serverInfo?[.severity]
-                return ["08", "53", "57"].contains { state.hasPrefix($0) } || severity == "FATAL" || severity == "PANIC"
+                return state.hasPrefix("08") || state.hasPrefix("57") || severity == "FATAL" || severity == "PANIC"
             default:
                 return false
             }
