@@ -32,13 +32,7 @@ final class Instances {
     /// Runs `body` with `count` fresh instances, and stops them and removes their database after.
     static func run(count: Int = 2, environment: [String: String] = [:], _ body: (Instances) async throws -> Void) async throws {
         let instances = try await Instances(count: count, environment: environment)
-        do {
-            try await body(instances)
-        } catch {
-            try? await instances.stop()
-            throw error
-        }
-        try await instances.stop()
+        try await withCleanup { try await body(instances) } then: { try await instances.stop() }
     }
 
     /// Starts `count` instances one after another (the first brings the schema up to date).
@@ -104,18 +98,10 @@ final class Instances {
             "SELECT pid FROM pg_stat_activity WHERE datname = '\(databaseName)'", adminURL: adminURL
         ) { rows in try await rows.collect().map { try $0.decode(Int32.self) } }
         for backend in backends { kill(backend, SIGSTOP) }
-        do {
-            try await body()
-        } catch {
-            try await Self.letConnectionsGoOn(backends, to: databaseName, adminURL: adminURL)
-            throw error
-        }
-        try await Self.letConnectionsGoOn(backends, to: databaseName, adminURL: adminURL)
-    }
-
-    private static func letConnectionsGoOn(_ backends: [Int32], to database: String, adminURL: String) async throws {
-        for backend in backends { kill(backend, SIGCONT) }
-        try await run("ALTER DATABASE \"\(database)\" ALLOW_CONNECTIONS true", adminURL: adminURL)
+        try await withCleanup(body, then: { [databaseName] in
+            for backend in backends { kill(backend, SIGCONT) }
+            try await Self.run("ALTER DATABASE \"\(databaseName)\" ALLOW_CONNECTIONS true", adminURL: adminURL)
+        })
     }
 
     private static func run(_ sql: String, adminURL: String) async throws {
@@ -132,15 +118,26 @@ final class Instances {
                 host: components.host ?? "127.0.0.1", port: components.port ?? 5432, username: components.user ?? "postgres",
                 password: components.password, database: String(components.path.dropFirst()), tls: .disable),
             id: 1, logger: logger)
-        do {
-            let result = try await read(try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger))
+        return try await withCleanup {
+            try await read(try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger))
+        } then: {
             try await connection.close()
-            return result
-        } catch {
-            try? await connection.close()
-            throw error
         }
     }
+}
+
+/// Runs `body`, then `cleanup` whether `body` threw or not. A failure of `body` is the one thrown; a failure
+/// of `cleanup` only when `body` succeeded.
+func withCleanup<Result>(_ body: () async throws -> Result, then cleanup: () async throws -> Void) async throws -> Result {
+    let result: Result
+    do {
+        result = try await body()
+    } catch {
+        try? await cleanup()
+        throw error
+    }
+    try await cleanup()
+    return result
 }
 
 /// A browser's or phone's HTTP that goes to whichever instance it is pointed at now: what a load

@@ -175,7 +175,7 @@ struct SeveralInstancesTests {
         try await Instances.run(count: 1) { instances in
             let server = instances[0]
             let startURL = server.url + "/v1/journeys/web_login/start"
-            // Connections of both event loops' pools open and idle, as under load: the calls below take them.
+            // Pooled connections open and idle, as under load: the calls below take them.
             try await inGroups(of: 8, 8) { _ in
                 let start = try await exchange(startURL, json: #"{"client_id":"demo-web"}"#)
                 #expect(start.status == 200)
