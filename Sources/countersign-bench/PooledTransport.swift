@@ -20,8 +20,10 @@ struct PooledTransport: HTTPTransport {
         if let body = request.httpBody { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
         let response = try await client.execute(outgoing, timeout: .seconds(Int64(max(request.timeoutInterval, 60))))
         let body = try await response.body.collect(upTo: 1 << 20)
-        let headers = Dictionary(response.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
-        guard let http = HTTPURLResponse(url: url, statusCode: Int(response.status.code), httpVersion: "HTTP/1.1", headerFields: headers) else {
+        // Its callers (the SDK, and the benchmark's own reads) take a response's status and body, never its
+        // headers: Foundation's response parses and recases every header it is given, 6.5 % of the load
+        // generator's CPU.
+        guard let http = HTTPURLResponse(url: url, statusCode: Int(response.status.code), httpVersion: "HTTP/1.1", headerFields: nil) else {
             throw BenchError.protocolViolation("an HTTP response Foundation cannot represent")
         }
         return (Data(body.readableBytesView), http)
