@@ -120,7 +120,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            ],
+            // jemalloc in place of glibc's malloc, as Vapor's own deployment template links it: the server
+            // allocates at every request, and with glibc's allocator it served fewer flows at a less even
+            // latency (docs/BENCHMARKS.md, "jemalloc").
+            linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]
         ),
         // Drives a running server over loopback HTTP as browsers and phones do, and measures it.
         .executableTarget(

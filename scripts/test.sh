@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of Countersign on a fresh machine: installs what the tests need (zlib1g-dev,
-# libsqlite3-dev and libqrencode-dev to link, PostgreSQL, nginx, Node.js and npm, Chromium and its driver, zbar-tools to read QR codes back, Selenium in a virtualenv), runs the browser SDK's unit
+# libsqlite3-dev, libqrencode-dev and libjemalloc-dev to link, PostgreSQL, nginx, Node.js and npm, Chromium and its driver, zbar-tools to read QR codes back, Selenium in a virtualenv), runs the browser SDK's unit
 # tests against the npm package it packs, builds and tests the Swift SDK's own package, builds the server once, runs the whole Swift suite on SQLite, the demo web app's tests in headless
 # Chromium, the API contract (openapi-spec-validator and schemathesis against a real server), then the server suites again on a throwaway PostgreSQL cluster that this script starts and
 # stops, with the tests of several instances on it (behind nginx among them).
@@ -13,6 +13,7 @@ missing=()
 dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || missing+=(libsqlite3-dev)
 dpkg -s libqrencode-dev >/dev/null 2>&1 || missing+=(libqrencode-dev)
+dpkg -s libjemalloc-dev >/dev/null 2>&1 || missing+=(libjemalloc-dev)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
