@@ -6,9 +6,9 @@ import PostgresNIO
 /// Tells a database that cannot serve a call for the moment (refused or dropped connections, a server
 /// shutting down, starting or out of connections, a pool that found no connection in time, a statement
 /// cancelled after `DatabaseSetup.postgresStatementLimit`, a connection closed when PostgreSQL left a
-/// statement unanswered for `DatabaseSetup.postgresAnswerLimit`) from every other failure. A request that meets one
-/// is answered `503 database_unavailable` with `Retry-After`: the call ran in one transaction, so nothing
-/// of it was kept, and the client may simply repeat it.
+/// statement unanswered for `DatabaseSetup.postgresAnswerLimit`) from every other failure. A request that
+/// meets one is answered `503 database_unavailable` with `Retry-After`: the call ran in one transaction, so
+/// nothing of it was kept, and the client may simply repeat it.
 enum DatabaseOutage {
     /// Seconds a client should wait before trying again.
     static let retryAfter = 2

@@ -38,28 +38,27 @@ struct PostgresSQLDatabase: AsyncSQLDatabase {
         let bindings = try PostgresBindings(sqlKitBinds: binds)
         switch session {
         case .transaction(let connection):
-            try await answered(on: connection) {
-                try await statements.run(sql, bindings, on: connection, inTransaction: true, logger: logger, onRow)
-            }
+            try await run(sql, bindings, on: connection, inTransaction: true, onRow)
         case .pooled(let pool):
             let connection = try await pool.requestConnection(logger: logger).get()
             defer { pool.releaseConnection(connection, logger: logger) }
-            try await answered(on: connection) {
-                try await statements.run(sql, bindings, on: connection, inTransaction: false, logger: logger, onRow)
-            }
+            try await run(sql, bindings, on: connection, inTransaction: false, onRow)
         }
     }
 
-    /// Runs `statement`, closing `connection` if PostgreSQL has not answered within `answerLimit`: the
-    /// statement then fails as a closed connection (`DatabaseOutage`), PostgreSQL rolls back whatever the
+    /// Runs the statement on `connection`, closing it if PostgreSQL has not answered within `answerLimit`:
+    /// the statement then fails as a closed connection (`DatabaseOutage`), PostgreSQL rolls back whatever the
     /// connection had not committed, and the pool opens a new connection in its place.
     ///
     /// A limit reached during `COMMIT` leaves the outcome to PostgreSQL, as any connection lost there does
     /// (docs/DEPLOYMENT.md, "When the database goes away").
-    private func answered(on connection: PostgresConnection, _ statement: () async throws -> Void) async throws {
+    private func run(
+        _ sql: String, _ bindings: PostgresBindings, on connection: PostgresConnection, inTransaction: Bool,
+        _ onRow: (any SQLRow) -> Void
+    ) async throws {
         let limit = eventLoopTimer(after: answerLimit) { _ = connection.close() as EventLoopFuture<Void> }
         defer { limit.cancel() }
-        try await statement()
+        try await statements.run(sql, bindings, on: connection, inTransaction: inTransaction, logger: logger, onRow)
     }
 }
 
