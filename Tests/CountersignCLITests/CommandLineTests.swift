@@ -99,4 +99,35 @@ struct CommandLineTests {
             #expect(mode?.intValue == 0o600, "\(file) is readable by its owner only")
         }
     }
+
+    @Test("a second server or migrate on a SQLite file a server holds is refused at once, naming the file, while the first goes on; once it stops, the file is free")
+    func sqliteFileHeldAlone() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("held-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let environment = ["COUNTERSIGN_JOURNEYS_DIR": CommandRunner.repositoryRoot.appendingPathComponent("journeys").path]
+        let first = try await RunningServer(directory: directory, environment: environment)
+        let refusal = "countersign.sqlite is in use by another process"
+
+        do {
+            let second = try await RunningServer(directory: directory, environment: environment)
+            second.stop()
+            Issue.record("a second server started on the file the first holds")
+        } catch let refused as RunningServer.ServerDidNotStart {
+            #expect(refused.output.contains(refusal), "\(refused.output)")
+        }
+
+        let log = directory.appendingPathComponent("migrate.log")
+        let migrate = try await ChildProcess(CommandRunner.executable(), arguments: ["migrate"], settings: [:], directory: directory, log: log)
+        defer { migrate.signal(SIGKILL, gracePeriod: 10) }
+        try await eventually("migrate ends") { migrate.hasExited }
+        #expect(try String(contentsOf: log, encoding: .utf8).contains(refusal))
+
+        let started = try await first.post("/v1/journeys/mobile_registration_by_email/start", json: #"{"client_id":"demo-native"}"#)
+        #expect(started.contains(#""journey_step_id":"email_form""#), "the first server still reads and writes its database")
+        first.stop()
+
+        let next = try await RunningServer(directory: directory, environment: environment)
+        defer { next.stop() }
+        #expect(try await next.get("/healthz").contains("ok"))
+    }
 }

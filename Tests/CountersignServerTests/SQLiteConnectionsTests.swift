@@ -105,7 +105,7 @@ struct SQLiteConnectionsTests {
             try await insert(200)
             #expect(try logSize() < sizeBefore + 300 * 4096)
             #expect(try await notes(engine.sql) == rows)
-            // Another process opening the file reads every row.
+            // Another engine of this process opening the file reads every row.
             let other = try SQLiteStorageEngine(path: path, logger: Logger(label: "test"), eventLoop: MultiThreadedEventLoopGroup.singleton.any())
             #expect(try await notes(other.sql) == rows)
             try await other.shutdown()
@@ -129,7 +129,7 @@ struct SQLiteConnectionsTests {
             while try logPages() < SQLiteCheckpointer.pagesBeforeCheckpoint - 100 { try await insert(5, on: engine.sql) }
             #expect(engine.checkpoints == 0)
 
-            // Another connection (a backup tool, say) starts a full checkpoint while the engine's writer holds
+            // Another connection of the process starts a full checkpoint while the engine's writer holds
             // a transaction: it takes SQLite's checkpoint lock and waits for the writer in its busy handler,
             // holding that lock until it is told to give up.
             let waiting = DispatchSemaphore(value: 0), giveUp = DispatchSemaphore(value: 0), ended = DispatchSemaphore(value: 0)

@@ -14,3 +14,10 @@ int countersign_sqlite_stop_memory_statistics(void);
 // was allocated and freed at every such statement, and each release of a block that size made glibc hand
 // the top of its heap back to the kernel (madvise), to fault it in again at the next statement.
 int countersign_sqlite_stop_bulk_page_cache(void);
+
+// Makes SQLite's "unix-excl" VFS the default of every connection opened after it. The first connection to
+// a database file takes a POSIX lock that no other process can share, held until the process's last
+// connection to it closes; the connections of this process then coordinate through memory alone (the WAL
+// index lives on the heap, not in a `-shm` file; no `fcntl` per transaction). Another process (a second
+// server, `countersign migrate`, the sqlite3 shell) opening the file meanwhile finds it locked.
+int countersign_sqlite_hold_files_alone(void);

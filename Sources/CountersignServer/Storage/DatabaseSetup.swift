@@ -66,26 +66,16 @@ enum DatabaseSetup {
     }
 
     private static func openSQLite(path: String, app: Application, metrics: ServerMetrics?) async throws -> Storage {
-        try restrictToOwner(path)
-        let migrating = Databases(threadPool: app.threadPool, on: app.eventLoopGroup)
-        migrating.use(.sqlite(.file(path), sqlLogLevel: sqlLogLevel), as: .sqlite)
-        try await migrateThenClose(migrating, app: app)
-        return Storage(engine: try SQLiteStorageEngine(path: path, logger: app.logger, eventLoop: app.eventLoopGroup.any()), metrics: metrics)
-    }
-
-    /// The database file is readable and writable by its owner only: created so when missing (SQLite gives
-    /// its `-wal` and `-shm` files the same mode), and narrowed when an older start left it open to others.
-    private static func restrictToOwner(_ path: String) throws {
-        let descriptor = Foundation.open(path, O_RDWR | O_CREAT, 0o600)
-        guard descriptor >= 0 else { throw DatabaseFileError(path: path, problem: "cannot be opened or created") }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw DatabaseFileError(path: path, problem: "cannot be read") }
-        if status.st_mode & 0o077 != 0, fchmod(descriptor, 0o600) != 0 {
-            throw DatabaseFileError(path: path, problem: "can be read by others and its mode cannot be set to 0600")
-        }
-        for companion in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + companion) {
-            _ = chmod(path + companion, 0o600)
+        let claim = try SQLiteFileClaim(path: path)
+        do {
+            let migrating = Databases(threadPool: app.threadPool, on: app.eventLoopGroup)
+            migrating.use(.sqlite(.file(path), sqlLogLevel: sqlLogLevel), as: .sqlite)
+            try await migrateThenClose(migrating, app: app)
+            let engine = try SQLiteStorageEngine(path: path, releasingAtShutdown: claim, logger: app.logger, eventLoop: app.eventLoopGroup.any())
+            return Storage(engine: engine, metrics: metrics)
+        } catch {
+            claim.release()
+            throw error
         }
     }
 
@@ -141,11 +131,4 @@ private struct RemoveFilesAtShutdown: LifecycleHandler {
     func shutdownAsync(_ application: Application) async {
         for path in paths { try? FileManager.default.removeItem(atPath: path) }
     }
-}
-
-/// The SQLite file cannot be made private to its owner.
-struct DatabaseFileError: Error, CustomStringConvertible {
-    let path: String
-    let problem: String
-    var description: String { "The database file \(path) \(problem)." }
 }

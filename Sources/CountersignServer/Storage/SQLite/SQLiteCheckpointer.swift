@@ -18,9 +18,9 @@ import Synchronization
 /// (`SQLiteWriteLock`: waiting tasks are suspended, no thread is held) and copies the few pages committed
 /// meanwhile.
 ///
-/// A checkpoint finds the database busy when another connection is checkpointing it (a backup tool, say,
-/// or another process that opened the file), or when it reads the log's index at the instant the writer
-/// rewrites it; SQLite waits for neither. Nothing is lost: the log keeps every page, and the next commit
+/// A checkpoint finds the database busy when another connection of the server is checkpointing it (the
+/// pool's writer as it closes), or when it reads the log's index at the instant the writer rewrites it;
+/// SQLite waits for neither (no other process opens the file while the server holds it). Nothing is lost: the log keeps every page, and the next commit
 /// past the mark asks again. Only a log that keeps growing while checkpoints keep finding it busy is
 /// worth an operator's attention.
 final class SQLiteCheckpointer: Sendable {
@@ -42,8 +42,8 @@ final class SQLiteCheckpointer: Sendable {
 
     init(path: String, lock: SQLiteWriteLock, logger: Logger) throws {
         var configuration = GRDB.Configuration()
-        // As the pool's own connections: the log is synced at checkpoints only, and another process
-        // writing is waited for, sleeping, when the connection opens.
+        // As the pool's own connections: the log is synced at checkpoints only, and another process in the
+        // file is waited for, sleeping, when the connection opens.
         configuration.journalMode = .wal
         configuration.busyMode = .timeout(SQLiteStorageEngine.busyTimeout)
         connection = try DatabaseQueue(path: path, configuration: configuration)

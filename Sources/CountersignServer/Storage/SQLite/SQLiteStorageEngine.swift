@@ -5,24 +5,28 @@ import Logging
 import NIOCore
 import SQLKit
 
-/// SQLite through GRDB: a pool in WAL mode with one writer connection and concurrent readers.
+/// SQLite through GRDB: a pool in WAL mode with one writer connection and concurrent readers. Its
+/// connections hold the file against other processes and coordinate with one another in memory
+/// (`CSQLiteSettings.h`, `SQLiteFileClaim`).
 struct SQLiteStorageEngine: StorageEngine {
     private let pool: DatabasePool
     private let checkpointer: SQLiteCheckpointer
     private let readers: SQLiteReaders
     private let lock = SQLiteWriteLock()
+    private let claim: SQLiteFileClaim?
     private let logger: Logger
     private let eventLoop: any EventLoop
 
-    init(path: String, logger: Logger, eventLoop: any EventLoop) throws {
-        _ = Self.processSettingsApplied
+    /// Opens the engine's connections to `path`; `claim`, when given, is released at shutdown, once they are closed.
+    init(path: String, releasingAtShutdown claim: SQLiteFileClaim? = nil, logger: Logger, eventLoop: any EventLoop) throws {
+        guard Self.processSettingsApplied else { throw SQLiteCannotHoldFiles() }
         var configuration = GRDB.Configuration()
         configuration.foreignKeysEnabled = true
         // A transaction spans several statements, each its own access to the writer, across the awaits
         // between them; `SQLiteWriteLock` keeps every other statement off the writer until it ends.
         configuration.allowsUnsafeTransactions = true
-        // Another process writing (`countersign migrate`) is waited for by SQLite's sleeping busy
-        // handler, never by spinning.
+        // Another process in the file as it opens (the sqlite3 shell reading it, say) is waited for by
+        // SQLite's sleeping busy handler, never by spinning, and the start refused after `busyTimeout`.
         configuration.busyMode = .timeout(Self.busyTimeout)
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.requireMinimumVersion(of: pool)
@@ -40,19 +44,20 @@ struct SQLiteStorageEngine: StorageEngine {
             throw error
         }
         checkpointer.watch(pool)
+        self.claim = claim
         self.logger = logger
         self.eventLoop = eventLoop
     }
 
     /// SQLite's process-wide settings (`CSQLiteSettings.h` says why each), told once, before the first
-    /// connection opens.
-    private static let processSettingsApplied: Void = {
+    /// connection opens; false when the files cannot be held alone.
+    private static let processSettingsApplied: Bool = {
         _ = countersign_sqlite_stop_memory_statistics()
         _ = countersign_sqlite_stop_bulk_page_cache()
+        return countersign_sqlite_hold_files_alone() == 0  // SQLITE_OK
     }()
 
-    /// Seconds a connection waits, sleeping, for another process that holds the database (`countersign
-    /// migrate`, say) when it opens or writes.
+    /// Seconds a connection waits, sleeping, for another process in the database file when it opens.
     static let busyTimeout: TimeInterval = 5
 
     /// The oldest SQLite the stores' statements run on (`RETURNING` came in 3.35).
@@ -83,6 +88,7 @@ struct SQLiteStorageEngine: StorageEngine {
     var checkpoints: Int { checkpointer.checkpoints }
 
     func shutdown() async throws {
+        defer { claim?.release() }
         try await checkpointer.close()
         // The writer closes (and checkpoints a last time) even when a reader failed to close.
         let readersClosed = Result { try readers.close() }
@@ -98,4 +104,9 @@ struct SQLiteTooOld: Error, CustomStringConvertible {
         let minimum = SQLiteStorageEngine.minimumVersion
         return "SQLite \(found) is too old: Countersign needs \(minimum.major).\(minimum.minor) or later (install a newer libsqlite3)."
     }
+}
+
+/// The system's SQLite has no "unix-excl" VFS, through which the server holds its database file alone.
+struct SQLiteCannotHoldFiles: Error, CustomStringConvertible {
+    var description: String { "This SQLite has no \"unix-excl\" VFS, which Countersign opens its database file through." }
 }

@@ -1,0 +1,58 @@
+import Foundation
+import Synchronization
+
+/// A server's hold on its SQLite file while it runs: the file is private to its owner and locked against
+/// every other process.
+///
+/// SQLite's connections take the file through the "unix-excl" VFS (`CSQLiteSettings.h`), which shuts
+/// other processes out once they are open. The migrations come first, though, on another copy of the
+/// SQLite library that retries a locked file for ever. This claim is taken before them, with `flock`
+/// (which SQLite's own `fcntl` locks neither see nor disturb), so that a second server or `countersign
+/// migrate` on the same file is refused at once, by name, instead.
+final class SQLiteFileClaim: Sendable {
+    private let descriptor: Mutex<Int32?>
+
+    /// Opens `path` (created readable and writable by its owner only when missing; narrowed so when an
+    /// older start left it open to others, with its `-wal` and `-shm` files) and locks it for this claim.
+    init(path: String) throws {
+        let descriptor = Foundation.open(path, O_RDWR | O_CREAT, 0o600)
+        guard descriptor >= 0 else { throw DatabaseFileError(path: path, problem: "cannot be opened or created") }
+        do {
+            try Self.restrictToOwner(descriptor, path: path)
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                throw DatabaseFileError(path: path, problem: "is in use by another process (a countersign server holds its database while it runs)")
+            }
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        self.descriptor = Mutex(descriptor)
+    }
+
+    private static func restrictToOwner(_ descriptor: Int32, path: String) throws {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw DatabaseFileError(path: path, problem: "cannot be read") }
+        if status.st_mode & 0o077 != 0, fchmod(descriptor, 0o600) != 0 {
+            throw DatabaseFileError(path: path, problem: "can be read by others and its mode cannot be set to 0600")
+        }
+        for companion in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + companion) {
+            _ = chmod(path + companion, 0o600)
+        }
+    }
+
+    /// Lets the file go, once every connection to it is closed: closing a descriptor of the file would
+    /// drop the `fcntl` locks SQLite still held on it in this process.
+    func release() {
+        descriptor.withLock { descriptor in
+            if let open = descriptor { close(open) }
+            descriptor = nil
+        }
+    }
+}
+
+/// The SQLite file cannot be claimed: not opened, not private to its owner, or held by another process.
+struct DatabaseFileError: Error, CustomStringConvertible {
+    let path: String
+    let problem: String
+    var description: String { "The database file \(path) \(problem)." }
+}
