@@ -17,7 +17,7 @@ struct SQLiteStorageEngine: StorageEngine {
     private let logger: Logger
     private let eventLoop: any EventLoop
 
-    /// Opens the engine's connections to `path`; `claim`, when given, is released at shutdown, once they are closed.
+    /// Opens the engine's connections to `path`; `claim`, when given, is released by a shutdown that closed them all.
     init(path: String, releasingAtShutdown claim: SQLiteFileClaim? = nil, logger: Logger, eventLoop: any EventLoop) throws {
         guard Self.processSettingsApplied else { throw SQLiteCannotHoldFiles() }
         var configuration = GRDB.Configuration()
@@ -88,12 +88,13 @@ struct SQLiteStorageEngine: StorageEngine {
     var checkpoints: Int { checkpointer.checkpoints }
 
     func shutdown() async throws {
-        defer { claim?.release() }
         try await checkpointer.close()
         // The writer closes (and checkpoints a last time) even when a reader failed to close.
         let readersClosed = Result { try readers.close() }
         try pool.close()
         try readersClosed.get()
+        // Only once every connection has closed: a connection left open keeps the file held.
+        claim?.release()
     }
 }
 
