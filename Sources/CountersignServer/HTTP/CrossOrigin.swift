@@ -81,7 +81,7 @@ struct ApplicationCORSMiddleware: Middleware {
     static let preflightMaxAge = 600
 
     func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
-        guard request.url.path.hasPrefix("/v1/"), let origin = request.crossOrigin else { return next.respond(to: request) }
+        guard let origin = request.crossOrigin, request.url.path.hasPrefix("/v1/") else { return next.respond(to: request) }
         return request.eventLoop.makeFutureWithTask { try await respond(to: request, from: origin, chainingTo: next) }
     }
 

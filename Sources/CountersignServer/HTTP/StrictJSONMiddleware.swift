@@ -13,15 +13,22 @@ struct StrictJSONMiddleware: Middleware {
         if !typeRequiredWithoutBody, request.headers.contentType == nil, Self.hasNoBody(request) {
             return next.respond(to: request)
         }
-        guard let type = request.headers.contentType, type.type.lowercased() == "application", type.subType.lowercased() == "json",
-            type.parameters["charset"].map({ $0.lowercased() == "utf-8" }) ?? true
-        else {
+        guard Self.declaresJSON(request.headers) else {
             return request.eventLoop.makeFailedFuture(
                 ServiceError(.unsupportedMediaType, ErrorCode.unsupportedMediaType, "The body must be JSON sent as application/json (UTF-8)."))
         }
         return request.body.collect(max: request.application.routes.defaultMaxBodySize.value)
             .flatMapThrowing { body in try body.map(Self.check) }
             .flatMap { next.respond(to: request) }
+    }
+
+    /// Whether the body is declared `application/json`, in UTF-8 if a charset is named. The exact type the
+    /// SDKs send is taken as it is, without parsing the header into its parts.
+    private static func declaresJSON(_ headers: HTTPHeaders) -> Bool {
+        if headers.first(name: .contentType) == "application/json" { return true }
+        guard let type = headers.contentType else { return false }
+        return type.type.lowercased() == "application" && type.subType.lowercased() == "json"
+            && type.parameters["charset"].map({ $0.lowercased() == "utf-8" }) ?? true
     }
 
     private static func check(_ body: ByteBuffer) throws {
