@@ -15,9 +15,13 @@ int countersign_sqlite_stop_memory_statistics(void);
 // the top of its heap back to the kernel (madvise), to fault it in again at the next statement.
 int countersign_sqlite_stop_bulk_page_cache(void);
 
-// Makes SQLite's "unix-excl" VFS the default of every connection opened after it. The first connection to
-// a database file takes a POSIX lock that no other process can share, held until the process's last
-// connection to it closes; the connections of this process then coordinate through memory alone (the WAL
-// index lives on the heap, not in a `-shm` file; no `fcntl` per transaction). Another process (a second
-// server, `countersign migrate`, the sqlite3 shell) opening the file meanwhile finds it locked.
+// Makes SQLite's "unix-excl" VFS the default of every connection opened after it. The first read-write
+// connection to a database file (the writer, opened first) takes a POSIX lock that no other process can
+// share, held until the process's last connection to it closes; the connections of this process then
+// coordinate through memory alone (the WAL index lives on the heap, not in a `-shm` file, and the writer's
+// lasting shared lock covers the read-only connections: no `fcntl` per transaction). Another process (a
+// second server, `countersign migrate`, the sqlite3 shell) opening the file meanwhile finds it locked.
+// POSIX locks belong to the process: closing any descriptor of the file in it drops them, so nothing in the
+// server opens the file itself while its connections are open (`SQLiteFileClaim` keeps its one open).
+// On a local file system only: over NFS, Linux emulates `flock` with the same POSIX locks.
 int countersign_sqlite_hold_files_alone(void);

@@ -7,19 +7,24 @@ import Synchronization
 /// SQLite's connections take the file through the "unix-excl" VFS (`CSQLiteSettings.h`), which shuts
 /// other processes out once they are open. The migrations come first, though, on another copy of the
 /// SQLite library that retries a locked file for ever. This claim is taken before them, with `flock`
-/// (which SQLite's own `fcntl` locks neither see nor disturb), so that a second server or `countersign
-/// migrate` on the same file is refused at once, by name, instead.
+/// (which SQLite's own `fcntl` locks neither see nor disturb, on a local file system), so that a second
+/// server or `countersign migrate` on the same file is refused at once, by name, instead.
 final class SQLiteFileClaim: Sendable {
     private let descriptor: Mutex<Int32?>
 
     /// Opens `path` (created readable and writable by its owner only when missing; narrowed so when an
     /// older start left it open to others, with its `-wal` and `-shm` files) and locks it for this claim.
     init(path: String) throws {
-        let descriptor = Foundation.open(path, O_RDWR | O_CREAT, 0o600)
+        // Not inherited by a process the server starts, which would keep the file claimed after it.
+        let descriptor = Foundation.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw DatabaseFileError(path: path, problem: "cannot be opened or created") }
         do {
             try Self.restrictToOwner(descriptor, path: path)
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                let failure = errno
+                guard failure == EWOULDBLOCK else {
+                    throw DatabaseFileError(path: path, problem: "cannot be locked: \(String(cString: strerror(failure)))")
+                }
                 throw DatabaseFileError(path: path, problem: "is in use by another process (a countersign server holds its database while it runs)")
             }
         } catch {

@@ -89,7 +89,7 @@ struct SQLiteStorageEngine: StorageEngine {
 
     func shutdown() async throws {
         try await checkpointer.close()
-        // The writer closes (and checkpoints a last time) even when a reader failed to close.
+        // The writer closes even when a reader failed to close.
         let readersClosed = Result { try readers.close() }
         try pool.close()
         try readersClosed.get()
