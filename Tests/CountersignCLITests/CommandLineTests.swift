@@ -1,4 +1,5 @@
 import Foundation
+import Subprocess
 import Testing
 
 @Suite("The countersign command")
@@ -100,7 +101,7 @@ struct CommandLineTests {
         }
     }
 
-    @Test("a second server or migrate on a SQLite file a server holds is refused at once, naming the file, while the first goes on; once it stops, the file is free")
+    @Test("a second server, migrate or another SQLite program on a SQLite file a server holds is refused at once, while the first goes on; once it stops, the file is free")
     func sqliteFileHeldAlone() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("held-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -122,12 +123,25 @@ struct CommandLineTests {
         try await eventually("migrate ends") { migrate.hasExited }
         #expect(try String(contentsOf: log, encoding: .utf8).contains(refusal))
 
+        // Another program through the system's SQLite, as the sqlite3 shell would read it.
+        let reading = try await Self.readWithPython(directory.appendingPathComponent("countersign.sqlite"))
+        #expect(reading.status != 0 && reading.errors.contains("database is locked"), "\(reading)")
+
         let started = try await first.post("/v1/journeys/mobile_registration_by_email/start", json: #"{"client_id":"demo-native"}"#)
         #expect(started.contains(#""journey_step_id":"email_form""#), "the first server still reads and writes its database")
         first.stop()
 
+        let readAfter = try await Self.readWithPython(directory.appendingPathComponent("countersign.sqlite"))
+        #expect(readAfter.status == 0, "\(readAfter)")
         let next = try await RunningServer(directory: directory, environment: environment)
         defer { next.stop() }
         #expect(try await next.get("/healthz").contains("ok"))
+    }
+
+    /// Counts the tables of `database` from Python's `sqlite3` module (the system's SQLite, as the
+    /// `sqlite3` shell uses it), without waiting for a lock.
+    private static func readWithPython(_ database: URL) async throws -> CommandRunner.Result {
+        let script = "import sqlite3, sys; sqlite3.connect(sys.argv[1], timeout=0).execute('SELECT count(*) FROM sqlite_master').fetchall()"
+        return try await CommandRunner.run(.name("python3"), ["-c", script, database.path])
     }
 }

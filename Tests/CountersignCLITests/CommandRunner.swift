@@ -27,9 +27,16 @@ struct CommandRunner {
     static func run(
         _ arguments: [String], product: String = "countersign", environment: [String: String] = [:], directory: URL? = nil
     ) async throws -> Result {
+        try await run(.path(FilePath(executable(product).path)), arguments, environment: environment, directory: directory)
+    }
+
+    /// Runs `program` (`.name("python3")` is looked up on the `PATH`) as `run(_:product:environment:directory:)` does.
+    static func run(
+        _ program: Executable, _ arguments: [String], environment: [String: String] = [:], directory: URL? = nil
+    ) async throws -> Result {
         let limit = 64 << 20
         let result = try await Subprocess.run(
-            .path(FilePath(executable(product).path)), arguments: Arguments(arguments),
+            program, arguments: Arguments(arguments),
             environment: ChildProcess.environment(environment),
             workingDirectory: directory.map { FilePath($0.path) }, output: .string(limit: limit), error: .string(limit: limit))
         let status: Int32

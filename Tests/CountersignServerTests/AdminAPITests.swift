@@ -113,10 +113,10 @@ struct AdminAPITests {
             try await app.asyncShutdown()
             // Read once the server has let the file go: a descriptor of it closed in the server's own
             // process would drop SQLite's hold on it (`CSQLiteSettings.h`).
-            for file in ["db.sqlite", "db.sqlite-wal"] {
-                let stored = (try? String(contentsOfFile: directory.appendingPathComponent(file).path, encoding: .isoLatin1)) ?? ""
-                #expect(!stored.contains(key), "\(file)")
-            }
+            let database = try String(contentsOfFile: directory.appendingPathComponent("db.sqlite").path, encoding: .isoLatin1)
+            // The log is left behind when the server stops with its readers still open; not always.
+            let log = (try? String(contentsOfFile: directory.appendingPathComponent("db.sqlite-wal").path, encoding: .isoLatin1)) ?? ""
+            #expect(!database.contains(key) && !log.contains(key))
         }
         #expect(announced.withLock { $0.count } == 1)
     }

@@ -18,10 +18,10 @@ import Synchronization
 /// (`SQLiteWriteLock`: waiting tasks are suspended, no thread is held) and copies the few pages committed
 /// meanwhile.
 ///
-/// A checkpoint finds the database busy when another connection of the server is checkpointing it (the
-/// pool's writer as it closes), or when it reads the log's index at the instant the writer rewrites it;
-/// SQLite waits for neither (no other process opens the file while the server holds it). Nothing is lost: the log keeps every page, and the next commit
-/// past the mark asks again. Only a log that keeps growing while checkpoints keep finding it busy is
+/// A checkpoint finds the database busy when it reads the log's index at the instant the writer rewrites
+/// it, or when another connection holds SQLite's checkpoint lock (none of the server's others takes it, and
+/// no other process opens the file while the server holds it); SQLite waits for neither. Nothing is lost:
+/// the log keeps every page, and the next commit past the mark asks again. Only a log that keeps growing while checkpoints keep finding it busy is
 /// worth an operator's attention.
 final class SQLiteCheckpointer: Sendable {
     /// SQLite's own mark for checkpointing (`wal_autocheckpoint`).
