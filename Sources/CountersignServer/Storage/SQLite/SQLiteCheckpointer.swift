@@ -21,8 +21,8 @@ import Synchronization
 /// A checkpoint finds the database busy when it reads the log's index at the instant the writer rewrites
 /// it, or when another connection holds SQLite's checkpoint lock (none of the server's others takes it, and
 /// no other process opens the file while the server holds it); SQLite waits for neither. Nothing is lost:
-/// the log keeps every page, and the next commit past the mark asks again. Only a log that keeps growing while checkpoints keep finding it busy is
-/// worth an operator's attention.
+/// the log keeps every page, and the next commit past the mark asks again. Only a log that keeps growing
+/// while checkpoints keep finding it busy is worth an operator's attention.
 final class SQLiteCheckpointer: Sendable {
     /// SQLite's own mark for checkpointing (`wal_autocheckpoint`).
     static let pagesBeforeCheckpoint = 1000

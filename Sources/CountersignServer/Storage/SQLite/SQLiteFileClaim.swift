@@ -19,7 +19,7 @@ final class SQLiteFileClaim: Sendable {
         let descriptor = Foundation.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw DatabaseFileError(path: path, problem: "cannot be opened or created") }
         do {
-            try Self.restrictToOwner(descriptor, path: path)
+            // Locked first: a process refused here changes nothing of the file another server holds.
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
                 let failure = errno
                 guard failure == EWOULDBLOCK else {
@@ -27,6 +27,7 @@ final class SQLiteFileClaim: Sendable {
                 }
                 throw DatabaseFileError(path: path, problem: "is in use by another process (a countersign server holds its database while it runs)")
             }
+            try Self.restrictToOwner(descriptor, path: path)
         } catch {
             close(descriptor)
             throw error
