@@ -138,10 +138,32 @@ struct CommandLineTests {
         #expect(try await next.get("/healthz").contains("ok"))
     }
 
-    /// Counts the tables of `database` from Python's `sqlite3` module (the system's SQLite, as the
-    /// `sqlite3` shell uses it), without waiting for a lock.
-    private static func readWithPython(_ database: URL) async throws -> CommandRunner.Result {
-        let script = "import sqlite3, sys; sqlite3.connect(sys.argv[1], timeout=0).execute('SELECT count(*) FROM sqlite_master').fetchall()"
-        return try await CommandRunner.run(.name("python3"), ["-c", script, database.path])
+    @Test("a running server writes a backup of its SQLite file into ./backups, which another SQLite program reads while the server still holds the file")
+    func backupWhileRunning() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("backup-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let adminKey = "backup-admin-key-0123456789"
+        let server = try await RunningServer(directory: directory, environment: [
+            "COUNTERSIGN_JOURNEYS_DIR": CommandRunner.repositoryRoot.appendingPathComponent("journeys").path, "COUNTERSIGN_ADMIN_KEY": adminKey,
+        ])
+        defer { server.stop() }
+        let backup = try await exchange(server.url + "/admin/v1/backups", json: "", bearer: adminKey)
+        #expect(backup.status == 201, "\(backup.body)")
+        let file = try #require(backup.json["file"] as? String)
+        let path = directory.appendingPathComponent("backups").appendingPathComponent(file)
+        #expect(backup.json["path"] as? String == path.path)
+
+        let clients = try await Self.readWithPython(path, "SELECT id FROM clients ORDER BY id")
+        #expect(clients.status == 0 && clients.output.contains("demo-native") && clients.output.contains("demo-web"), "\(clients)")
+        let held = try await Self.readWithPython(directory.appendingPathComponent("countersign.sqlite"))
+        #expect(held.status != 0 && held.errors.contains("database is locked"), "the server still holds its own file: \(held)")
+        #expect(try await server.get("/healthz").contains("ok"))
+    }
+
+    /// Runs `query` on `database` from Python's `sqlite3` module (the system's SQLite, as the `sqlite3`
+    /// shell uses it), without waiting for a lock, and prints its rows.
+    private static func readWithPython(_ database: URL, _ query: String = "SELECT count(*) FROM sqlite_master") async throws -> CommandRunner.Result {
+        let script = "import sqlite3, sys; print(sqlite3.connect(sys.argv[1], timeout=0).execute(sys.argv[2]).fetchall())"
+        return try await CommandRunner.run(.name("python3"), ["-c", script, database.path, query])
     }
 }

@@ -38,6 +38,8 @@ public struct Configuration: Sendable {
     public var trustedProxies: Set<String>
     /// The bearer token `GET /metrics` asks for; nil: the metrics are served to anyone who reaches them.
     public var metricsToken: String?
+    /// Where `POST /admin/v1/backups` writes copies of a SQLite database.
+    public var backupDirectory: String
 
     /// What a start loads besides the operator's own configuration.
     public enum Mode: String, Sendable {
@@ -96,6 +98,9 @@ public struct Configuration: Sendable {
         Variable(
             name: "COUNTERSIGN_METRICS_TOKEN", defaultValue: "(none: /metrics is open)",
             meaning: "bearer token a Prometheus scraper must send to GET /metrics (at least 16 characters)"),
+        Variable(
+            name: "COUNTERSIGN_BACKUP_DIR", defaultValue: "./backups",
+            meaning: "directory POST /admin/v1/backups writes SQLite database copies to (created with mode 0700)"),
     ]
 
     public init(
@@ -104,7 +109,8 @@ public struct Configuration: Sendable {
         interactionLifetime: TimeInterval = 600, tokenLifetime: TimeInterval = 3600,
         masterKey: MasterKeySource = .file(MasterKeySource.defaultFile), recordRetention: TimeInterval = 86400,
         sweepInterval: TimeInterval = 60, startRatePerClient: Int = 200, startRatePerAddress: Int = 20,
-        maximumOpenWaits: Int = 10000, idleTimeout: TimeInterval = 60, trustedProxies: Set<String> = [], metricsToken: String? = nil
+        maximumOpenWaits: Int = 10000, idleTimeout: TimeInterval = 60, trustedProxies: Set<String> = [], metricsToken: String? = nil,
+        backupDirectory: String = "./backups"
     ) {
         self.mode = mode
         self.hostname = hostname
@@ -124,6 +130,7 @@ public struct Configuration: Sendable {
         self.idleTimeout = idleTimeout
         self.trustedProxies = trustedProxies
         self.metricsToken = metricsToken
+        self.backupDirectory = backupDirectory
     }
 
     /// Reads the configuration from `environment`; flags given on the command line take precedence.
@@ -220,7 +227,7 @@ public struct Configuration: Sendable {
             interactionLifetime: interactionLifetime, tokenLifetime: tokenLifetime, masterKey: masterKey,
             recordRetention: recordRetention, sweepInterval: sweepInterval, startRatePerClient: startRatePerClient,
             startRatePerAddress: startRatePerAddress, maximumOpenWaits: maximumOpenWaits, idleTimeout: idleTimeout,
-            trustedProxies: trustedProxies, metricsToken: metricsToken)
+            trustedProxies: trustedProxies, metricsToken: metricsToken, backupDirectory: value("COUNTERSIGN_BACKUP_DIR") ?? "./backups")
     }
 }
 

@@ -1,5 +1,6 @@
 import Fluent
 import FluentSQL
+import Foundation
 
 /// The database as the services use it: one store per table, the only place with SQL. The same stores
 /// run on SQLite (GRDB) and PostgreSQL (PostgresNIO), through SQLKit.
@@ -39,6 +40,11 @@ struct Storage: Sendable {
         try await engine.shutdown()
     }
 
+    /// Writes a copy of the whole database into `directory`, as of one commit, while calls go on.
+    func writeBackup(into directory: String, at time: Date) async throws -> DatabaseBackup {
+        try await engine.writeBackup(into: directory, at: time)
+    }
+
     var interactions: InteractionStore { InteractionStore(sql: sql) }
     var approvals: ApprovalStore { ApprovalStore(sql: sql) }
     var users: UserStore { UserStore(sql: sql) }
@@ -65,7 +71,16 @@ protocol StorageEngine: Sendable {
     var sql: any SQLDatabase { get }
     /// Runs `body` on one connection in one transaction: committed when it returns, rolled back when it throws.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    /// Writes a copy of the whole database into `directory`, named after `time`; refused where the
+    /// database's own tools do it (PostgreSQL).
+    func writeBackup(into directory: String, at time: Date) async throws -> DatabaseBackup
     func shutdown() async throws
+}
+
+/// A backup the server wrote: its file and size.
+struct DatabaseBackup: Sendable {
+    let path: String
+    let bytes: Int64
 }
 
 extension SQLDatabase {

@@ -18,10 +18,7 @@ struct TestDatabase {
     static func make(persistent: Bool = false) async throws -> TestDatabase {
         guard let adminURL = postgresURL, let components = URLComponents(string: adminURL) else {
             guard persistent else { return TestDatabase(location: .sqliteMemory, dropStatement: nil) }
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-\(UUID().uuidString).sqlite").path
-            return TestDatabase(location: .sqliteFile(path)) {
-                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-            }
+            return sqliteFile(at: FileManager.default.temporaryDirectory.appendingPathComponent("countersign-\(UUID().uuidString).sqlite").path)
         }
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         try await run("CREATE DATABASE \"\(name)\"", components: components)
@@ -29,6 +26,13 @@ struct TestDatabase {
         testComponents.path = "/" + name
         return TestDatabase(location: .postgres(testComponents.string!)) {
             try await run("DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)", components: components)
+        }
+    }
+
+    /// The SQLite file at `path`, removed with its companion files by `drop`.
+    static func sqliteFile(at path: String) -> TestDatabase {
+        TestDatabase(location: .sqliteFile(path)) {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         }
     }
 

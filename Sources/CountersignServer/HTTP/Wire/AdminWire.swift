@@ -173,6 +173,21 @@ struct SigningKeyView: Content {
     }
 }
 
+/// `POST /admin/v1/backups`: the copy written.
+struct BackupView: Content {
+    /// The file's name in the backup directory.
+    let file: String
+    /// Its absolute path on the server's machine.
+    let path: String
+    let bytes: Int64
+    let createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case file, path, bytes
+        case createdAt = "created_at"
+    }
+}
+
 /// `POST /admin/v1/applications`.
 struct CreateApplicationRequest: Content {
     let id: String

@@ -1,4 +1,6 @@
 import AsyncKit
+import CountersignCore
+import Foundation
 import Logging
 import NIOCore
 import NIOPosix
@@ -54,6 +56,13 @@ struct PostgresStorageEngine: StorageEngine, @unchecked Sendable {
         let sql = PostgresSQLDatabase(session: .transaction(connection), statements: statements, answerLimit: answerLimit, logger: logger)
         // A connection that cannot roll back is not handed to the next caller half-way through.
         return try await sql.runTransaction({ try await body(sql) }, rollbackFailed: { try? await connection.close() })
+    }
+
+    /// Refused: PostgreSQL is backed up with its own tools (docs/DEPLOYMENT.md, "What to back up").
+    func writeBackup(into directory: String, at time: Date) async throws -> DatabaseBackup {
+        throw ServiceError(
+            .conflict, ErrorCode.backupNotAvailable,
+            "This server runs on PostgreSQL: back the database up with PostgreSQL's own tools (pg_basebackup or pg_dump).")
     }
 
     func shutdown() async throws {

@@ -44,4 +44,6 @@ enum SecurityEventKind: String, Sendable {
     case credentialRevoked = "credential_revoked"
     /// The admin linked a user to an application, or unlinked them.
     case userApplicationsChanged = "user_applications_changed"
+    /// The admin had the server write a copy of its database.
+    case databaseBackedUp = "database_backed_up"
 }

@@ -9,6 +9,7 @@ import SQLKit
 /// connections hold the file against other processes and coordinate with one another in memory
 /// (`CSQLiteSettings.h`, `SQLiteFileClaim`).
 struct SQLiteStorageEngine: StorageEngine {
+    private let path: String
     private let pool: DatabasePool
     private let checkpointer: SQLiteCheckpointer
     private let readers: SQLiteReaders
@@ -28,6 +29,7 @@ struct SQLiteStorageEngine: StorageEngine {
         // Another process in the file as it opens (the sqlite3 shell reading it, say) is waited for by
         // SQLite's sleeping busy handler, never by spinning, and the start refused after `busyTimeout`.
         configuration.busyMode = .timeout(Self.busyTimeout)
+        self.path = path
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.requireMinimumVersion(of: pool)
         do {
@@ -82,6 +84,10 @@ struct SQLiteStorageEngine: StorageEngine {
         let database = GRDBSQLDatabase(pool: pool, session: .transaction, logger: logger, eventLoop: eventLoop)
         // IMMEDIATE: the write lock is SQLite's from the start, not at the first write.
         return try await lock.withLock { try await database.runTransaction(begin: "BEGIN IMMEDIATE") { try await body(database) } }
+    }
+
+    func writeBackup(into directory: String, at time: Date) async throws -> DatabaseBackup {
+        try await SQLiteBackup.write(from: path, into: directory, at: time, busyTimeout: Self.busyTimeout)
     }
 
     /// Checkpoint rounds run off the writer's thread so far.

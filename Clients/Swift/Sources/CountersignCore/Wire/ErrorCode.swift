@@ -65,6 +65,8 @@ public enum ErrorCode {
 
     /// The database cannot be reached for the moment (503 with `Retry-After`); nothing was changed.
     public static let databaseUnavailable = "database_unavailable"
+    /// `POST /admin/v1/backups` on a server whose database is backed up with its own tools (PostgreSQL).
+    public static let backupNotAvailable = "backup_not_available"
     /// `GET /readyz`: this instance cannot serve requests now (its database or its notifications are down).
     public static let notReady = "not_ready"
 

@@ -1,0 +1,100 @@
+import CountersignCore
+import CountersignServer
+import Foundation
+import Testing
+
+@Suite("Backups of a running server's database")
+struct BackupTests {
+    /// A backup directory of the test's own, not yet created.
+    private static func backupDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("backups-\(UUID().uuidString)/nightly")
+    }
+
+    private static func mode(_ path: String) throws -> Int? {
+        (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue
+    }
+
+    @Test(
+        "a SQLite backup written while the server runs holds what was committed before it, is its owner's alone, never replaces an earlier one, and a server started on it serves that state",
+        .enabled(if: TestDatabase.postgresURL == nil))
+    func sqliteBackupRestores() async throws {
+        let directory = Self.backupDirectory()
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        let clock = TestClock()
+        let masterKey = TestServer.randomMasterKey()
+        var written: [String] = []
+        try await TestDatabase.with(persistent: true) { database in
+            try await TestServer.run(on: database, clock: clock, masterKey: masterKey, adjust: { $0.backupDirectory = directory.path }) { server in
+                _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+                #expect(try await server.admin(.POST, "applications", json: ["id": "before", "name": "Before"]).status == .created)
+
+                #expect(try await server.send(.POST, "/admin/v1/backups").status == .unauthorized)
+                #expect(!FileManager.default.fileExists(atPath: directory.path), "nothing is written without the admin key")
+                let first = try await server.admin(.POST, "backups")
+                #expect(first.status == .created)
+                // The same instant again (the test's clock stands still): a name of its own, the first kept.
+                let second = try await server.admin(.POST, "backups")
+                #expect(second.status == .created)
+                written = [first, second].compactMap { $0.body["path"]?.stringValue }
+                #expect(written.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } == [directory.path, directory.path])
+                let file = try #require(first.body["file"]?.stringValue)
+                #expect(file.hasPrefix("countersign-") && file.hasSuffix("Z.sqlite"), "\(file)")
+                #expect(second.body["file"]?.stringValue == file.replacingOccurrences(of: ".sqlite", with: "-2.sqlite"))
+                guard case .number(let size) = first.body["bytes"] else { Issue.record("no size: \(first.body)"); return }
+                let stored = (try FileManager.default.attributesOfItem(atPath: written[0])[.size] as? NSNumber)?.intValue
+                #expect(size > 0 && Int(size) == stored)
+                let listed = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+                #expect(listed == [file, try #require(second.body["file"]?.stringValue)], "nothing else is left: \(listed)")
+                #expect(try Self.mode(directory.path) == 0o700)
+                for path in written { #expect(try Self.mode(path) == 0o600, "\(path) is readable by its owner only") }
+                let events = try await server.admin(.GET, "security-events?kind=database_backed_up").body["security_events"]?.arrayValue ?? []
+                #expect(events.compactMap { $0["detail"]?.stringValue } == written.reversed().map { "a copy of the database was written to \($0)" })
+
+                // Committed after the backup: not in it.
+                _ = try await RegisteredPhone.register(server, email: "grace@example.com")
+                #expect(try await server.admin(.POST, "applications", json: ["id": "after", "name": "After"]).status == .created)
+            }
+        }
+        #expect(written.count == 2)
+        for path in written {
+            try await TestServer.run(on: TestDatabase.sqliteFile(at: path), clock: clock, masterKey: masterKey) { restored in
+                let applications = try await restored.admin(.GET, "applications").body.arrayValue?.compactMap { $0["id"]?.stringValue }
+                #expect(applications?.contains("before") == true && applications?.contains("after") == false, "\(applications ?? [])")
+                let users = try await restored.admin(.GET, "users").body.arrayValue ?? []
+                #expect(users.compactMap { $0["email"]?.stringValue } == ["ada@example.com"])
+                let userID = try #require(users.first?["id"]?.stringValue)
+                #expect(try await restored.admin(.GET, "users/\(userID)/devices").body.arrayValue?.count == 1)
+                // The sealed keys open with the same master key: the restored server signs tokens.
+                _ = try await RegisteredPhone.register(restored, email: "linus@example.com")
+            }
+        }
+    }
+
+    @Test("a backup directory that cannot hold the copy fails the request and leaves nothing half-written", .enabled(if: TestDatabase.postgresURL == nil))
+    func unwritableDirectory() async throws {
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("backups-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let notDirectory = parent.appendingPathComponent("taken")
+        try Data("a file, not a directory".utf8).write(to: notDirectory)
+        try await TestServer.run(adjust: { $0.backupDirectory = notDirectory.path }) { server in
+            let refused = try await server.admin(.POST, "backups")
+            #expect(refused.status == .internalServerError)
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.internalError))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == ["taken"])
+            #expect(try await server.admin(.GET, "security-events?kind=database_backed_up").body["security_events"]?.arrayValue == [])
+        }
+    }
+
+    @Test("on PostgreSQL the server refuses to write a backup and points to PostgreSQL's own tools", .enabled(if: TestDatabase.postgresURL != nil))
+    func postgresRefuses() async throws {
+        let directory = Self.backupDirectory()
+        try await TestServer.run(adjust: { $0.backupDirectory = directory.path }) { server in
+            let refused = try await server.admin(.POST, "backups")
+            #expect(refused.status == .conflict)
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.backupNotAvailable))
+            #expect(refused.body["error"]?["message"]?.stringValue?.contains("pg_basebackup") == true)
+            #expect(!FileManager.default.fileExists(atPath: directory.deletingLastPathComponent().path))
+        }
+    }
+}
