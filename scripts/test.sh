@@ -92,6 +92,7 @@ run_pg "$pg_bin/psql" -q -h "$pg_dir" -p "$pg_port" -U postgres -v ON_ERROR_STOP
 # whole suite at once would need more connections than one PostgreSQL cluster should hand out (and
 # two of the several-instance tests stop and restart the cluster, through COUNTERSIGN_TEST_PG_CTL).
 COUNTERSIGN_TEST_DATABASE_URL="postgres://countersign:countersign@127.0.0.1:$pg_port/countersign?sslmode=disable" \
+COUNTERSIGN_TEST_PG_SOCKET="$pg_dir/.s.PGSQL.$pg_port" \
 COUNTERSIGN_TEST_PG_CTL="$pg_ctl_command" \
   swift test --skip-build --no-parallel --filter CountersignServerTests --filter SeveralInstancesTests --filter LoadBalancerTests \
   2>&1 | tee "$log_dir/postgres.log"

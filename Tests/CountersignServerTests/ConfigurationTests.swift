@@ -48,6 +48,19 @@ struct ConfigurationTests {
         #expect(configuration.port == 9100)
     }
 
+    @Test("a postgres+uds URL selects PostgreSQL through its Unix socket; one without a user, socket path or database, or naming another host or a port, is refused")
+    func postgresSocket() throws {
+        let url = "postgres+uds://countersign@localhost/var/run/postgresql/.s.PGSQL.5432#countersign"
+        #expect(try Configuration.load(environment: ["COUNTERSIGN_DATABASE_URL": url]).database == .postgres(url))
+        #expect(DatabaseLocation("postgresql+uds:///var/run/postgresql/.s.PGSQL.5432#cs") == nil, "no user")
+        for refused in [
+            "postgres+uds://u@localhost/#cs", "postgres+uds://u@localhost/var/run/postgresql/.s.PGSQL.5432",
+            "postgres+uds://u@db.example/var/run/postgresql/.s.PGSQL.5432#cs", "postgres+uds://u@localhost:5432/run/.s.PGSQL.5432#cs",
+        ] {
+            #expect(throws: ConfigurationError.self, "\(refused)") { try Configuration.load(environment: ["COUNTERSIGN_DATABASE_URL": refused]) }
+        }
+    }
+
     @Test("every bad variable is named at once")
     func reportsEveryProblem() {
         do {

@@ -64,7 +64,7 @@ public struct Configuration: Sendable {
         Variable(name: "COUNTERSIGN_PORT", defaultValue: "8080", meaning: "port to listen on"),
         Variable(
             name: "COUNTERSIGN_DATABASE_URL", defaultValue: "./countersign.sqlite",
-            meaning: "SQLite file path (or sqlite::memory:) or postgres://user:pass@host:port/db"),
+            meaning: "SQLite file path (or sqlite::memory:), postgres://user:pass@host:port/db or postgres+uds://user@localhost/socket#db"),
         Variable(name: "COUNTERSIGN_PUBLIC_URL", defaultValue: "http://HOST:PORT", meaning: "public base URL, the token issuer"),
         Variable(name: "COUNTERSIGN_ADMIN_KEY", defaultValue: "(generated at first start)", meaning: "bearer key for /admin/v1"),
         Variable(name: "COUNTERSIGN_JOURNEYS_DIR", defaultValue: "./journeys", meaning: "directory of journey YAML files"),
@@ -164,7 +164,10 @@ public struct Configuration: Sendable {
         if let raw = value("COUNTERSIGN_DATABASE_URL") {
             switch DatabaseLocation(raw) {
             case .some(let location): database = location
-            case .none: problems.append("COUNTERSIGN_DATABASE_URL must be a SQLite path, sqlite::memory: or a postgres:// URL with a host and database")
+            case .none:
+                problems.append(
+                    "COUNTERSIGN_DATABASE_URL must be a SQLite path, sqlite::memory:, a postgres:// URL with a host and database, "
+                        + "or a postgres+uds://user@localhost/socket/path#database URL")
             }
         }
         var publicURL: String?
@@ -241,6 +244,12 @@ public enum DatabaseLocation: Sendable, Equatable {
     public init?(_ text: String) {
         if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
             guard let url = URL(string: text), url.host != nil, url.path.count > 1 else { return nil }
+            self = .postgres(text)
+        } else if text.hasPrefix("postgres+uds://") || text.hasPrefix("postgresql+uds://") {
+            // PostgreSQL on this machine, through its Unix socket: `postgres+uds://user@localhost/path/to/.s.PGSQL.5432#database`.
+            guard let url = URLComponents(string: text), url.user != nil, [nil, "", "localhost"].contains(url.host), url.port == nil,
+                url.path.count > 1, url.fragment?.isEmpty == false
+            else { return nil }
             self = .postgres(text)
         } else if text == "sqlite::memory:" {
             self = .sqliteMemory

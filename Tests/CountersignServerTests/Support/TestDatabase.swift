@@ -14,6 +14,19 @@ struct TestDatabase {
         ProcessInfo.processInfo.environment["COUNTERSIGN_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// The Unix socket of the PostgreSQL server of `postgresURL` (`COUNTERSIGN_TEST_PG_SOCKET`), when the test script names it.
+    static var postgresSocket: String? {
+        ProcessInfo.processInfo.environment["COUNTERSIGN_TEST_PG_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// This PostgreSQL database, reached through `socket` instead of TCP; dropped through this one.
+    func throughSocket(_ socket: String) throws -> TestDatabase {
+        guard case .postgres(let url) = location, let components = URLComponents(string: url), let user = components.user else {
+            throw TestDatabaseNotPostgres()
+        }
+        return TestDatabase(location: .postgres("postgres+uds://\(user)@localhost\(socket)#\(components.path.dropFirst())"), dropStatement: nil)
+    }
+
     /// `persistent`: on SQLite, a file that outlives one server, for tests that restart it.
     static func make(persistent: Bool = false) async throws -> TestDatabase {
         guard let adminURL = postgresURL, let components = URLComponents(string: adminURL) else {
@@ -69,3 +82,5 @@ struct TestDatabase {
         }
     }
 }
+
+struct TestDatabaseNotPostgres: Error {}
