@@ -30,25 +30,26 @@ struct BackupTests {
 
                 #expect(try await server.send(.POST, "/admin/v1/backups").status == .unauthorized)
                 #expect(!FileManager.default.fileExists(atPath: directory.path), "nothing is written without the admin key")
-                let first = try await server.admin(.POST, "backups")
-                #expect(first.status == .created)
-                // The same instant again (the test's clock stands still): a name of its own, the first kept.
-                let second = try await server.admin(.POST, "backups")
-                #expect(second.status == .created)
+                // Two at once, at the same instant (the test's clock stands still): each a name of its own.
+                async let one = server.admin(.POST, "backups")
+                async let other = server.admin(.POST, "backups")
+                let (first, second) = try await (one, other)
+                #expect(first.status == .created && second.status == .created)
                 written = [first, second].compactMap { $0.body["path"]?.stringValue }
                 #expect(written.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } == [directory.path, directory.path])
-                let file = try #require(first.body["file"]?.stringValue)
+                let files = Set([first, second].compactMap { $0.body["file"]?.stringValue })
+                let file = try #require(files.min { $0.count < $1.count })
                 #expect(file.hasPrefix("countersign-") && file.hasSuffix("Z.sqlite"), "\(file)")
-                #expect(second.body["file"]?.stringValue == file.replacingOccurrences(of: ".sqlite", with: "-2.sqlite"))
+                #expect(files == [file, file.replacingOccurrences(of: ".sqlite", with: "-2.sqlite")])
                 guard case .number(let size) = first.body["bytes"] else { Issue.record("no size: \(first.body)"); return }
                 let stored = (try FileManager.default.attributesOfItem(atPath: written[0])[.size] as? NSNumber)?.intValue
                 #expect(size > 0 && Int(size) == stored)
                 let listed = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
-                #expect(listed == [file, try #require(second.body["file"]?.stringValue)], "nothing else is left: \(listed)")
+                #expect(listed == files, "nothing else is left: \(listed)")
                 #expect(try Self.mode(directory.path) == 0o700)
                 for path in written { #expect(try Self.mode(path) == 0o600, "\(path) is readable by its owner only") }
                 let events = try await server.admin(.GET, "security-events?kind=database_backed_up").body["security_events"]?.arrayValue ?? []
-                #expect(events.compactMap { $0["detail"]?.stringValue } == written.reversed().map { "a copy of the database was written to \($0)" })
+                #expect(Set(events.compactMap { $0["detail"]?.stringValue }) == Set(written.map { "a copy of the database was written to \($0)" }))
 
                 // Committed after the backup: not in it.
                 _ = try await RegisteredPhone.register(server, email: "grace@example.com")
@@ -70,18 +71,26 @@ struct BackupTests {
         }
     }
 
-    @Test("a backup directory that cannot hold the copy fails the request and leaves nothing half-written", .enabled(if: TestDatabase.postgresURL == nil))
-    func unwritableDirectory() async throws {
+    @Test(
+        "a backup directory that is a file, or one other users may write in (they could swap the copy), is refused, and nothing is written",
+        .enabled(if: TestDatabase.postgresURL == nil), arguments: ["a file", "open to others"])
+    func refusedDirectory(kind: String) async throws {
         let parent = FileManager.default.temporaryDirectory.appendingPathComponent("backups-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: parent) }
-        let notDirectory = parent.appendingPathComponent("taken")
-        try Data("a file, not a directory".utf8).write(to: notDirectory)
-        try await TestServer.run(adjust: { $0.backupDirectory = notDirectory.path }) { server in
+        let taken = parent.appendingPathComponent("taken")
+        if kind == "a file" {
+            try Data("a file, not a directory".utf8).write(to: taken)
+        } else {
+            try FileManager.default.createDirectory(at: taken, withIntermediateDirectories: false)
+            #expect(chmod(taken.path, 0o777) == 0)
+        }
+        try await TestServer.run(adjust: { $0.backupDirectory = taken.path }) { server in
             let refused = try await server.admin(.POST, "backups")
             #expect(refused.status == .internalServerError)
             #expect(refused.body["error"]?["code"] == .string(ErrorCode.internalError))
             #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == ["taken"])
+            if kind == "open to others" { #expect(try FileManager.default.contentsOfDirectory(atPath: taken.path) == []) }
             #expect(try await server.admin(.GET, "security-events?kind=database_backed_up").body["security_events"]?.arrayValue == [])
         }
     }

@@ -18,7 +18,13 @@ struct BackupRoutes: RouteCollection {
     func backUp(request: Request) async throws -> Response {
         let time = clock.now()
         let backup = try await storage.writeBackup(into: directory, at: time)
-        try await securityEvents.recordNow(.databaseBackedUp, detail: "a copy of the database was written to \(backup.path)")
+        do {
+            try await securityEvents.recordNow(.databaseBackedUp, detail: "a copy of the database was written to \(backup.path)")
+        } catch {
+            // No copy of the database without its record.
+            try? FileManager.default.removeItem(atPath: backup.path)
+            throw error
+        }
         let file = URL(fileURLWithPath: backup.path).lastPathComponent
         return try .wire(BackupView(file: file, path: backup.path, bytes: backup.bytes, createdAt: time), status: .created)
     }

@@ -4,27 +4,39 @@ import GRDB
 /// A copy of the running server's SQLite database, written while it goes on serving.
 ///
 /// The server holds its file alone (`SQLiteFileClaim`), so no other program can copy it consistently
-/// while it runs; the server writes the copy itself instead. `VACUUM INTO` runs on a read-only
-/// connection of its own: the copy is the last commit before it began, and no writer waits for it (in
-/// WAL mode a read holds no lock a commit needs). The file appears under its final name only once it is
-/// whole and synced to the disk, readable by its owner only, like the database.
+/// while it runs; the server writes the copy itself instead. `VACUUM INTO` runs on one of the pool's
+/// read-only connections: the copy is the last commit before it began, no writer waits for it (in WAL
+/// mode a read holds no lock a commit needs), and the engine's shutdown waits for it before letting the
+/// file go. The file appears under its final name only once it is whole and synced to the disk, readable
+/// by its owner only, like the database.
 enum SQLiteBackup {
-    /// Writes a copy of the database at `path` into `directory` (created, mode 0700, when missing), named
-    /// after `time`; a name already taken gets `-2`, `-3`, … so that no backup ever replaces another.
-    static func write(from path: String, into directory: String, at time: Date, busyTimeout: TimeInterval) async throws -> DatabaseBackup {
+    /// Writes a copy of `pool`'s database into `directory` (created, mode 0700, when missing; refused when
+    /// others may write in it), named after `time`; a name already taken gets `-2`, `-3`, … so that no
+    /// backup ever replaces another.
+    static func write(from pool: DatabasePool, into directory: String, at time: Date) async throws -> DatabaseBackup {
         let directory = URL(fileURLWithPath: directory).standardizedFileURL
-        try createDirectory(directory)
+        try prepareDirectory(directory)
         let partial = directory.appendingPathComponent(".countersign-backup-\(UUID().uuidString).partial").path
         // Created empty first, so that it is the owner's alone from its first byte (VACUUM INTO accepts an empty file).
         let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw BackupFailed(directory: directory.path, problem: "cannot be written to", errno: errno) }
+        guard descriptor >= 0 else {
+            let failure = errno
+            throw BackupFailed(directory: directory.path, problem: "cannot be written to", errno: failure)
+        }
         close(descriptor)
+        let final: String
         do {
-            try await copy(database: path, into: partial, busyTimeout: busyTimeout)
+            // Outside any transaction, as VACUUM must be.
+            try await pool.unsafeRead { db in try db.execute(sql: "VACUUM INTO ?", arguments: [partial]) }
             let bytes = try sync(partial, directory: directory.path)
-            let final = try link(partial, into: directory, named: fileName(at: time))
+            final = try link(partial, into: directory, named: fileName(at: time))
             unlink(partial)
-            try syncDirectory(directory.path)
+            do {
+                try syncDirectory(directory.path)
+            } catch {
+                unlink(final)
+                throw error
+            }
             return DatabaseBackup(path: final, bytes: bytes)
         } catch {
             unlink(partial)
@@ -32,32 +44,29 @@ enum SQLiteBackup {
         }
     }
 
-    private static func createDirectory(_ directory: URL) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw BackupFailed(directory: directory.path, problem: "is not a directory") }
+    /// Creates `directory` with mode 0700 (and syncs its parent, so that it outlives a power loss), or
+    /// checks that no one else may write in it: another user could swap the copy while it is written.
+    private static func prepareDirectory(_ directory: URL) throws {
+        var status = stat()
+        if stat(directory.path, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFDIR else { throw BackupFailed(directory: directory.path, problem: "is not a directory") }
+            guard status.st_uid == geteuid(), status.st_mode & 0o022 == 0 else {
+                throw BackupFailed(directory: directory.path, problem: "may be written by other users; give it to the server's user with mode 0700")
+            }
             return
         }
+        let parent = directory.deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
         } catch {
             throw BackupFailed(directory: directory.path, problem: "cannot be created (\(error.localizedDescription))")
         }
-    }
-
-    private static func copy(database path: String, into destination: String, busyTimeout: TimeInterval) async throws {
-        var configuration = GRDB.Configuration()
-        configuration.readonly = true
-        configuration.busyMode = .timeout(busyTimeout)
-        let connection = try DatabaseQueue(path: path, configuration: configuration)
-        do {
-            // Outside any transaction, as VACUUM must be; on GRDB's own thread for the connection.
-            try await connection.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [destination]) }
-        } catch {
-            try? connection.close()
-            throw error
+        let path = directory.path
+        guard mkdir(path, 0o700) == 0 else {
+            let failure = errno
+            throw BackupFailed(directory: path, problem: "cannot be created", errno: failure)
         }
-        try connection.close()
+        try syncDirectory(parent.path)
     }
 
     /// Flushes the file at `path` to the disk; returns its size.
@@ -77,7 +86,8 @@ enum SQLiteBackup {
         for attempt in 1...1000 {
             let candidate = directory.appendingPathComponent(name.stem + (attempt == 1 ? "" : "-\(attempt)") + name.suffix).path
             if Foundation.link(partial, candidate) == 0 { return candidate }
-            guard errno == EEXIST else { throw BackupFailed(directory: directory.path, problem: "cannot be written to", errno: errno) }
+            let failure = errno
+            guard failure == EEXIST else { throw BackupFailed(directory: directory.path, problem: "cannot be written to", errno: failure) }
         }
         throw BackupFailed(directory: directory.path, problem: "already holds a thousand backups named \(name.stem)")
     }

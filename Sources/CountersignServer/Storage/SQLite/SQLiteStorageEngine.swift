@@ -9,7 +9,6 @@ import SQLKit
 /// connections hold the file against other processes and coordinate with one another in memory
 /// (`CSQLiteSettings.h`, `SQLiteFileClaim`).
 struct SQLiteStorageEngine: StorageEngine {
-    private let path: String
     private let pool: DatabasePool
     private let checkpointer: SQLiteCheckpointer
     private let readers: SQLiteReaders
@@ -29,7 +28,6 @@ struct SQLiteStorageEngine: StorageEngine {
         // Another process in the file as it opens (the sqlite3 shell reading it, say) is waited for by
         // SQLite's sleeping busy handler, never by spinning, and the start refused after `busyTimeout`.
         configuration.busyMode = .timeout(Self.busyTimeout)
-        self.path = path
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.requireMinimumVersion(of: pool)
         do {
@@ -87,7 +85,7 @@ struct SQLiteStorageEngine: StorageEngine {
     }
 
     func writeBackup(into directory: String, at time: Date) async throws -> DatabaseBackup {
-        try await SQLiteBackup.write(from: path, into: directory, at: time, busyTimeout: Self.busyTimeout)
+        try await SQLiteBackup.write(from: pool, into: directory, at: time)
     }
 
     /// Checkpoint rounds run off the writer's thread so far.
