@@ -95,6 +95,19 @@ struct BackupTests {
         }
     }
 
+    @Test("a backup whose security event cannot be stored is removed: no copy of the database exists without its record", .enabled(if: TestDatabase.postgresURL == nil))
+    func unrecordedBackupRemoved() async throws {
+        let directory = Self.backupDirectory()
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        try await TestServer.run(adjust: { $0.backupDirectory = directory.path }) { server in
+            // The record's table gone, so the event's insert fails after the copy is written.
+            try await #require(server.app.countersignSQL).raw("DROP TABLE security_events").run()
+            let refused = try await server.admin(.POST, "backups")
+            #expect(refused.status == .internalServerError)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [], "the copy was written, then removed")
+        }
+    }
+
     @Test("on PostgreSQL the server refuses to write a backup and points to PostgreSQL's own tools", .enabled(if: TestDatabase.postgresURL != nil))
     func postgresRefuses() async throws {
         let directory = Self.backupDirectory()

@@ -112,8 +112,8 @@ public enum CountersignApp {
         try app.register(collection: SecurityEventRoutes(verifier: adminKeys, storage: storage))
         try app.register(collection: EnrollmentRoutes(verifier: adminKeys, storage: storage, codes: enrollmentCodes))
         try app.register(collection: StatsRoutes(verifier: adminKeys, storage: storage, openWaits: openWaits, clock: clock))
-        try app.register(collection: BackupRoutes(
-            verifier: adminKeys, storage: storage, directory: configuration.backupDirectory, clock: clock, securityEvents: securityEvents))
+        try app.register(collection: BackupRoutes(verifier: adminKeys, backups: DatabaseBackups(
+            storage: storage, directory: configuration.backupDirectory, clock: clock, securityEvents: securityEvents)))
         try app.register(collection: PushAdminRoutes(
             verifier: adminKeys, storage: storage, secrets: secretBox, securityEvents: securityEvents, clock: clock))
     }

@@ -24,12 +24,11 @@ enum SQLiteBackup {
             throw BackupFailed(directory: directory.path, problem: "cannot be written to", errno: failure)
         }
         close(descriptor)
-        let final: String
         do {
             // Outside any transaction, as VACUUM must be.
             try await pool.unsafeRead { db in try db.execute(sql: "VACUUM INTO ?", arguments: [partial]) }
             let bytes = try sync(partial, directory: directory.path)
-            final = try link(partial, into: directory, named: fileName(at: time))
+            let final = try link(partial, into: directory, named: fileName(at: time))
             unlink(partial)
             do {
                 try syncDirectory(directory.path)
