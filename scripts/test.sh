@@ -21,6 +21,7 @@ command -v npm >/dev/null 2>&1 || missing+=(npm)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 command -v zbarimg >/dev/null 2>&1 || missing+=(zbar-tools)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3 python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "==> installing ${missing[*]}"
@@ -82,6 +83,19 @@ synchronous_commit = off
 max_connections = 200
 autovacuum = off
 CONF
+# TLS with a certificate for localhost from an authority of the tests' own (COUNTERSIGN_TEST_PG_CA): the
+# TLS tests reach the cluster with sslmode=require and that authority in sslrootcert. The suites' own URL
+# says sslmode=disable.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=Countersign test authority" \
+  -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" \
+  -keyout "$pg_dir/ca.key" -out "$pg_dir/ca.pem" 2>/dev/null
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=localhost" \
+  -keyout "$pg_dir/data/server.key" -out "$pg_dir/server.csr" 2>/dev/null
+openssl x509 -req -in "$pg_dir/server.csr" -CA "$pg_dir/ca.pem" -CAkey "$pg_dir/ca.key" -CAcreateserial -days 2 \
+  -extfile <(printf "subjectAltName=DNS:localhost\nextendedKeyUsage=serverAuth") -out "$pg_dir/data/server.crt" 2>/dev/null
+chmod 600 "$pg_dir/data/server.key"
+[ "$(id -u)" = 0 ] && chown postgres "$pg_dir/data/server.key" "$pg_dir/data/server.crt"
+echo "ssl = on" >>"$pg_dir/data/postgresql.conf"
 pg_ctl_command="$pg_bin/pg_ctl -D $pg_dir/data -l $pg_dir/log"
 [ "$(id -u)" = 0 ] && pg_ctl_command="runuser -u postgres -- $pg_ctl_command"
 run_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/log" -w start >/dev/null
@@ -93,6 +107,7 @@ run_pg "$pg_bin/psql" -q -h "$pg_dir" -p "$pg_port" -U postgres -v ON_ERROR_STOP
 # two of the several-instance tests stop and restart the cluster, through COUNTERSIGN_TEST_PG_CTL).
 COUNTERSIGN_TEST_DATABASE_URL="postgres://countersign:countersign@127.0.0.1:$pg_port/countersign?sslmode=disable" \
 COUNTERSIGN_TEST_PG_SOCKET="$pg_dir/.s.PGSQL.$pg_port" \
+COUNTERSIGN_TEST_PG_CA="$pg_dir/ca.pem" \
 COUNTERSIGN_TEST_PG_CTL="$pg_ctl_command" \
   swift test --skip-build --no-parallel --filter CountersignServerTests --filter SeveralInstancesTests --filter LoadBalancerTests \
   2>&1 | tee "$log_dir/postgres.log"

@@ -64,7 +64,7 @@ public struct Configuration: Sendable {
         Variable(name: "COUNTERSIGN_PORT", defaultValue: "8080", meaning: "port to listen on"),
         Variable(
             name: "COUNTERSIGN_DATABASE_URL", defaultValue: "./countersign.sqlite",
-            meaning: "SQLite file path (or sqlite::memory:), postgres://user:pass@host:port/db or postgres+uds://user@localhost/socket#db"),
+            meaning: "SQLite file path (or sqlite::memory:), postgres://user:pass@host:port/db (TLS unless on this machine or sslmode=disable; sslrootcert=CA file) or postgres+uds://user@localhost/socket#db"),
         Variable(name: "COUNTERSIGN_PUBLIC_URL", defaultValue: "http://HOST:PORT", meaning: "public base URL, the token issuer"),
         Variable(name: "COUNTERSIGN_ADMIN_KEY", defaultValue: "(generated at first start)", meaning: "bearer key for /admin/v1"),
         Variable(name: "COUNTERSIGN_JOURNEYS_DIR", defaultValue: "./journeys", meaning: "directory of journey YAML files"),
@@ -163,7 +163,15 @@ public struct Configuration: Sendable {
         var database = DatabaseLocation.sqliteFile("./countersign.sqlite")
         if let raw = value("COUNTERSIGN_DATABASE_URL") {
             switch DatabaseLocation(raw) {
-            case .some(let location): database = location
+            case .some(let location):
+                database = location
+                if case .postgres(let url) = location {
+                    do throws(PostgresTransportSecurity.Refusal) {
+                        _ = try PostgresTransportSecurity(url: url)
+                    } catch {
+                        problems.append("COUNTERSIGN_DATABASE_URL: \(error.reason)")
+                    }
+                }
             case .none:
                 problems.append(
                     "COUNTERSIGN_DATABASE_URL must be a SQLite path, sqlite::memory:, a postgres:// URL with a host and database, "

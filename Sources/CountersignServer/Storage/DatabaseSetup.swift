@@ -17,7 +17,11 @@ enum DatabaseSetup {
             let configuration = try postgresConfiguration(url)
             let migrating = Databases(threadPool: app.threadPool, on: app.eventLoopGroup)
             migrating.use(.postgres(configuration: configuration, sqlLogLevel: sqlLogLevel), as: .psql)
-            try await migrateThenClose(migrating, app: app)
+            do {
+                try await migrateThenClose(migrating, app: app)
+            } catch {
+                throw PostgresTLSFailure.explaining(error, url: url)
+            }
             let engine = PostgresStorageEngine(
                 configuration: limitingStatements(configuration), waitLimit: postgresWaitLimit, answerLimit: postgresAnswerLimit,
                 eventLoopGroup: app.eventLoopGroup, logger: app.logger)
@@ -58,9 +62,11 @@ enum DatabaseSetup {
         return limited
     }
 
-    /// The connection settings of a `postgres://` URL, with `postgresWaitLimit` to connect.
+    /// The connection settings of a `postgres://` URL, with `postgresWaitLimit` to connect and the TLS
+    /// `PostgresTransportSecurity` decides.
     static func postgresConfiguration(_ url: String) throws -> SQLPostgresConfiguration {
         var configuration = try SQLPostgresConfiguration(url: url)
+        configuration.coreConfiguration.tls = try PostgresTransportSecurity(url: url).tls()
         configuration.coreConfiguration.options.connectTimeout = postgresWaitLimit
         return configuration
     }

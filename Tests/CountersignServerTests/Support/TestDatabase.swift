@@ -19,6 +19,12 @@ struct TestDatabase {
         ProcessInfo.processInfo.environment["COUNTERSIGN_TEST_PG_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// The certificate of the authority that issued the certificate of `postgresURL`'s server for `localhost`
+    /// (`COUNTERSIGN_TEST_PG_CA`), when the test script names it.
+    static var postgresAuthority: String? {
+        ProcessInfo.processInfo.environment["COUNTERSIGN_TEST_PG_CA"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     /// This PostgreSQL database, reached through `socket` instead of TCP; dropped through this one.
     func throughSocket(_ socket: String) throws -> TestDatabase {
         guard case .postgres(let url) = location, let components = URLComponents(string: url), let user = components.user else {
@@ -40,6 +46,11 @@ struct TestDatabase {
         return TestDatabase(location: .postgres(testComponents.string!)) {
             try await run("DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)", components: components)
         }
+    }
+
+    /// The database at `location`, which the test removes itself if it must.
+    static func at(_ location: DatabaseLocation) -> TestDatabase {
+        TestDatabase(location: location, dropStatement: nil)
     }
 
     /// The SQLite file at `path`, removed with its companion files by `drop`.

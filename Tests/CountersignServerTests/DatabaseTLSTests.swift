@@ -1,0 +1,180 @@
+import CountersignCore
+import CountersignServer
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Synchronization
+import Testing
+import Vapor
+
+@Suite("TLS to PostgreSQL")
+struct DatabaseTLSTests {
+    @Test("a database on another host is reached over TLS only: when the other end answers that it has none, the server stops before it sends its user name or password")
+    func strippedTLS() async throws {
+        // The machine's own name: not `localhost` or a loopback address as written, so the server takes it
+        // for another host, and it still reaches the listener below.
+        let host = ProcessInfo.processInfo.hostName
+        try #require(!["localhost", "127.0.0.1", "::1"].contains(host.lowercased()))
+        let database = try await PlainTextDatabase.start()
+        let error = await startRefusal(database: "postgres://countersign:secret-password-0123@\(host):\(database.port)/countersign")
+        await database.stop()
+        let connections = database.received
+        #expect(!connections.isEmpty, "the server reached the stand-in")
+        for bytes in connections {
+            #expect(bytes == PlainTextDatabase.tlsRequest, "a connection sent only its request for TLS, nothing in plain text")
+        }
+        #expect("\(error)".contains("answered that it has no TLS"), "\(error)")
+    }
+
+    @Test("sslmode=prefer for a database on another host, an unknown sslmode, and an unreadable or unused sslrootcert are refused at start")
+    func refusedURLs() {
+        for refused in [
+            "postgres://u:p@db.example:5432/cs?sslmode=prefer", "postgres://u:p@10.0.0.7/cs?ssl=true", "postgres://u:p@db.example/cs?sslmode=sometimes",
+            "postgres://u:p@db.example/cs?sslmode=require&sslrootcert=/nonexistent/ca.pem",
+            "postgres://u:p@db.example/cs?sslmode=disable&sslrootcert=\(#filePath)",
+        ] {
+            #expect(throws: ConfigurationError.self, "\(refused)") { try Configuration.load(environment: ["COUNTERSIGN_DATABASE_URL": refused]) }
+        }
+        for accepted in [
+            "postgres://u:p@db.example/cs", "postgres://u:p@db.example/cs?sslmode=verify-full&sslrootcert=\(#filePath)",
+            "postgres://u:p@db.example/cs?sslmode=disable", "postgres://u:p@127.0.0.1/cs?sslmode=prefer", "postgres://u:p@localhost/cs",
+        ] {
+            #expect(throws: Never.self, "\(accepted)") { try Configuration.load(environment: ["COUNTERSIGN_DATABASE_URL": accepted]) }
+        }
+    }
+}
+
+/// The test script's PostgreSQL cluster offers TLS with a certificate for `localhost` from an authority of
+/// the tests' own (`TestDatabase.postgresAuthority`).
+@Suite("TLS to a real PostgreSQL", .enabled(if: TestDatabase.postgresURL != nil && TestDatabase.postgresAuthority != nil))
+struct DatabaseTLSOnPostgres {
+
+    @Test("with sslmode=require and the operator's authority in sslrootcert, every connection of the server to PostgreSQL is encrypted, and a flow finishes")
+    func encryptedFlow() async throws {
+        try await TestDatabase.with { database in
+            let url = try Self.url(of: database, host: "localhost", query: "sslmode=require&sslrootcert=\(try #require(TestDatabase.postgresAuthority))")
+            try await TestServer.run(on: .at(.postgres(url)), clock: TestClock(), masterKey: TestServer.randomMasterKey()) { server in
+                try await eventually("the instance is ready") { try await server.send(.GET, "/readyz").status == .ok }
+                let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+                let browser = TestBrowser(server)
+                _ = try await browser.signIn(email: "ada@example.com")
+                _ = try await phone.approve()
+                let claims = try await server.verifiedClaims(try #require(try await browser.poll().token))
+                #expect(claims.deviceID == phone.deviceID)
+                let (encrypted, all) = try await Self.connections(to: database)
+                #expect(all >= 2, "the stores' connections and the one listening for events")
+                #expect(encrypted == all)
+            }
+        }
+    }
+
+    @Test("a certificate the server cannot verify (from an authority it was not told to trust, or for another name) stops it at start")
+    func unverifiedCertificate() async throws {
+        try await TestDatabase.with { database in
+            let authority = try #require(TestDatabase.postgresAuthority)
+            let untrusted = await startRefusal(database: try Self.url(of: database, host: "localhost", query: "sslmode=require"))
+            #expect("\(untrusted)".contains("CERTIFICATE_VERIFY_FAILED"), "\(untrusted)")
+            // The cluster's certificate names `localhost`; the machine's own name reaches the same cluster.
+            let host = ProcessInfo.processInfo.hostName
+            try #require(host.lowercased() != "localhost")
+            let otherName = await startRefusal(database: try Self.url(of: database, host: host, query: "sslrootcert=\(authority)"))
+            #expect("\(otherName)".contains("failedToValidateHostname"), "\(otherName)")
+        }
+    }
+
+    /// `database`'s URL with `host` and `query` in place of the test script's.
+    private static func url(of database: TestDatabase, host: String, query: String) throws -> String {
+        guard case .postgres(let url) = database.location, var components = URLComponents(string: url) else { throw TestDatabaseNotPostgres() }
+        components.host = host
+        components.query = query
+        return try #require(components.string)
+    }
+
+    /// How many of the connections to `database` (other than this one's) are encrypted, and how many there are.
+    private static func connections(to database: TestDatabase) async throws -> (encrypted: Int, all: Int) {
+        guard case .postgres(let url) = database.location, let components = URLComponents(string: url) else { throw TestDatabaseNotPostgres() }
+        let name = String(components.path.dropFirst())
+        let logger = Logger(label: "countersign.tests.tls")
+        let connection = try await PostgresConnection.connect(
+            configuration: .init(
+                host: components.host ?? "127.0.0.1", port: components.port ?? 5432, username: components.user ?? "postgres",
+                password: components.password, database: name, tls: .disable),
+            id: 1, logger: logger)
+        do {
+            let rows = try await connection.query(
+                "SELECT count(*) FILTER (WHERE s.ssl), count(*) FROM pg_stat_activity a JOIN pg_stat_ssl s ON s.pid = a.pid WHERE a.datname = \(name) AND a.pid <> pg_backend_pid()",
+                logger: logger)
+            var counts = (encrypted: 0, all: 0)
+            for try await (encrypted, all) in rows.decode((Int, Int).self) { counts = (encrypted, all) }
+            try await connection.close()
+            return counts
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+}
+
+/// Configures a server on `database`, which must fail; returns why (and records an issue if it started).
+private func startRefusal(database url: String) async -> any Error {
+    let configuration = Configuration(
+        database: .postgres(url), adminKey: TestServer.adminKey, journeysDirectory: TestServer.journeysDirectory,
+        masterKey: TestServer.randomMasterKey())
+    do {
+        let app = try await Application.make(.testing)
+        do {
+            try await CountersignApp.configure(app, configuration: configuration)
+        } catch {
+            try await app.asyncShutdown()
+            return error
+        }
+        try await app.asyncShutdown()
+    } catch {
+        return error
+    }
+    Issue.record("the server started on \(url)")
+    return CancellationError()
+}
+
+/// A stand-in for a PostgreSQL server without TLS, or for someone on the way who says the server has
+/// none: it answers the client's request for TLS with "no" and keeps every byte each connection sends.
+private final class PlainTextDatabase: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    /// PostgreSQL's SSLRequest: its length (8) and the code 80877103.
+    static let tlsRequest: [UInt8] = [0, 0, 0, 8, 0x04, 0xD2, 0x16, 0x2F]
+
+    private let connections = Mutex<[ObjectIdentifier: [UInt8]]>([:])
+    private let channel = Mutex<(any Channel)?>(nil)
+
+    var received: [[UInt8]] { connections.withLock { Array($0.values) } }
+    var port: Int { channel.withLock { $0?.localAddress?.port ?? 0 } }
+
+    static func start() async throws -> PlainTextDatabase {
+        let database = PlainTextDatabase()
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in channel.pipeline.addHandler(database) }
+            .bind(host: "0.0.0.0", port: 0).get()
+        database.channel.withLock { $0 = channel }
+        return database
+    }
+
+    func stop() async {
+        try? await channel.withLock { $0 }?.close()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var buffer = unwrapInboundIn(data)
+        let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+        let total = connections.withLock { all in
+            all[ObjectIdentifier(context.channel), default: []] += bytes
+            return all[ObjectIdentifier(context.channel)] ?? []
+        }
+        if total == Self.tlsRequest {
+            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: "N")), promise: nil)
+        }
+    }
+}
