@@ -1,4 +1,5 @@
 import CountersignCore
+import CountersignPushTesting
 import CountersignServer
 import Foundation
 import Logging
@@ -28,17 +29,29 @@ struct DatabaseTLSTests {
         #expect("\(error)".contains("answered that it has no TLS"), "\(error)")
     }
 
-    @Test("sslmode=prefer for a database on another host, an unknown sslmode, and an unreadable or unused sslrootcert are refused at start")
-    func refusedURLs() {
-        for refused in [
-            "postgres://u:p@db.example:5432/cs?sslmode=prefer", "postgres://u:p@10.0.0.7/cs?ssl=true", "postgres://u:p@db.example/cs?sslmode=sometimes",
-            "postgres://u:p@db.example/cs?sslmode=require&sslrootcert=/nonexistent/ca.pem",
-            "postgres://u:p@db.example/cs?sslmode=disable&sslrootcert=\(#filePath)",
+    @Test("sslmode=prefer for a database on another host, an unknown sslmode, TLS through the Unix socket, and an sslrootcert that is unused or no file of PEM certificates are refused at start, each with its reason")
+    func refusedURLs() throws {
+        let authority = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-\(UUID().uuidString).pem").path
+        try TestCertificateAuthority().rootCertificatePEM.write(toFile: authority, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: authority) }
+        for (refused, reason) in [
+            ("postgres://u:p@db.example:5432/cs?sslmode=prefer", "sslmode=prefer would go on in plain text"),
+            ("postgres://u:p@10.0.0.7/cs?ssl=true", "ssl=true would go on in plain text"),
+            ("postgres://u:p@db.example/cs?sslmode=Require", "sslmode=Require is none of"),
+            ("postgres+uds://u@localhost/run/.s.PGSQL.5432?sslmode=require#cs", "no TLS through its Unix socket"),
+            ("postgres://u:p@db.example/cs?sslmode=require&sslrootcert=/nonexistent/ca.pem", "not a readable file of PEM certificates"),
+            ("postgres://u:p@db.example/cs?sslrootcert=\(#filePath)", "not a readable file of PEM certificates"),
+            ("postgres://u:p@db.example/cs?sslmode=disable&sslrootcert=\(authority)", "sslrootcert is given, but TLS is off"),
         ] {
-            #expect(throws: ConfigurationError.self, "\(refused)") { try Configuration.load(environment: ["COUNTERSIGN_DATABASE_URL": refused]) }
+            do {
+                _ = try Configuration.load(environment: ["COUNTERSIGN_DATABASE_URL": refused])
+                Issue.record("\(refused) was accepted")
+            } catch {
+                #expect(error.problems.contains { $0.hasPrefix("COUNTERSIGN_DATABASE_URL: ") && $0.contains(reason) }, "\(refused): \(error)")
+            }
         }
         for accepted in [
-            "postgres://u:p@db.example/cs", "postgres://u:p@db.example/cs?sslmode=verify-full&sslrootcert=\(#filePath)",
+            "postgres://u:p@db.example/cs", "postgres://u:p@db.example/cs?sslmode=verify-full&sslrootcert=\(authority)",
             "postgres://u:p@db.example/cs?sslmode=disable", "postgres://u:p@127.0.0.1/cs?sslmode=prefer", "postgres://u:p@localhost/cs",
         ] {
             #expect(throws: Never.self, "\(accepted)") { try Configuration.load(environment: ["COUNTERSIGN_DATABASE_URL": accepted]) }
@@ -76,10 +89,9 @@ struct DatabaseTLSOnPostgres {
             let authority = try #require(TestDatabase.postgresAuthority)
             let untrusted = await startRefusal(database: try Self.url(of: database, host: "localhost", query: "sslmode=require"))
             #expect("\(untrusted)".contains("CERTIFICATE_VERIFY_FAILED"), "\(untrusted)")
-            // The cluster's certificate names `localhost`; the machine's own name reaches the same cluster.
-            let host = ProcessInfo.processInfo.hostName
-            try #require(host.lowercased() != "localhost")
-            let otherName = await startRefusal(database: try Self.url(of: database, host: host, query: "sslrootcert=\(authority)"))
+            // The cluster's certificate names `localhost` only, not the address 127.0.0.1 that reaches it too.
+            let otherName = await startRefusal(
+                database: try Self.url(of: database, host: "127.0.0.1", query: "sslmode=require&sslrootcert=\(authority)"))
             #expect("\(otherName)".contains("failedToValidateHostname"), "\(otherName)")
         }
     }
@@ -140,23 +152,27 @@ private func startRefusal(database url: String) async -> any Error {
 
 /// A stand-in for a PostgreSQL server without TLS, or for someone on the way who says the server has
 /// none: it answers the client's request for TLS with "no" and keeps every byte each connection sends.
-private final class PlainTextDatabase: ChannelInboundHandler, Sendable {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-
+private final class PlainTextDatabase: Sendable {
     /// PostgreSQL's SSLRequest: its length (8) and the code 80877103.
     static let tlsRequest: [UInt8] = [0, 0, 0, 8, 0x04, 0xD2, 0x16, 0x2F]
 
-    private let connections = Mutex<[ObjectIdentifier: [UInt8]]>([:])
+    private let connections = Mutex<[[UInt8]]>([])
     private let channel = Mutex<(any Channel)?>(nil)
 
-    var received: [[UInt8]] { connections.withLock { Array($0.values) } }
+    var received: [[UInt8]] { connections.withLock { $0 } }
     var port: Int { channel.withLock { $0?.localAddress?.port ?? 0 } }
 
+    /// Listens on every address of this machine, whichever the machine's name resolves to.
     static func start() async throws -> PlainTextDatabase {
         let database = PlainTextDatabase()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { channel in channel.pipeline.addHandler(database) }
+            .childChannelInitializer { channel in
+                let index = database.connections.withLock { all in
+                    all.append([])
+                    return all.count - 1
+                }
+                return channel.pipeline.addHandler(Connection(database: database, index: index))
+            }
             .bind(host: "0.0.0.0", port: 0).get()
         database.channel.withLock { $0 = channel }
         return database
@@ -166,15 +182,29 @@ private final class PlainTextDatabase: ChannelInboundHandler, Sendable {
         try? await channel.withLock { $0 }?.close()
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var buffer = unwrapInboundIn(data)
-        let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
-        let total = connections.withLock { all in
-            all[ObjectIdentifier(context.channel), default: []] += bytes
-            return all[ObjectIdentifier(context.channel)] ?? []
+    /// One connection's bytes, kept at `index`.
+    private final class Connection: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+
+        let database: PlainTextDatabase
+        let index: Int
+
+        init(database: PlainTextDatabase, index: Int) {
+            self.database = database
+            self.index = index
         }
-        if total == Self.tlsRequest {
-            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: "N")), promise: nil)
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            var buffer = unwrapInboundIn(data)
+            let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+            let total = database.connections.withLock { all in
+                all[index] += bytes
+                return all[index]
+            }
+            if total == PlainTextDatabase.tlsRequest {
+                context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: "N")), promise: nil)
+            }
         }
     }
 }

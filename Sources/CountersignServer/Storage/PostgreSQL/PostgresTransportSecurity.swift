@@ -9,8 +9,13 @@ import PostgresNIO
 /// unless the URL says `sslmode=disable`. `sslmode=prefer` is refused there: it goes on in plain text
 /// whenever the other end answers that it has no TLS, which anyone on the way can answer; the password
 /// and every row the server reads and writes would then cross the network readable. On the server's own
-/// machine (`localhost`, 127.0.0.0/8, `::1`, or the Unix socket) PostgresKit's defaults stand: TLS if
-/// the database offers it over TCP, none through the socket.
+/// machine (the host written as `localhost`, an address in 127.0.0.0/8 or `::1`) TLS is used when the
+/// database offers it, and through the Unix socket, where PostgreSQL offers none, not at all.
+///
+/// Whenever TLS is used the certificate is checked in full, whatever the mode's name (`require` and
+/// `verify-ca` too, unlike libpq's): it must chain to an authority in `sslrootcert`'s file, or without
+/// one to an authority the system trusts, and name the host as the URL writes it (an address written as
+/// digits must be among the certificate's IP addresses).
 struct PostgresTransportSecurity {
     enum Mode {
         case disabled
@@ -19,9 +24,8 @@ struct PostgresTransportSecurity {
     }
 
     let mode: Mode
-    /// A PEM file of the certificate authorities the database's certificate must chain to (`sslrootcert`);
-    /// nil: the system's.
-    let rootCertificates: String?
+    /// The certificate authorities of `sslrootcert`'s file; nil: the system's.
+    let authorities: [NIOSSLCertificate]?
 
     /// A URL this server will not use as written.
     struct Refusal: Error, CustomStringConvertible {
@@ -29,53 +33,59 @@ struct PostgresTransportSecurity {
         var description: String { "COUNTERSIGN_DATABASE_URL is refused: \(reason)." }
     }
 
-    /// Reads the TLS settings of a `postgres://` or `postgres+uds://` URL.
+    /// Reads the TLS settings of a `postgres://` or `postgres+uds://` URL, and the authorities' file.
     init(url text: String) throws(Refusal) {
         guard let url = URLComponents(string: text) else { throw Refusal(reason: "it is not a URL") }
         let items = url.queryItems ?? []
         let throughSocket = url.scheme?.hasSuffix("+uds") == true
         let local = throughSocket || Self.isLoopback(url.host ?? "")
-        let named = items.last { ["tlsmode", "sslmode", "ssl", "tls"].contains($0.name.lowercased()) }?.value?.lowercased()
-        switch named {
+        // Read as PostgresKit reads them: any of the four names, the last one given, its value as written.
+        let setting = items.last { ["tlsmode", "sslmode", "ssl", "tls"].contains($0.name.lowercased()) }
+        let name = setting?.name ?? "sslmode"
+        switch setting?.value {
         case nil:
             mode = throughSocket ? .disabled : local ? .preferred : .required
         case "require", "verify-ca", "verify-full":
+            guard !throughSocket else {
+                throw Refusal(reason: "PostgreSQL offers no TLS through its Unix socket; leave \(name) out of a postgres+uds URL")
+            }
             mode = .required
         case "disable", "false":
             mode = .disabled
         case let fallingBack? where ["prefer", "allow", "true"].contains(fallingBack):
             guard local else {
                 throw Refusal(
-                    reason: "sslmode=\(fallingBack) would go on in plain text whenever the other end says it has no TLS; "
+                    reason: "\(name)=\(fallingBack) would go on in plain text whenever the other end says it has no TLS; "
                         + "use sslmode=require (the default for a database on another host), or sslmode=disable on a network you trust")
             }
             mode = .preferred
-        case let unknown?:
-            throw Refusal(reason: "sslmode=\(unknown) is none of require, verify-full, verify-ca, prefer or disable")
+        case let other?:
+            throw Refusal(reason: "\(name)=\(other) is none of require, verify-full, verify-ca, prefer, allow, true, disable or false")
         }
-        rootCertificates = items.last { $0.name.lowercased() == "sslrootcert" }?.value
-        if let rootCertificates {
-            guard mode != .disabled else { throw Refusal(reason: "sslrootcert is given, but sslmode=disable turns TLS off") }
-            guard FileManager.default.isReadableFile(atPath: rootCertificates) else {
-                throw Refusal(reason: "sslrootcert names \(rootCertificates), which cannot be read")
-            }
+        guard let file = items.last(where: { $0.name.lowercased() == "sslrootcert" })?.value else {
+            authorities = nil
+            return
         }
+        guard mode != .disabled else { throw Refusal(reason: "sslrootcert is given, but TLS is off") }
+        let certificates = try? NIOSSLCertificate.fromPEMFile(file)
+        guard let certificates, !certificates.isEmpty else {
+            throw Refusal(reason: "sslrootcert names \(file), which is not a readable file of PEM certificates")
+        }
+        authorities = certificates
     }
 
-    /// The TLS of PostgresNIO's connections: the certificate is always checked, for its chain (to
-    /// `rootCertificates`, or the system's authorities) and for the host's name.
+    /// The TLS of PostgresNIO's connections.
     func tls() throws -> PostgresConnection.Configuration.TLS {
         guard mode != .disabled else { return .disable }
         var configuration = TLSConfiguration.makeClientConfiguration()
-        if let rootCertificates {
-            configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(rootCertificates))
-        }
+        if let authorities { configuration.trustRoots = .certificates(authorities) }
         let context = try NIOSSLContext(configuration: configuration)
         return mode == .required ? .require(context) : .prefer(context)
     }
 
-    /// `localhost`, an address in 127.0.0.0/8, or `::1`. Judged by the URL's text, never by what a name
-    /// resolves to, which whoever answers the name lookup could choose.
+    /// The host written as `localhost`, an address in 127.0.0.0/8, or `::1`. Judged by the URL's text,
+    /// never by what a name resolves to, which whoever answers the name lookup could choose. Any other
+    /// spelling of a loopback address (`127.1`, `::ffff:127.0.0.1`) counts as another host: TLS is required.
     private static func isLoopback(_ host: String) -> Bool {
         let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         if host == "localhost" || host == "::1" { return true }
@@ -92,7 +102,7 @@ struct PostgresTLSFailure: Error, CustomStringConvertible {
     /// `error` explained, when TLS is why a connection failed; `error` itself otherwise.
     static func explaining(_ error: any Error, url: String) -> any Error {
         guard let error = error as? PSQLError else { return error }
-        let server = URLComponents(string: url).map { "\($0.host ?? "?"):\($0.port ?? 5432)" } ?? "?"
+        let server = URLComponents(string: url).map { $0.scheme?.hasSuffix("+uds") == true ? $0.path : "\($0.host ?? "?"):\($0.port ?? 5432)" } ?? "?"
         if error.code == .sslUnsupported {
             return PostgresTLSFailure(
                 description: "PostgreSQL at \(server) answered that it has no TLS, which COUNTERSIGN_DATABASE_URL requires "
@@ -103,7 +113,7 @@ struct PostgresTLSFailure: Error, CustomStringConvertible {
             return PostgresTLSFailure(
                 description: "The TLS handshake with PostgreSQL at \(server) failed (\(underlying)). Its certificate must chain "
                     + "to an authority in the file sslrootcert names (or, without it, to one the system trusts) and name the "
-                    + "URL's host.")
+                    + "URL's host (an address written as digits among its IP addresses).")
         }
         return error
     }
