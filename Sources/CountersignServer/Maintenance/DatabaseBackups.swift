@@ -8,23 +8,16 @@ struct DatabaseBackups: Sendable {
     let clock: any WallClock
     let securityEvents: SecurityEvents
 
-    /// A backup written, with when it began.
-    struct Written {
-        let backup: DatabaseBackup
-        let startedAt: Date
-    }
-
     /// Writes and records one backup; a copy whose record could not be stored is removed, so that no copy
     /// of the database exists without its record.
-    func backUp() async throws -> Written {
-        let startedAt = clock.now()
-        let backup = try await storage.writeBackup(into: directory, at: startedAt)
+    func backUp() async throws -> DatabaseBackup {
+        let backup = try await storage.writeBackup(into: directory, at: clock.now())
         do {
             try await securityEvents.recordNow(.databaseBackedUp, detail: "a copy of the database was written to \(backup.path)")
         } catch {
             try? FileManager.default.removeItem(atPath: backup.path)
             throw error
         }
-        return Written(backup: backup, startedAt: startedAt)
+        return backup
     }
 }

@@ -77,10 +77,11 @@ protocol StorageEngine: Sendable {
     func shutdown() async throws
 }
 
-/// A backup the server wrote: its file and size.
+/// A backup the server wrote: its file, its size, and when it began (the time its name gives).
 struct DatabaseBackup: Sendable {
     let path: String
     let bytes: Int64
+    let createdAt: Date
 }
 
 extension SQLDatabase {

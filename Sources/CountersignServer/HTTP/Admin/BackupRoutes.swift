@@ -13,10 +13,10 @@ struct BackupRoutes: RouteCollection {
     }
 
     func backUp(request: Request) async throws -> Response {
-        let written = try await backups.backUp()
-        let path = written.backup.path
+        let backup = try await backups.backUp()
         return try .wire(
-            BackupView(file: URL(fileURLWithPath: path).lastPathComponent, path: path, bytes: written.backup.bytes, createdAt: written.startedAt),
+            BackupView(
+                file: URL(fileURLWithPath: backup.path).lastPathComponent, path: backup.path, bytes: backup.bytes, createdAt: backup.createdAt),
             status: .created)
     }
 }

@@ -36,7 +36,7 @@ enum SQLiteBackup {
                 unlink(final)
                 throw error
             }
-            return DatabaseBackup(path: final, bytes: bytes)
+            return DatabaseBackup(path: final, bytes: bytes, createdAt: time)
         } catch {
             unlink(partial)
             throw error
