@@ -44,28 +44,26 @@ enum SQLiteBackup {
     }
 
     /// Creates `directory` with mode 0700 (and syncs its parent, so that it outlives a power loss), or
-    /// checks that no one else may write in it: another user could swap the copy while it is written.
+    /// checks that no one else may write in it: another user could swap the copy while it is written. Two
+    /// backups at once may both find it missing; the one whose `mkdir` loses checks the other's.
     private static func prepareDirectory(_ directory: URL) throws {
-        var status = stat()
-        if stat(directory.path, &status) == 0 {
-            guard status.st_mode & S_IFMT == S_IFDIR else { throw BackupFailed(directory: directory.path, problem: "is not a directory") }
-            guard status.st_uid == geteuid(), status.st_mode & 0o022 == 0 else {
-                throw BackupFailed(directory: directory.path, problem: "may be written by other users; give it to the server's user with mode 0700")
-            }
-            return
-        }
-        let parent = directory.deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
-        } catch {
-            throw BackupFailed(directory: directory.path, problem: "cannot be created (\(error.localizedDescription))")
-        }
         let path = directory.path
-        guard mkdir(path, 0o700) == 0 else {
+        var status = stat()
+        if stat(path, &status) != 0 {
+            let parent = directory.deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            } catch {
+                throw BackupFailed(directory: path, problem: "cannot be created (\(error.localizedDescription))")
+            }
+            if mkdir(path, 0o700) == 0 { return try syncDirectory(parent.path) }
             let failure = errno
-            throw BackupFailed(directory: path, problem: "cannot be created", errno: failure)
+            guard failure == EEXIST, stat(path, &status) == 0 else { throw BackupFailed(directory: path, problem: "cannot be created", errno: failure) }
         }
-        try syncDirectory(parent.path)
+        guard status.st_mode & S_IFMT == S_IFDIR else { throw BackupFailed(directory: path, problem: "is not a directory") }
+        guard status.st_uid == geteuid(), status.st_mode & 0o022 == 0 else {
+            throw BackupFailed(directory: path, problem: "may be written by other users; give it to the server's user with mode 0700")
+        }
     }
 
     /// Flushes the file at `path` to the disk; returns its size.
