@@ -19,7 +19,7 @@ struct DatabaseTLSTests {
         let host = ProcessInfo.processInfo.hostName
         try #require(!["localhost", "127.0.0.1", "::1"].contains(host.lowercased()))
         let database = try await PlainTextDatabase.start()
-        let error = await startRefusal(database: "postgres://countersign:secret-password-0123@\(host):\(database.port)/countersign")
+        let error = await TestServer.startRefusal(database: "postgres://countersign:secret-password-0123@\(host):\(database.port)/countersign")
         await database.stop()
         let connections = database.received
         #expect(!connections.isEmpty, "the server reached the stand-in")
@@ -87,10 +87,10 @@ struct DatabaseTLSOnPostgres {
     func unverifiedCertificate() async throws {
         try await TestDatabase.with { database in
             let authority = try #require(TestDatabase.postgresAuthority)
-            let untrusted = await startRefusal(database: try Self.url(of: database, host: "localhost", query: "sslmode=require"))
+            let untrusted = await TestServer.startRefusal(database: try Self.url(of: database, host: "localhost", query: "sslmode=require"))
             #expect("\(untrusted)".contains("CERTIFICATE_VERIFY_FAILED"), "\(untrusted)")
             // The cluster's certificate names `localhost` only, not the address 127.0.0.1 that reaches it too.
-            let otherName = await startRefusal(
+            let otherName = await TestServer.startRefusal(
                 database: try Self.url(of: database, host: "127.0.0.1", query: "sslmode=require&sslrootcert=\(authority)"))
             #expect("\(otherName)".contains("failedToValidateHostname"), "\(otherName)")
         }
@@ -127,27 +127,6 @@ struct DatabaseTLSOnPostgres {
             throw error
         }
     }
-}
-
-/// Configures a server on `database`, which must fail; returns why (and records an issue if it started).
-private func startRefusal(database url: String) async -> any Error {
-    let configuration = Configuration(
-        database: .postgres(url), adminKey: TestServer.adminKey, journeysDirectory: TestServer.journeysDirectory,
-        masterKey: TestServer.randomMasterKey())
-    do {
-        let app = try await Application.make(.testing)
-        do {
-            try await CountersignApp.configure(app, configuration: configuration)
-        } catch {
-            try await app.asyncShutdown()
-            return error
-        }
-        try await app.asyncShutdown()
-    } catch {
-        return error
-    }
-    Issue.record("the server started on \(url)")
-    return CancellationError()
 }
 
 /// A stand-in for a PostgreSQL server without TLS, or for someone on the way who says the server has

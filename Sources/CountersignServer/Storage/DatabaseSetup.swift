@@ -20,7 +20,7 @@ enum DatabaseSetup {
             do {
                 try await migrateThenClose(migrating, app: app)
             } catch {
-                throw PostgresTLSFailure.explaining(error, url: url)
+                throw PostgresStartFailure.explaining(error, url: url)
             }
             let engine = PostgresStorageEngine(
                 configuration: limitingStatements(configuration), waitLimit: postgresWaitLimit, answerLimit: postgresAnswerLimit,

@@ -63,6 +63,27 @@ struct TestServer {
         }
     }
 
+    /// Configures a server on the PostgreSQL database at `url`, which must fail; returns why (and records an
+    /// issue if it started).
+    static func startRefusal(database url: String) async -> any Error {
+        let configuration = Configuration(
+            database: .postgres(url), adminKey: adminKey, journeysDirectory: journeysDirectory, masterKey: randomMasterKey())
+        do {
+            let app = try await Application.make(.testing)
+            do {
+                try await CountersignApp.configure(app, configuration: configuration)
+            } catch {
+                try await app.asyncShutdown()
+                return error
+            }
+            try await app.asyncShutdown()
+        } catch {
+            return error
+        }
+        Issue.record("the server started on \(url)")
+        return CancellationError()
+    }
+
     /// A master key of the test's own, so no key file is written.
     static func randomMasterKey() -> MasterKeySource {
         .key(Data((0..<MasterKeySource.keyLength).map { _ in UInt8.random(in: 0...255) }))

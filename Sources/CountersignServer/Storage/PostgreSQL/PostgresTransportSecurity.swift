@@ -93,28 +93,3 @@ struct PostgresTransportSecurity {
         return inet_pton(AF_INET, host, &address) == 1 && UInt32(bigEndian: address.s_addr) >> 24 == 127
     }
 }
-
-/// The first connection to PostgreSQL failed for TLS. PostgresNIO's errors describe themselves only when
-/// reflected, and the operator should learn at start what to change.
-struct PostgresTLSFailure: Error, CustomStringConvertible {
-    let description: String
-
-    /// `error` explained, when TLS is why a connection failed; `error` itself otherwise.
-    static func explaining(_ error: any Error, url: String) -> any Error {
-        guard let error = error as? PSQLError else { return error }
-        let server = URLComponents(string: url).map { $0.scheme?.hasSuffix("+uds") == true ? $0.path : "\($0.host ?? "?"):\($0.port ?? 5432)" } ?? "?"
-        if error.code == .sslUnsupported {
-            return PostgresTLSFailure(
-                description: "PostgreSQL at \(server) answered that it has no TLS, which COUNTERSIGN_DATABASE_URL requires "
-                    + "(sslmode=require is the default for a database on another host). Turn TLS on in PostgreSQL (ssl = on), "
-                    + "or add sslmode=disable to the URL if the network between them is trusted.")
-        }
-        if let underlying = error.underlying, underlying is NIOSSLError || underlying is NIOSSLExtraError {
-            return PostgresTLSFailure(
-                description: "The TLS handshake with PostgreSQL at \(server) failed (\(underlying)). Its certificate must chain "
-                    + "to an authority in the file sslrootcert names (or, without it, to one the system trusts) and name the "
-                    + "URL's host (an address written as digits among its IP addresses).")
-        }
-        return error
-    }
-}
