@@ -94,20 +94,34 @@ openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=localh
 openssl x509 -req -in "$pg_dir/server.csr" -CA "$pg_dir/ca.pem" -CAkey "$pg_dir/ca.key" -CAcreateserial -days 2 \
   -extfile <(printf "subjectAltName=DNS:localhost\nextendedKeyUsage=serverAuth") -out "$pg_dir/data/server.crt" 2>/dev/null
 chmod 600 "$pg_dir/data/server.key"
-[ "$(id -u)" = 0 ] && chown postgres "$pg_dir/data/server.key" "$pg_dir/data/server.crt"
-echo "ssl = on" >>"$pg_dir/data/postgresql.conf"
+# A client certificate from the same authority for the role countersign_certified, which signs in with it
+# alone, over TLS only (pg_hba.conf's `cert` method): the tests of sslcert and sslkey
+# (COUNTERSIGN_TEST_PG_CLIENT_CERT and _KEY).
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=countersign_certified" \
+  -keyout "$pg_dir/client.key" -out "$pg_dir/client.csr" 2>/dev/null
+openssl x509 -req -in "$pg_dir/client.csr" -CA "$pg_dir/ca.pem" -CAkey "$pg_dir/ca.key" -CAcreateserial -days 2 \
+  -extfile <(printf "extendedKeyUsage=clientAuth") -out "$pg_dir/client.pem" 2>/dev/null
+chmod 600 "$pg_dir/client.key"
+cp "$pg_dir/ca.pem" "$pg_dir/data/root.crt"
+sed -i '1i hostssl all countersign_certified 127.0.0.1/32 cert\nhost all countersign_certified 127.0.0.1/32 reject' "$pg_dir/data/pg_hba.conf"
+[ "$(id -u)" = 0 ] && chown postgres "$pg_dir/data/server.key" "$pg_dir/data/server.crt" "$pg_dir/data/root.crt"
+printf "ssl = on\nssl_ca_file = 'root.crt'\n" >>"$pg_dir/data/postgresql.conf"
 pg_ctl_command="$pg_bin/pg_ctl -D $pg_dir/data -l $pg_dir/log"
 [ "$(id -u)" = 0 ] && pg_ctl_command="runuser -u postgres -- $pg_ctl_command"
 run_pg "$pg_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/log" -w start >/dev/null
 run_pg "$pg_bin/psql" -q -h "$pg_dir" -p "$pg_port" -U postgres -v ON_ERROR_STOP=1 \
   -c "CREATE ROLE countersign LOGIN CREATEDB PASSWORD 'countersign'" \
-  -c "CREATE DATABASE countersign OWNER countersign"
+  -c "CREATE DATABASE countersign OWNER countersign" \
+  -c "CREATE ROLE countersign_certified LOGIN IN ROLE countersign" \
+  -c "GRANT pg_read_all_stats TO countersign"
 # One test at a time: every test runs a server with its own database and connection pool, and the
 # whole suite at once would need more connections than one PostgreSQL cluster should hand out (and
 # two of the several-instance tests stop and restart the cluster, through COUNTERSIGN_TEST_PG_CTL).
 COUNTERSIGN_TEST_DATABASE_URL="postgres://countersign:countersign@127.0.0.1:$pg_port/countersign?sslmode=disable" \
 COUNTERSIGN_TEST_PG_SOCKET="$pg_dir/.s.PGSQL.$pg_port" \
 COUNTERSIGN_TEST_PG_CA="$pg_dir/ca.pem" \
+COUNTERSIGN_TEST_PG_CLIENT_CERT="$pg_dir/client.pem" \
+COUNTERSIGN_TEST_PG_CLIENT_KEY="$pg_dir/client.key" \
 COUNTERSIGN_TEST_PG_CTL="$pg_ctl_command" \
   swift test --skip-build --no-parallel --filter CountersignServerTests --filter SeveralInstancesTests --filter LoadBalancerTests \
   2>&1 | tee "$log_dir/postgres.log"

@@ -5,7 +5,8 @@ import SwiftASN1
 import X509
 
 /// A throwaway certificate authority and a server certificate for 127.0.0.1 / localhost, so a fake
-/// provider can speak TLS (and so HTTP/2) to a client that trusts only this CA.
+/// provider can speak TLS (and so HTTP/2) to a client that trusts only this CA; it issues client
+/// certificates too.
 public struct TestCertificateAuthority: Sendable {
     /// What the client trusts: hand it to `tlsConfiguration.trustRoots = .certificates([…])`.
     public let rootCertificate: NIOSSLCertificate
@@ -13,6 +14,8 @@ public struct TestCertificateAuthority: Sendable {
     public let rootCertificatePEM: String
     let serverCertificate: NIOSSLCertificate
     let serverKey: NIOSSLPrivateKey
+    private let issuerKey: P256.Signing.PrivateKey
+    private let issuerName: DistinguishedName
 
     public init() throws {
         let now = Date()
@@ -43,6 +46,24 @@ public struct TestCertificateAuthority: Sendable {
         rootCertificatePEM = try root.serializeAsPEM().pemString
         serverCertificate = try NIOSSLCertificate(bytes: try Self.der(server), format: .der)
         self.serverKey = try NIOSSLPrivateKey(bytes: Array(serverKey.pemRepresentation.utf8), format: .pem)
+        issuerKey = caKey
+        issuerName = caName
+    }
+
+    /// A new client certificate for `commonName` from this authority, and its key, both in PEM.
+    public func clientCertificatePEM(commonName: String) throws -> (certificate: String, key: String) {
+        let now = Date()
+        let key = P256.Signing.PrivateKey()
+        let certificate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(86400), issuer: issuerName,
+            subject: try DistinguishedName { CommonName(commonName) }, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                try ExtendedKeyUsage([.clientAuth])
+            },
+            issuerPrivateKey: .init(issuerKey))
+        return (try certificate.serializeAsPEM().pemString, key.pemRepresentation)
     }
 
     /// TLS for a server that offers HTTP/2 and HTTP/1.1.

@@ -53,9 +53,47 @@ struct DatabaseTLSTests {
         for accepted in [
             "postgres://u:p@db.example/cs", "postgres://u:p@db.example/cs?sslmode=verify-full&sslrootcert=\(authority)",
             "postgres://u:p@db.example/cs?sslmode=disable", "postgres://u:p@127.0.0.1/cs?sslmode=prefer", "postgres://u:p@localhost/cs",
+            "postgres://u:p@db.example/cs?sslmode=verify-full&sslrootcert=system",
         ] {
             #expect(throws: Never.self, "\(accepted)") { try Configuration.load(environment: ["COUNTERSIGN_DATABASE_URL": accepted]) }
         }
+    }
+
+    @Test("a client certificate is refused at start when sslcert or sslkey is missing, when others may read the key, when the key is not the certificate's, or when TLS is off")
+    func refusedClientCertificates() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let authority = try TestCertificateAuthority()
+        let issued = try authority.clientCertificatePEM(commonName: "countersign")
+        let other = try authority.clientCertificatePEM(commonName: "countersign")
+        func file(_ name: String, _ text: String, mode: Int = 0o600) -> String {
+            let path = directory + "/" + name
+            _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: mode])
+            return path
+        }
+        let (certificate, key) = (file("client.pem", issued.certificate), file("client.key", issued.key))
+        let readableKey = file("readable.key", issued.key, mode: 0o644)
+        let otherKey = file("other.key", other.key)
+        let base = "postgres://countersign@db.example/cs?sslmode=require"
+        for (refused, reason) in [
+            ("\(base)&sslcert=\(certificate)", "sslcert and sslkey go together"),
+            ("\(base)&sslkey=\(key)", "sslcert and sslkey go together"),
+            ("\(base)&sslcert=\(certificate)&sslkey=\(readableKey)", "which others may read (mode 644); run chmod 600 on it"),
+            ("\(base)&sslcert=\(certificate)&sslkey=\(otherKey)", "is not the key of the certificate"),
+            ("\(base)&sslcert=\(certificate)&sslkey=\(certificate)", "is not a readable PEM private key"),
+            ("\(base)&sslcert=\(key)&sslkey=\(key)", "sslcert names \(key), which is not a readable file of PEM certificates"),
+            ("postgres://countersign@db.example/cs?sslmode=disable&sslcert=\(certificate)&sslkey=\(key)", "sslcert is given, but TLS is off"),
+        ] {
+            do {
+                _ = try Configuration.load(environment: ["COUNTERSIGN_DATABASE_URL": refused])
+                Issue.record("\(refused) was accepted")
+            } catch {
+                #expect(error.problems.contains { $0.hasPrefix("COUNTERSIGN_DATABASE_URL: ") && $0.contains(reason) }, "\(refused): \(error)")
+            }
+        }
+        let accepted = "\(base)&sslcert=\(certificate)&sslkey=\(key)"
+        #expect(throws: Never.self) { try Configuration.load(environment: ["COUNTERSIGN_DATABASE_URL": accepted]) }
     }
 }
 
@@ -76,9 +114,9 @@ struct DatabaseTLSOnPostgres {
                 _ = try await phone.approve()
                 let claims = try await server.verifiedClaims(try #require(try await browser.poll().token))
                 #expect(claims.deviceID == phone.deviceID)
-                let (encrypted, all) = try await Self.connections(to: database)
-                #expect(all >= 2, "the stores' connections and the one listening for events")
-                #expect(encrypted == all)
+                let connections = try await Self.connections(to: database)
+                #expect(connections.count >= 2, "the stores' connections and the one listening for events")
+                #expect(connections.allSatisfy { $0.encrypted }, "\(connections)")
             }
         }
     }
@@ -96,16 +134,58 @@ struct DatabaseTLSOnPostgres {
         }
     }
 
-    /// `database`'s URL with `host` and `query` in place of the test script's.
-    private static func url(of database: TestDatabase, host: String, query: String) throws -> String {
+    @Test("where PostgreSQL signs the server in by a client certificate, the server presents the one sslcert names, with sslkey's key, on every connection, and a flow finishes; without it, or with a look-alike from another authority, PostgreSQL refuses the start", .enabled(if: TestDatabase.postgresClientCertificate != nil))
+    func clientCertificate() async throws {
+        let client = try #require(TestDatabase.postgresClientCertificate)
+        let authority = try #require(TestDatabase.postgresAuthority)
+        try await TestDatabase.with { database in
+            let verified = "sslmode=require&sslrootcert=\(authority)"
+            let url = try Self.url(of: database, host: "localhost", user: Self.certifiedRole, query: "\(verified)&sslcert=\(client.certificate)&sslkey=\(client.key)")
+            try await TestServer.run(on: .at(.postgres(url)), clock: TestClock(), masterKey: TestServer.randomMasterKey()) { server in
+                try await eventually("the instance is ready") { try await server.send(.GET, "/readyz").status == .ok }
+                let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+                let browser = TestBrowser(server)
+                _ = try await browser.signIn(email: "ada@example.com")
+                _ = try await phone.approve()
+                _ = try #require(try await browser.poll().token)
+                let connections = try await Self.connections(to: database)
+                #expect(connections.count >= 2, "the stores' connections and the one listening for events")
+                #expect(connections.allSatisfy { $0.clientName == "/CN=\(Self.certifiedRole)" }, "\(connections)")
+            }
+
+            // Someone who knows the role but holds no key of the authority's: none, or one of his own making.
+            let without = await TestServer.startRefusal(database: try Self.url(of: database, host: "localhost", user: Self.certifiedRole, query: verified))
+            #expect("\(without)".contains("SQLSTATE 28000"), "\(without)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let lookAlike = try TestCertificateAuthority().clientCertificatePEM(commonName: Self.certifiedRole)
+            _ = FileManager.default.createFile(atPath: directory + "/c.pem", contents: Data(lookAlike.certificate.utf8), attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(atPath: directory + "/c.key", contents: Data(lookAlike.key.utf8), attributes: [.posixPermissions: 0o600])
+            let forged = await TestServer.startRefusal(
+                database: try Self.url(of: database, host: "localhost", user: Self.certifiedRole, query: "\(verified)&sslcert=\(directory)/c.pem&sslkey=\(directory)/c.key"))
+            #expect("\(forged)".contains("client certificate"), "\(forged)")
+        }
+    }
+
+    /// The role the test script's cluster signs in by its client certificate alone.
+    private static let certifiedRole = "countersign_certified"
+
+    /// `database`'s URL with `host` and `query` in place of the test script's, and `user` without a password if given.
+    private static func url(of database: TestDatabase, host: String, user: String? = nil, query: String) throws -> String {
         guard case .postgres(let url) = database.location, var components = URLComponents(string: url) else { throw TestDatabaseNotPostgres() }
         components.host = host
         components.query = query
+        if let user {
+            components.user = user
+            components.password = nil
+        }
         return try #require(components.string)
     }
 
-    /// How many of the connections to `database` (other than this one's) are encrypted, and how many there are.
-    private static func connections(to database: TestDatabase) async throws -> (encrypted: Int, all: Int) {
+    /// The connections to `database` other than this one's: whether each is encrypted, and the name in the
+    /// client certificate it presented.
+    private static func connections(to database: TestDatabase) async throws -> [(encrypted: Bool, clientName: String?)] {
         guard case .postgres(let url) = database.location, let components = URLComponents(string: url) else { throw TestDatabaseNotPostgres() }
         let name = String(components.path.dropFirst())
         let logger = Logger(label: "countersign.tests.tls")
@@ -116,12 +196,12 @@ struct DatabaseTLSOnPostgres {
             id: 1, logger: logger)
         do {
             let rows = try await connection.query(
-                "SELECT count(*) FILTER (WHERE s.ssl), count(*) FROM pg_stat_activity a JOIN pg_stat_ssl s ON s.pid = a.pid WHERE a.datname = \(name) AND a.pid <> pg_backend_pid()",
+                "SELECT s.ssl, s.client_dn FROM pg_stat_activity a JOIN pg_stat_ssl s ON s.pid = a.pid WHERE a.datname = \(name) AND a.pid <> pg_backend_pid()",
                 logger: logger)
-            var counts = (encrypted: 0, all: 0)
-            for try await (encrypted, all) in rows.decode((Int, Int).self) { counts = (encrypted, all) }
+            var connections: [(encrypted: Bool, clientName: String?)] = []
+            for try await (encrypted, clientName) in rows.decode((Bool, String?).self) { connections.append((encrypted, clientName)) }
             try await connection.close()
-            return counts
+            return connections
         } catch {
             try? await connection.close()
             throw error

@@ -64,7 +64,7 @@ public struct Configuration: Sendable {
         Variable(name: "COUNTERSIGN_PORT", defaultValue: "8080", meaning: "port to listen on"),
         Variable(
             name: "COUNTERSIGN_DATABASE_URL", defaultValue: "./countersign.sqlite",
-            meaning: "SQLite file path (or sqlite::memory:), postgres://user:pass@host:port/db (another host: TLS unless sslmode=disable; sslrootcert=CA file) or postgres+uds://user@localhost/socket#db"),
+            meaning: "SQLite file path (or sqlite::memory:), postgres://user:pass@host:port/db (another host: TLS unless sslmode=disable; sslrootcert=CA file; sslcert, sslkey: client certificate) or postgres+uds://user@localhost/socket#db"),
         Variable(name: "COUNTERSIGN_PUBLIC_URL", defaultValue: "http://HOST:PORT", meaning: "public base URL, the token issuer"),
         Variable(name: "COUNTERSIGN_ADMIN_KEY", defaultValue: "(generated at first start)", meaning: "bearer key for /admin/v1"),
         Variable(name: "COUNTERSIGN_JOURNEYS_DIR", defaultValue: "./journeys", meaning: "directory of journey YAML files"),

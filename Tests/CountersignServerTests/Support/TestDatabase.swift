@@ -25,6 +25,17 @@ struct TestDatabase {
         ProcessInfo.processInfo.environment["COUNTERSIGN_TEST_PG_CA"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// A client certificate from that authority and its key (file paths), for the role `countersign_certified`,
+    /// which the cluster signs in by that certificate alone, over TLS only (`COUNTERSIGN_TEST_PG_CLIENT_CERT`
+    /// and `_KEY`), when the test script names them.
+    static var postgresClientCertificate: (certificate: String, key: String)? {
+        let environment = ProcessInfo.processInfo.environment
+        guard let certificate = environment["COUNTERSIGN_TEST_PG_CLIENT_CERT"], let key = environment["COUNTERSIGN_TEST_PG_CLIENT_KEY"],
+            !certificate.isEmpty, !key.isEmpty
+        else { return nil }
+        return (certificate, key)
+    }
+
     /// This PostgreSQL database, reached through `socket` instead of TCP; dropped through this one.
     func throughSocket(_ socket: String) throws -> TestDatabase {
         guard case .postgres(let url) = location, let components = URLComponents(string: url), let user = components.user else {

@@ -21,11 +21,14 @@ struct PostgresStartFailure: Error, CustomStringConvertible {
                     + "(sslmode=require is the default for a database on another host). Turn TLS on in PostgreSQL (ssl = on), "
                     + "or add sslmode=disable to the URL if the network between them is trusted.")
         case .connectionError:
-            if let underlying = error.underlying, underlying is NIOSSLError || underlying is NIOSSLExtraError {
+            if let underlying = error.underlying, underlying is NIOSSLError || underlying is NIOSSLExtraError || underlying is BoringSSLError {
+                let presentsCertificate = URLComponents(string: url)?.queryItems?.contains { $0.name.lowercased() == "sslcert" } == true
                 return PostgresStartFailure(
                     description: "The TLS handshake with PostgreSQL at \(server) failed (\(underlying)). Its certificate must "
                         + "chain to an authority in the file sslrootcert names (or, without it, to one the system trusts) and "
-                        + "name the URL's host (an address written as digits among its IP addresses).")
+                        + "name the URL's host (an address written as digits among its IP addresses)."
+                        + (presentsCertificate
+                            ? " PostgreSQL in turn must trust the authority of the client certificate sslcert names (its ssl_ca_file)." : ""))
             }
             return PostgresStartFailure(
                 description: "PostgreSQL at \(server) cannot be reached (\(error.underlying.map { "\($0)" } ?? "no reason given")).")

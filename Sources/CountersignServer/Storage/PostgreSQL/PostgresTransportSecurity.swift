@@ -14,8 +14,12 @@ import PostgresNIO
 ///
 /// Whenever TLS is used the certificate is checked in full, whatever the mode's name (`require` and
 /// `verify-ca` too, unlike libpq's): it must chain to an authority in `sslrootcert`'s file, or without
-/// one to an authority the system trusts, and name the host as the URL writes it (an address written as
+/// one (or with libpq's `sslrootcert=system`) to an authority the system trusts, and name the host as the URL writes it (an address written as
 /// digits must be among the certificate's IP addresses).
+///
+/// Where PostgreSQL asks for a client certificate (`pg_hba.conf`'s `cert` method or `clientcert=`), the URL
+/// names it and its key with libpq's `sslcert` and `sslkey`: the key file must be the server's user's alone,
+/// as libpq requires.
 struct PostgresTransportSecurity {
     enum Mode {
         case disabled
@@ -26,6 +30,13 @@ struct PostgresTransportSecurity {
     let mode: Mode
     /// The certificate authorities of `sslrootcert`'s file; nil: the system's.
     let authorities: [NIOSSLCertificate]?
+    /// What the server presents when PostgreSQL asks who it is: `sslcert`'s chain and `sslkey`'s key.
+    let clientCertificate: ClientCertificate?
+
+    struct ClientCertificate {
+        let chain: [NIOSSLCertificate]
+        let key: NIOSSLPrivateKey
+    }
 
     /// A URL this server will not use as written.
     struct Refusal: Error, CustomStringConvertible {
@@ -33,7 +44,7 @@ struct PostgresTransportSecurity {
         var description: String { "COUNTERSIGN_DATABASE_URL is refused: \(reason)." }
     }
 
-    /// Reads the TLS settings of a `postgres://` or `postgres+uds://` URL, and the authorities' file.
+    /// Reads the TLS settings of a `postgres://` or `postgres+uds://` URL, and the files they name.
     init(url text: String) throws(Refusal) {
         guard let url = URLComponents(string: text) else { throw Refusal(reason: "it is not a URL") }
         let items = url.queryItems ?? []
@@ -62,16 +73,55 @@ struct PostgresTransportSecurity {
         case let other?:
             throw Refusal(reason: "\(name)=\(other) is none of require, verify-full, verify-ca, prefer, allow, true, disable or false")
         }
-        guard let file = items.last(where: { $0.name.lowercased() == "sslrootcert" })?.value else {
+        let tlsOff = mode == .disabled
+        /// A file parameter's value (the last one given), which only TLS uses.
+        func parameter(_ name: String) throws(Refusal) -> String? {
+            guard let value = items.last(where: { $0.name.lowercased() == name })?.value else { return nil }
+            guard !tlsOff else { throw Refusal(reason: "\(name) is given, but TLS is off") }
+            return value
+        }
+        // `system` is libpq's name for the system's authorities, which are the default here anyway.
+        if let file = try parameter("sslrootcert"), file != "system" {
+            authorities = try Self.certificates(in: file, parameter: "sslrootcert")
+        } else {
             authorities = nil
-            return
         }
-        guard mode != .disabled else { throw Refusal(reason: "sslrootcert is given, but TLS is off") }
-        let certificates = try? NIOSSLCertificate.fromPEMFile(file)
-        guard let certificates, !certificates.isEmpty else {
-            throw Refusal(reason: "sslrootcert names \(file), which is not a readable file of PEM certificates")
+        switch (try parameter("sslcert"), try parameter("sslkey")) {
+        case (nil, nil):
+            clientCertificate = nil
+        case (let certificateFile?, let keyFile?):
+            clientCertificate = ClientCertificate(
+                chain: try Self.certificates(in: certificateFile, parameter: "sslcert"), key: try Self.privateKey(in: keyFile))
+            do {
+                _ = try tls()
+            } catch {
+                throw Refusal(reason: "the key in \(keyFile) (sslkey) is not the key of the certificate in \(certificateFile) (sslcert)")
+            }
+        default:
+            throw Refusal(reason: "sslcert and sslkey go together: give both, or neither")
         }
-        authorities = certificates
+    }
+
+    private static func certificates(in file: String, parameter: String) throws(Refusal) -> [NIOSSLCertificate] {
+        guard let certificates = try? NIOSSLCertificate.fromPEMFile(file), !certificates.isEmpty else {
+            throw Refusal(reason: "\(parameter) names \(file), which is not a readable file of PEM certificates")
+        }
+        return certificates
+    }
+
+    /// The PEM private key in `file`, which must be readable by its owner alone, or also by the owner's
+    /// group if root owns it (libpq's rule): a key others can read is a key others can use.
+    private static func privateKey(in file: String) throws(Refusal) -> NIOSSLPrivateKey {
+        var status = stat()
+        guard stat(file, &status) == 0 else { throw Refusal(reason: "sslkey names \(file), which cannot be read") }
+        let permissions = status.st_mode & 0o777
+        guard permissions & 0o077 == 0 || (status.st_uid == 0 && permissions & 0o037 == 0) else {
+            throw Refusal(reason: "sslkey names \(file), which others may read (mode \(String(permissions, radix: 8))); run chmod 600 on it")
+        }
+        guard let key = try? NIOSSLPrivateKey(file: file, format: .pem) else {
+            throw Refusal(reason: "sslkey names \(file), which is not a readable PEM private key without a passphrase")
+        }
+        return key
     }
 
     /// The TLS of PostgresNIO's connections.
@@ -79,6 +129,10 @@ struct PostgresTransportSecurity {
         guard mode != .disabled else { return .disable }
         var configuration = TLSConfiguration.makeClientConfiguration()
         if let authorities { configuration.trustRoots = .certificates(authorities) }
+        if let clientCertificate {
+            configuration.certificateChain = clientCertificate.chain.map { .certificate($0) }
+            configuration.privateKey = .privateKey(clientCertificate.key)
+        }
         let context = try NIOSSLContext(configuration: configuration)
         return mode == .required ? .require(context) : .prefer(context)
     }
