@@ -95,6 +95,50 @@ struct BackupTests {
         }
     }
 
+    @Test(
+        "a backup removes the partial file of one its server was stopped in the middle of, and leaves alone one another backup is still writing",
+        .enabled(if: TestDatabase.postgresURL == nil))
+    func abandonedPartialRemoved() async throws {
+        let directory = Self.backupDirectory()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        let abandoned = ".countersign-backup-\(UUID().uuidString).partial"
+        let inProgress = ".countersign-backup-\(UUID().uuidString).partial"
+        for name in [abandoned, inProgress] {
+            #expect(FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: Data("SQLite format 3".utf8)))
+        }
+        // The other backup's writer holds its file's lock, as a backup does while it writes.
+        let writer = open(directory.appendingPathComponent(inProgress).path, O_RDONLY)
+        defer { close(writer) }
+        #expect(flock(writer, LOCK_EX) == 0)
+        try await TestServer.run(adjust: { $0.backupDirectory = directory.path }) { server in
+            let written = try await server.admin(.POST, "backups")
+            #expect(written.status == .created)
+            let file = try #require(written.body["file"]?.stringValue)
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory.path)) == [file, inProgress])
+        }
+    }
+
+    @Test(
+        "a backup that fails once its partial file exists leaves nothing behind: here the thousand names of its instant are taken",
+        .enabled(if: TestDatabase.postgresURL == nil))
+    func failedBackupLeavesNothing() async throws {
+        let directory = Self.backupDirectory()
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        try await TestServer.run(adjust: { $0.backupDirectory = directory.path }) { server in
+            // The test's clock stands still: every backup is named after the same instant.
+            let first = try #require(try await server.admin(.POST, "backups").body["file"]?.stringValue)
+            let stem = first.replacingOccurrences(of: ".sqlite", with: "")
+            let names = [first] + (2...1000).map { "\(stem)-\($0).sqlite" }
+            for name in names.dropFirst() {
+                #expect(FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: Data()))
+            }
+            let refused = try await server.admin(.POST, "backups")
+            #expect(refused.status == .internalServerError)
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory.path)) == Set(names), "no partial file is left")
+        }
+    }
+
     @Test("a backup whose security event cannot be stored is removed: no copy of the database exists without its record", .enabled(if: TestDatabase.postgresURL == nil))
     func unrecordedBackupRemoved() async throws {
         let directory = Self.backupDirectory()

@@ -8,22 +8,29 @@ import GRDB
 /// read-only connections: the copy is the last commit before it began, no writer waits for it (in WAL
 /// mode a read holds no lock a commit needs), and the engine's shutdown waits for it before letting the
 /// file go. The file appears under its final name only once it is whole and synced to the disk, readable
-/// by its owner only, like the database.
+/// by its owner only, like the database. Until then it is a hidden partial file, locked by its writer; a
+/// backup that finds a partial file no one holds (its server was stopped while writing it) removes it.
 enum SQLiteBackup {
+    private static let partialPrefix = ".countersign-backup-"
+    private static let partialSuffix = ".partial"
+
     /// Writes a copy of `pool`'s database into `directory` (created, mode 0700, when missing; refused when
     /// others may write in it), named after `time`; a name already taken gets `-2`, `-3`, … so that no
     /// backup ever replaces another.
     static func write(from pool: DatabasePool, into directory: String, at time: Date) async throws -> DatabaseBackup {
         let directory = URL(fileURLWithPath: directory).standardizedFileURL
         try prepareDirectory(directory)
-        let partial = directory.appendingPathComponent(".countersign-backup-\(UUID().uuidString).partial").path
-        // Created empty first, so that it is the owner's alone from its first byte (VACUUM INTO accepts an empty file).
+        removeAbandonedPartials(in: directory)
+        let partial = directory.appendingPathComponent(partialPrefix + UUID().uuidString + partialSuffix).path
+        // Created empty first, so that it is the owner's alone from its first byte (VACUUM INTO accepts an
+        // empty file), and locked until this returns.
         let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             let failure = errno
             throw BackupFailed(directory: directory.path, problem: "cannot be written to", errno: failure)
         }
-        close(descriptor)
+        defer { close(descriptor) }
+        flock(descriptor, LOCK_EX)
         do {
             // Outside any transaction, as VACUUM must be.
             try await pool.unsafeRead { db in try db.execute(sql: "VACUUM INTO ?", arguments: [partial]) }
@@ -40,6 +47,19 @@ enum SQLiteBackup {
         } catch {
             unlink(partial)
             throw error
+        }
+    }
+
+    /// Removes the partial files of backups whose writer is gone. A backup still being written, by this
+    /// server or another, holds the lock on its own.
+    private static func removeAbandonedPartials(in directory: URL) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(partialPrefix) && name.hasSuffix(partialSuffix) {
+            let path = directory.appendingPathComponent(name).path
+            let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard descriptor >= 0 else { continue }
+            defer { close(descriptor) }
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { unlink(path) }
         }
     }
 
