@@ -43,12 +43,7 @@ struct DatabaseTLSTests {
             ("postgres://u:p@db.example/cs?sslrootcert=\(#filePath)", "not a readable file of PEM certificates"),
             ("postgres://u:p@db.example/cs?sslmode=disable&sslrootcert=\(authority)", "sslrootcert is given, but TLS is off"),
         ] {
-            do {
-                _ = try Configuration.load(environment: ["COUNTERSIGN_DATABASE_URL": refused])
-                Issue.record("\(refused) was accepted")
-            } catch {
-                #expect(error.problems.contains { $0.hasPrefix("COUNTERSIGN_DATABASE_URL: ") && $0.contains(reason) }, "\(refused): \(error)")
-            }
+            Self.expectRefused(refused, because: reason)
         }
         for accepted in [
             "postgres://u:p@db.example/cs", "postgres://u:p@db.example/cs?sslmode=verify-full&sslrootcert=\(authority)",
@@ -85,15 +80,22 @@ struct DatabaseTLSTests {
             ("\(base)&sslcert=\(key)&sslkey=\(key)", "sslcert names \(key), which is not a readable file of PEM certificates"),
             ("postgres://countersign@db.example/cs?sslmode=disable&sslcert=\(certificate)&sslkey=\(key)", "sslcert is given, but TLS is off"),
         ] {
-            do {
-                _ = try Configuration.load(environment: ["COUNTERSIGN_DATABASE_URL": refused])
-                Issue.record("\(refused) was accepted")
-            } catch {
-                #expect(error.problems.contains { $0.hasPrefix("COUNTERSIGN_DATABASE_URL: ") && $0.contains(reason) }, "\(refused): \(error)")
-            }
+            Self.expectRefused(refused, because: reason)
         }
         let accepted = "\(base)&sslcert=\(certificate)&sslkey=\(key)"
         #expect(throws: Never.self) { try Configuration.load(environment: ["COUNTERSIGN_DATABASE_URL": accepted]) }
+    }
+
+    /// Expects `url` refused at start with a problem about the database URL that says `reason`.
+    private static func expectRefused(_ url: String, because reason: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        do {
+            _ = try Configuration.load(environment: ["COUNTERSIGN_DATABASE_URL": url])
+            Issue.record("\(url) was accepted", sourceLocation: sourceLocation)
+        } catch {
+            #expect(
+                error.problems.contains { $0.hasPrefix("COUNTERSIGN_DATABASE_URL: ") && $0.contains(reason) }, "\(url): \(error)",
+                sourceLocation: sourceLocation)
+        }
     }
 }
 
@@ -106,18 +108,8 @@ struct DatabaseTLSOnPostgres {
     func encryptedFlow() async throws {
         try await TestDatabase.with { database in
             let url = try Self.url(of: database, host: "localhost", query: "sslmode=require&sslrootcert=\(try #require(TestDatabase.postgresAuthority))")
-            try await TestServer.run(on: .at(.postgres(url)), clock: TestClock(), masterKey: TestServer.randomMasterKey()) { server in
-                try await eventually("the instance is ready") { try await server.send(.GET, "/readyz").status == .ok }
-                let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
-                let browser = TestBrowser(server)
-                _ = try await browser.signIn(email: "ada@example.com")
-                _ = try await phone.approve()
-                let claims = try await server.verifiedClaims(try #require(try await browser.poll().token))
-                #expect(claims.deviceID == phone.deviceID)
-                let connections = try await Self.connections(to: database)
-                #expect(connections.count >= 2, "the stores' connections and the one listening for events")
-                #expect(connections.allSatisfy { $0.encrypted }, "\(connections)")
-            }
+            let connections = try await Self.connectionsOfAFlow(on: url, database: database)
+            #expect(connections.allSatisfy { $0.encrypted }, "\(connections)")
         }
     }
 
@@ -141,17 +133,8 @@ struct DatabaseTLSOnPostgres {
         try await TestDatabase.with { database in
             let verified = "sslmode=require&sslrootcert=\(authority)"
             let url = try Self.url(of: database, host: "localhost", user: Self.certifiedRole, query: "\(verified)&sslcert=\(client.certificate)&sslkey=\(client.key)")
-            try await TestServer.run(on: .at(.postgres(url)), clock: TestClock(), masterKey: TestServer.randomMasterKey()) { server in
-                try await eventually("the instance is ready") { try await server.send(.GET, "/readyz").status == .ok }
-                let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
-                let browser = TestBrowser(server)
-                _ = try await browser.signIn(email: "ada@example.com")
-                _ = try await phone.approve()
-                _ = try #require(try await browser.poll().token)
-                let connections = try await Self.connections(to: database)
-                #expect(connections.count >= 2, "the stores' connections and the one listening for events")
-                #expect(connections.allSatisfy { $0.clientName == "/CN=\(Self.certifiedRole)" }, "\(connections)")
-            }
+            let connections = try await Self.connectionsOfAFlow(on: url, database: database)
+            #expect(connections.allSatisfy { $0.encrypted && $0.clientName == "/CN=\(Self.certifiedRole)" }, "\(connections)")
 
             // Someone who knows the role but holds no key of the authority's: none, or one of his own making.
             let without = await TestServer.startRefusal(database: try Self.url(of: database, host: "localhost", user: Self.certifiedRole, query: verified))
@@ -166,6 +149,25 @@ struct DatabaseTLSOnPostgres {
                 database: try Self.url(of: database, host: "localhost", user: Self.certifiedRole, query: "\(verified)&sslcert=\(directory)/c.pem&sslkey=\(directory)/c.key"))
             #expect("\(forged)".contains("client certificate"), "\(forged)")
         }
+    }
+
+    /// Runs a server on `url` (`database` with other settings), has it finish a web sign-in approved on the
+    /// phone, and returns its connections to `database` as PostgreSQL sees them, at least the stores' and
+    /// the one listening for events.
+    private static func connectionsOfAFlow(on url: String, database: TestDatabase) async throws -> [(encrypted: Bool, clientName: String?)] {
+        var connections: [(encrypted: Bool, clientName: String?)] = []
+        try await TestServer.run(on: .at(.postgres(url)), clock: TestClock(), masterKey: TestServer.randomMasterKey()) { server in
+            try await eventually("the instance is ready") { try await server.send(.GET, "/readyz").status == .ok }
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            _ = try await browser.signIn(email: "ada@example.com")
+            _ = try await phone.approve()
+            let claims = try await server.verifiedClaims(try #require(try await browser.poll().token))
+            #expect(claims.deviceID == phone.deviceID)
+            connections = try await Self.connections(to: database)
+        }
+        #expect(connections.count >= 2, "the stores' connections and the one listening for events")
+        return connections
     }
 
     /// The role the test script's cluster signs in by its client certificate alone.
