@@ -4,7 +4,7 @@ import SQLKit
 import Testing
 import Vapor
 
-@Suite("PostgreSQL: statements prepared once per connection, and limited in time", .enabled(if: TestDatabase.postgresURL != nil))
+@Suite("PostgreSQL: statements prepared once per connection, limited in time, and their rows read as stored", .enabled(if: TestDatabase.postgresURL != nil))
 struct PostgresStatementsTests {
     @Test("a statement runs prepared under one name on its connection, and runs again under the same name")
     func preparedOnceAndReused() async throws {
@@ -52,6 +52,28 @@ struct PostgresStatementsTests {
             #expect(!prepared.isEmpty, "the connection holds the statements it prepared before")
             #expect(!prepared.contains(listing), "the listing itself came past the limit, so it is not prepared")
             #expect(prepared.count <= PreparedStatements.limit)
+        }
+    }
+
+    @Test("every kind of value the stores keep reads back as stored: bigint, text, boolean, timestamptz and NULL, and a type read through SQLKit's coding")
+    func everyKindOfValueReadsBack() async throws {
+        try await TestServer.run { server in
+            let sql = try #require(server.app.countersignSQL)
+            let row = try #require(try await sql.raw("""
+                SELECT 9007199254740993::bigint AS i, 'é z' AS t, true AS b, TIMESTAMPTZ '2026-11-27 10:00:00.25+00' AS d,
+                    NULL::text AS n, 'revoked' AS s
+                """).first())
+            #expect(row.allColumns == ["i", "t", "b", "d", "n", "s"])
+            #expect(try row.decode(column: "i", as: Int.self) == 9_007_199_254_740_993)
+            #expect(try row.decode(column: "t", as: String.self) == "é z")
+            #expect(try row.decode(column: "b", as: Bool.self))
+            #expect(try row.decode(column: "d", as: Date.self) == Date(timeIntervalSince1970: 1_795_773_600.25))
+            #expect(try row.decodeNil(column: "n"))
+            #expect(try !row.decodeNil(column: "t"))
+            #expect(try row.decode(column: "n", as: String?.self) == nil)
+            #expect(try row.decode(column: "s", as: CredentialStatus.self) == .revoked)
+            #expect(throws: (any Error).self) { try row.decode(column: "missing", as: String.self) }
+            #expect(throws: (any Error).self) { try row.decode(column: "t", as: Int.self) }
         }
     }
 

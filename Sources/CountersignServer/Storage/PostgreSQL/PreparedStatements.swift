@@ -30,7 +30,7 @@ final class PreparedStatements: Sendable {
     ) async throws {
         guard let name = name(for: sql) else {
             for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) {
-                onRow(row.sql())
+                onRow(PostgresStoreRow(row))
             }
             return
         }
@@ -50,7 +50,7 @@ final class PreparedStatements: Sendable {
         let rows = try await NamedStatement.$text.withValue(text) {
             try await connection.execute(NamedStatement(bindings: bindings), logger: logger)
         }
-        for try await row in rows { onRow(row.sql()) }
+        for try await row in rows { onRow(PostgresStoreRow(row)) }
     }
 
     /// The statement name of `sql`, given on first use; nil once `limit` texts have names.
