@@ -8,7 +8,9 @@ import SQLKit
 ///
 /// PostgresKit's row sends every value through its translation for Fluent's column types, which builds
 /// the cell's name into a string for an error's coding path and tries each of Fluent's special cases by a
-/// cast before it decodes: about 3 % of the server's CPU on PostgreSQL (docs/BENCHMARKS.md).
+/// cast before it decodes: about 3 % of the server's CPU on PostgreSQL (docs/BENCHMARKS.md). Those
+/// special cases are not made here: a `String` from a Fluent enum type, a `Decimal` from text, a `Double`
+/// from `numeric` (what `avg` and `sum` return) would fail to decode; no store reads one.
 struct PostgresStoreRow: SQLRow {
     private let row: PostgresRow
     private let cells: PostgresRandomAccessRow
