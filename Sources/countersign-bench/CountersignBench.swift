@@ -113,10 +113,11 @@ struct Flows: AsyncParsableCommand {
                 for pair in pairs { group.addTask { await pair.answerRequests() } }
             }
         }
-        // The server's usage and the benchmark's own are read at the window's edges, like the flows counted in it.
-        @Sendable func usage(at instant: ContinuousClock.Instant) async throws -> (server: ProcessUsage?, bench: ProcessUsage) {
+        // The server's usage, the benchmark's own and the machine's are read at the window's edges, like the
+        // flows counted in it.
+        @Sendable func usage(at instant: ContinuousClock.Instant) async throws -> WindowEdge {
             try await Task.sleep(until: instant)
-            return (try serverPID.map(ProcessUsage.read), try ProcessUsage.read(pid: getpid()))
+            return WindowEdge(server: try serverPID.map(ProcessUsage.read), bench: try ProcessUsage.read(pid: getpid()), machine: try MachineUsage.read())
         }
         async let usageAtStart = usage(at: measuringFrom)
         async let usageAtEnd = usage(at: end)
@@ -141,8 +142,16 @@ struct Flows: AsyncParsableCommand {
         let (before, after) = try await (usageAtStart, usageAtEnd)
         return await recorder.report(
             journey: journey, polling: polling, browsers: browsers, seconds: duration,
-            server: before.server.flatMap { before in after.server.map { (before, $0) } }, bench: (before.bench, after.bench))
+            server: before.server.flatMap { before in after.server.map { (before, $0) } }, bench: (before.bench, after.bench),
+            machine: after.machine.busy - before.machine.busy)
     }
+}
+
+/// What is read of the processes and the machine at one edge of the measured window.
+private struct WindowEdge: Sendable {
+    let server: ProcessUsage?
+    let bench: ProcessUsage
+    let machine: MachineUsage
 }
 
 extension BenchJourney: ExpressibleByArgument {}
@@ -164,7 +173,7 @@ actor Recorder {
 
     func report(
         journey: BenchJourney, polling: Bool, browsers: Int, seconds: Int, server: (ProcessUsage, ProcessUsage)?,
-        bench: (ProcessUsage, ProcessUsage)
+        bench: (ProcessUsage, ProcessUsage), machine: Duration
     ) -> FlowReport {
         let completed = samples.count
         func cpuPerFlow(_ usage: (before: ProcessUsage, after: ProcessUsage)) -> Double? {
@@ -175,7 +184,8 @@ actor Recorder {
             completedFlows: completed, errors: errors, flowsPerSecond: Double(completed) / Double(seconds),
             flowMilliseconds: Percentiles(samples.map(\.flow)), resumeMilliseconds: Percentiles(samples.map(\.resume)),
             serverCPUMillisecondsPerFlow: server.flatMap(cpuPerFlow), serverPeakRSSMiB: server.map { Double($0.1.peakRSS) / 1_048_576 },
-            benchCPUMillisecondsPerFlow: cpuPerFlow(bench), firstError: firstError)
+            benchCPUMillisecondsPerFlow: cpuPerFlow(bench),
+            machineCPUMillisecondsPerFlow: completed > 0 ? machine.inMilliseconds / Double(completed) : nil, firstError: firstError)
     }
 }
 
@@ -198,6 +208,9 @@ struct FlowReport: BenchReport, Codable {
     var serverPeakRSSMiB: Double?
     /// The benchmark's own CPU: it shares the machine with the server.
     var benchCPUMillisecondsPerFlow: Double?
+    /// Everything the machine ran: the server, the benchmark, the database's own processes (PostgreSQL's)
+    /// and the kernel. Less the server's and the benchmark's, it is what the rest of the machine spent.
+    var machineCPUMillisecondsPerFlow: Double?
     var firstError: String?
 
     /// The names docs/BENCHMARKS.md and DESIGN.md use (the rest follow the encoder's snake_case).
@@ -208,6 +221,7 @@ struct FlowReport: BenchReport, Codable {
         case serverCPUMillisecondsPerFlow = "server_cpu_ms_per_flow"
         case serverPeakRSSMiB = "server_peak_rss_mib"
         case benchCPUMillisecondsPerFlow = "bench_cpu_ms_per_flow"
+        case machineCPUMillisecondsPerFlow = "machine_cpu_ms_per_flow"
     }
 
     var table: String {
@@ -221,6 +235,7 @@ struct FlowReport: BenchReport, Codable {
             | phone answers → browser resumed p50 / p90 / p99 / max (ms) | \(resumeMilliseconds.summary) |
             | server CPU per flow (ms) | \(number(serverCPUMillisecondsPerFlow, 3)) |
             | benchmark's own CPU per flow (ms) | \(number(benchCPUMillisecondsPerFlow, 3)) |
+            | whole machine's CPU per flow (ms) | \(number(machineCPUMillisecondsPerFlow, 3)) |
             | server peak RSS (MiB) | \(number(serverPeakRSSMiB)) |
             \(firstError.map { "| first error | \($0) |" } ?? "")
             """
