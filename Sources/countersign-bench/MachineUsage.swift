@@ -16,7 +16,6 @@ struct MachineUsage: Sendable {
         let ticks = line.split(separator: " ").dropFirst().compactMap { Int($0) }
         guard ticks.count >= 7 else { throw BenchError.protocolViolation("unreadable /proc/stat") }
         let (user, nice, system, irq, softirq) = (ticks[0], ticks[1], ticks[2], ticks[5], ticks[6])
-        let ticksPerSecond = Int(sysconf(Int32(_SC_CLK_TCK)))
-        return MachineUsage(busy: .milliseconds((user + nice + system + irq + softirq) * 1000 / ticksPerSecond))
+        return MachineUsage(busy: Duration(clockTicks: user + nice + system + irq + softirq))
     }
 }

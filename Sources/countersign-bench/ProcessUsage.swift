@@ -16,13 +16,19 @@ struct ProcessUsage: Sendable {
         guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else {
             throw BenchError.protocolViolation("unreadable /proc/\(pid)/stat")
         }
-        let ticksPerSecond = Int(sysconf(Int32(_SC_CLK_TCK)))
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         func kibibytes(_ key: String) -> Int {
             let line = status.split(separator: "\n").first { $0.hasPrefix(key + ":") }
             return (line?.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0) * 1024
         }
         return ProcessUsage(
-            cpu: .milliseconds((user + system) * 1000 / ticksPerSecond), rss: kibibytes("VmRSS"), peakRSS: kibibytes("VmHWM"))
+            cpu: Duration(clockTicks: user + system), rss: kibibytes("VmRSS"), peakRSS: kibibytes("VmHWM"))
+    }
+}
+
+extension Duration {
+    /// A time /proc counts in clock ticks (`_SC_CLK_TCK` a second, a hundredth of a second on Linux).
+    init(clockTicks ticks: Int) {
+        self = .milliseconds(ticks * 1000 / Int(sysconf(Int32(_SC_CLK_TCK))))
     }
 }
