@@ -141,14 +141,12 @@ struct Flows: AsyncParsableCommand {
         phones.cancel()
         let (before, after) = try await (usageAtStart, usageAtEnd)
         return await recorder.report(
-            journey: journey, polling: polling, browsers: browsers, seconds: duration,
-            server: before.server.flatMap { before in after.server.map { (before, $0) } }, bench: (before.bench, after.bench),
-            machine: after.machine.busy - before.machine.busy)
+            journey: journey, polling: polling, browsers: browsers, seconds: duration, windowFrom: before, to: after)
     }
 }
 
 /// What is read of the processes and the machine at one edge of the measured window.
-private struct WindowEdge: Sendable {
+struct WindowEdge: Sendable {
     let server: ProcessUsage?
     let bench: ProcessUsage
     let machine: MachineUsage
@@ -172,20 +170,20 @@ actor Recorder {
     }
 
     func report(
-        journey: BenchJourney, polling: Bool, browsers: Int, seconds: Int, server: (ProcessUsage, ProcessUsage)?,
-        bench: (ProcessUsage, ProcessUsage), machine: Duration
+        journey: BenchJourney, polling: Bool, browsers: Int, seconds: Int, windowFrom start: WindowEdge, to end: WindowEdge
     ) -> FlowReport {
         let completed = samples.count
-        func cpuPerFlow(_ usage: (before: ProcessUsage, after: ProcessUsage)) -> Double? {
-            completed > 0 ? (usage.after.cpu - usage.before.cpu).inMilliseconds / Double(completed) : nil
+        func perFlow(_ spent: Duration) -> Double? {
+            completed > 0 ? spent.inMilliseconds / Double(completed) : nil
         }
+        let serverCPU = start.server.flatMap { start in end.server.map { $0.cpu - start.cpu } }
         return FlowReport(
             journey: journey.rawValue, waiting: polling ? "polling" : "events stream", browsers: browsers, seconds: seconds,
             completedFlows: completed, errors: errors, flowsPerSecond: Double(completed) / Double(seconds),
             flowMilliseconds: Percentiles(samples.map(\.flow)), resumeMilliseconds: Percentiles(samples.map(\.resume)),
-            serverCPUMillisecondsPerFlow: server.flatMap(cpuPerFlow), serverPeakRSSMiB: server.map { Double($0.1.peakRSS) / 1_048_576 },
-            benchCPUMillisecondsPerFlow: cpuPerFlow(bench),
-            machineCPUMillisecondsPerFlow: completed > 0 ? machine.inMilliseconds / Double(completed) : nil, firstError: firstError)
+            serverCPUMillisecondsPerFlow: serverCPU.flatMap(perFlow), serverPeakRSSMiB: end.server.map { Double($0.peakRSS) / 1_048_576 },
+            benchCPUMillisecondsPerFlow: perFlow(end.bench.cpu - start.bench.cpu),
+            machineCPUMillisecondsPerFlow: perFlow(end.machine.busy - start.machine.busy), firstError: firstError)
     }
 }
 
