@@ -21,9 +21,9 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
     private let logger: Logger
     private let loop = ServerLifetimeTask()
 
-    /// Rows removed per statement. A request that writes meanwhile waits for the batch under way: with
-    /// 100 an approval batch took tens of milliseconds on a slow host, and one sign-in in ten waited
-    /// behind one while 100,000 expired approvals went (docs/BENCHMARKS.md, the pending soak).
+    /// Rows removed per statement. A request that writes meanwhile waits for the batch under way: while
+    /// 100,000 expired approvals went on a slow host, one sign-in in ten waited about 70 ms with batches
+    /// of 100, half that with 25 (docs/BENCHMARKS.md, the pending soak).
     static let batchSize = 25
     /// The pause between batches, in which waiting requests take the write lock.
     static let pauseBetweenBatches = Duration.milliseconds(5)
