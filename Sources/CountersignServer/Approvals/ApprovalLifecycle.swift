@@ -47,10 +47,10 @@ struct ApprovalLifecycle: Sendable {
             otpHash: request.otp.map { WebOTP.keyedHash(code: $0, approvalID: approvalID, key: hashKey) },
             otpLength: request.otp?.count, otpAttemptsLeft: request.otp == nil ? 0 : Self.otpAttempts, expiresAt: request.expiresAt,
             createdAt: clock.now())
-        await work.hold { storage in try await storage.approvals.insert(approval) }
+        await work.hold(try storage.approvals.insert(approval))
         let metrics = metrics
         await work.afterCommit { metrics.approvalCreated() }
-        await queuePush(of: approvalID, to: device, in: work)
+        try await queuePush(of: approvalID, to: device, in: work)
         return approvalID
     }
 
@@ -95,8 +95,8 @@ struct ApprovalLifecycle: Sendable {
     }
 
     /// Sends the approval's push to `device` again.
-    func resend(_ approvalID: String, to device: DeviceRecord, in work: UnitOfWork) async {
-        await queuePush(of: approvalID, to: device, in: work)
+    func resend(_ approvalID: String, to device: DeviceRecord, in work: UnitOfWork) async throws {
+        try await queuePush(of: approvalID, to: device, in: work)
     }
 
     /// Settles the approval with the phone's answer. Details shown in the browser count as approved only
@@ -159,20 +159,20 @@ struct ApprovalLifecycle: Sendable {
         guard await work.firstClose(of: approvalID) else { return }
         let (now, metrics, events) = (clock.now(), metrics, events)
         let topic = EventTopic.interaction(approval.webInteractionID)
-        await work.hold { storage in
-            let approvals = storage.approvals
-            let closed = try await approvals.close(approvalID, as: status, failureCode: failureCode, amr: amr, authTime: authTime, at: now)
-            if closed {
+        let closing = storage.approvals.close(approvalID, as: status, failureCode: failureCode, amr: amr, authTime: authTime, at: now)
+            .telling { closed in
+                guard closed else { return }
                 let event = ApprovalClosed(approvalID: approvalID, status: status)
                 await work.afterCommit {
                     // The figures count approvals; a decoy is none.
                     if !DecoyApprovalRecord.isDecoy(approvalID) { metrics.approvalClosed(outcome: status.rawValue) }
                     await events.publish(topic, event.message)
                 }
-            } else if refusingIfClosed {
-                throw ServiceError.approvalNotPending(try await approvals.status(of: approvalID, at: now))
             }
-        }
+        await work.hold(
+            refusingIfClosed
+                ? closing.refusing { storage in ServiceError.approvalNotPending(try await storage.approvals.status(of: approvalID, at: now)) }
+                : closing)
     }
 
     /// Saves the approval's push in the call's commit and rings once it is committed.
@@ -180,9 +180,9 @@ struct ApprovalLifecycle: Sendable {
     /// A push through a provider is queued, due at once, for the sender. An inbox device needs no
     /// provider: the job is saved as sent with its delivery record, and the ring wakes the device's
     /// long-poll directly, sparing the queue's round trip.
-    private func queuePush(of approvalID: String, to device: DeviceRecord, in work: UnitOfWork) async {
+    private func queuePush(of approvalID: String, to device: DeviceRecord, in work: UnitOfWork) async throws {
         let push = QueuedPush(approvalID: approvalID, device: device, at: clock.now())
-        await work.hold { storage in try await storage.pushJobs.insert(push.job, delivery: push.delivery) }
+        for statement in try storage.pushJobs.insert(push.job, delivery: push.delivery) { await work.hold(statement) }
         let (events, inbox, metrics) = (events, inbox, metrics)
         await work.afterCommit {
             if let delivery = push.delivery {

@@ -82,7 +82,7 @@ struct InteractionService: Sendable {
             finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime),
             state: try stored(state, interactionID: interactionID),
             createdAt: now, userID: state.user?.userID)
-        try await work.commit(on: storage) { storage in try await storage.interactions.insert(record) }
+        try await work.commit(on: storage, first: try storage.interactions.insert(record))
         if !state.isFinished { openedStates.remember(state, sealed: record.state, of: interactionID) }
         metrics.interactionStarted(journey: journey.id)
         if state.isFinished { metrics.interactionFinished(journey: journey.id, finalStep: presentation.journeyStepID) }
@@ -109,11 +109,9 @@ struct InteractionService: Sendable {
         let encodedState = try stored(state, interactionID: interactionID)
         let finished = state.isFinished
         let userID = state.user?.userID
-        try await work.commit(on: storage) { storage in
-            let saved = try await storage.interactions.saveNext(
-                of: interaction, state: encodedState, tokenHash: token.map(SecretDigest.hex), finished: finished, userID: userID)
-            guard saved else { throw ServiceError.invalidToken("The interaction token was already used.") }
-        }
+        let save = storage.interactions.saveNext(
+            of: interaction, state: encodedState, tokenHash: token.map(SecretDigest.hex), finished: finished, userID: userID)
+        try await work.commit(on: storage, first: save.refusing { _ in ServiceError.invalidToken("The interaction token was already used.") })
         if finished {
             openedStates.forget(interactionID)
             metrics.interactionFinished(journey: journey.id, finalStep: presentation.journeyStepID)

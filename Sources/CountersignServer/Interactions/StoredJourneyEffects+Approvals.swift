@@ -40,7 +40,7 @@ extension StoredJourneyEffects {
         guard let approval = try await storage.approvals.find(approvalID),
             let device = try await storage.devices.find(approval.deviceID)
         else { return }
-        await approvals.resend(approval.id, to: device, in: work)
+        try await approvals.resend(approval.id, to: device, in: work)
     }
 
     func cancelApproval(_ approvalID: String) async throws {

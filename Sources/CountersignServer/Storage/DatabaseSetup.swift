@@ -112,6 +112,7 @@ enum DatabaseSetup {
         migrations.add(CreateDecoyApprovals())
         migrations.add(AddInteractionApproval())
         migrations.add(DropInteractionApproval())
+        migrations.add(CreateHeldStatementCheck())
         let migrator = Migrator(databases: databases, migrations: migrations, logger: app.logger, on: app.eventLoopGroup.any())
         try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
     }

@@ -30,6 +30,38 @@ struct Storage: Sendable {
         return TimedSQLDatabase(base: database, metrics: metrics)
     }
 
+    /// Commits a call's writes in one transaction, in their order. A statement that must change a row and
+    /// changed none rolls them all back and throws its refusal; once committed, each statement is told
+    /// whether it changed a row. Where the engine can, writes that are all statements go as one.
+    func commit(_ writes: [HeldWrite]) async throws {
+        let statements = writes.compactMap(\.statement)
+        let outcomes: [Bool]
+        do {
+            if writes.count == 1, let statement = statements.first {
+                outcomes = [try await sql.run(statement)]
+            } else if statements.count == writes.count, statements.count > 1, engine.commitsStatementsAsOne {
+                outcomes = try await OneStatementCommit.run(statements, on: sql)
+            } else if !writes.isEmpty {
+                outcomes = try await transaction { storage in
+                    var outcomes: [Bool] = []
+                    for write in writes {
+                        switch write {
+                        case .statement(let statement): outcomes.append(try await storage.sql.run(statement))
+                        case .code(let body): try await body(storage)
+                        }
+                    }
+                    return outcomes
+                }
+            } else {
+                outcomes = []
+            }
+        } catch let refused as HeldStatementRefused {
+            guard let refusal = refused.statement.refusal else { throw refused }
+            throw try await refusal(self)
+        }
+        for (statement, changed) in zip(statements, outcomes) { await statement.outcome?(changed) }
+    }
+
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (Storage) async throws -> T) async throws -> T {
         let (engine, metrics) = (engine, metrics)
@@ -69,6 +101,8 @@ struct Storage: Sendable {
 protocol StorageEngine: Sendable {
     /// Statements outside any transaction, from the calling thread.
     var sql: any SQLDatabase { get }
+    /// Whether a call's held statements can be committed as one statement (`OneStatementCommit`).
+    var commitsStatementsAsOne: Bool { get }
     /// Runs `body` on one connection in one transaction: committed when it returns, rolled back when it throws.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     /// Writes a copy of the whole database into `directory`, named after `time`; refused where the

@@ -1,13 +1,18 @@
 /// What one call writes, held back and applied in one transaction, and what must wait for that commit
 /// (pushes, wake-ups). A refused call applies nothing and wakes no one.
 actor UnitOfWork {
-    private var writes: [@Sendable (Storage) async throws -> Void] = []
+    private var writes: [HeldWrite] = []
     private var afterCommitActions: [@Sendable () async -> Void] = []
     private var closedApprovals: Set<String> = []
 
-    /// Holds back a write until `commit(on:first:)`.
+    /// Holds back a statement until `commit(on:first:)`.
+    func hold(_ statement: HeldStatement) {
+        writes.append(.statement(statement))
+    }
+
+    /// Holds back a write that is more than one statement until `commit(on:first:)`.
     func hold(_ write: @escaping @Sendable (Storage) async throws -> Void) {
-        writes.append(write)
+        writes.append(.code(write))
     }
 
     /// Whether this call has not closed approval `id` yet; from now on it has. A call closes an approval
@@ -22,21 +27,25 @@ actor UnitOfWork {
     }
 
     /// Commits `first` (the call's own write, such as its interaction's new state) and then the held
-    /// writes, in the order they were made, in one transaction; then runs what waited for the commit. A
-    /// lone write needs no transaction around it. A held write may itself call `afterCommit` while it runs
-    /// (to count only what its statement really changed); that action too waits for the commit.
-    func commit(on storage: Storage, first: (@Sendable (Storage) async throws -> Void)? = nil) async throws {
-        let held = writes
+    /// writes, in the order they were made, in one transaction (`Storage.commit(_:)`); then runs what
+    /// waited for the commit. A held write may itself call `afterCommit` while it runs, and a held
+    /// statement when it is told its outcome (to act only on what its statement really changed); that
+    /// action too waits for the commit.
+    func commit(on storage: Storage, first: HeldStatement? = nil) async throws {
+        let held = (first.map { [HeldWrite.statement($0)] } ?? []) + writes
         writes = []
-        if held.isEmpty, let first {
-            try await first(storage)
-        } else if !held.isEmpty {
-            try await storage.transaction { transaction in
-                try await first?(transaction)
-                for write in held { try await write(transaction) }
-            }
-        }
+        try await storage.commit(held)
         for action in afterCommitActions { await action() }
         afterCommitActions = []
+    }
+}
+
+/// One write a call holds until its commit: a statement, or code that runs several.
+enum HeldWrite: Sendable {
+    case statement(HeldStatement)
+    case code(@Sendable (Storage) async throws -> Void)
+
+    var statement: HeldStatement? {
+        if case .statement(let statement) = self { statement } else { nil }
     }
 }

@@ -49,6 +49,8 @@ struct PostgresStorageEngine: StorageEngine, @unchecked Sendable {
         PostgresSQLDatabase(session: .pooled(pool), statements: statements, answerLimit: answerLimit, logger: logger)
     }
 
+    var commitsStatementsAsOne: Bool { true }
+
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let pool = pool
         let connection = try await pool.requestConnection(logger: logger).get()

@@ -36,7 +36,7 @@ final class PreparedStatements: Sendable {
         }
         do {
             try await execute(NamedStatement.Text(name: name, sql: sql), bindings, on: connection, logger: logger, onRow)
-        } catch let error as PSQLError where error.code == .server && !Self.isConstraintViolation(error) {
+        } catch let error as PSQLError where error.code == .server && !Self.isAnswerAboutData(error) {
             let renamed = rename(sql, replacing: name)
             guard Self.isStalePlan(error), !inTransaction else { throw error }
             try await execute(NamedStatement.Text(name: renamed, sql: sql), bindings, on: connection, logger: logger, onRow)
@@ -78,10 +78,12 @@ final class PreparedStatements: Sendable {
         return name
     }
 
-    /// A broken unique key or other constraint (SQLSTATE class 23): an answer about the data, which the
-    /// stores expect (`refusingDuplicate`), not a broken statement.
-    private static func isConstraintViolation(_ error: PSQLError) -> Bool {
-        error.serverInfo?[.sqlState]?.hasPrefix("23") == true
+    /// A broken unique key or other constraint (SQLSTATE class 23), which the stores expect
+    /// (`refusingDuplicate`), or a held statement that changed no row (`OneStatementCommit`): an answer
+    /// about the data, not a broken statement.
+    private static func isAnswerAboutData(_ error: PSQLError) -> Bool {
+        guard let state = error.serverInfo?[.sqlState] else { return false }
+        return state.hasPrefix("23") || state == OneStatementCommit.refusedState
     }
 
     /// PostgreSQL's "cached plan must not change result type" (SQLSTATE 0A000, raised where it revalidates

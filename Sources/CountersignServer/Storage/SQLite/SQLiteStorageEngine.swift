@@ -78,6 +78,9 @@ struct SQLiteStorageEngine: StorageEngine {
         GRDBSQLDatabase(pool: pool, session: .autocommit(lock, readers), logger: logger, eventLoop: eventLoop)
     }
 
+    /// SQLite has no data-modifying `WITH` queries; its statements cost no round trip.
+    var commitsStatementsAsOne: Bool { false }
+
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let database = GRDBSQLDatabase(pool: pool, session: .transaction, logger: logger, eventLoop: eventLoop)
         // IMMEDIATE: the write lock is SQLite's from the start, not at the first write.

@@ -20,8 +20,8 @@ struct ApprovalStore {
         try await sql.raw("SELECT * FROM \(name: Self.table) WHERE id = \(bind: id)").first(decoding: ApprovalRecord.self)
     }
 
-    func insert(_ approval: ApprovalRecord) async throws {
-        try await sql.insert(approval, into: Self.table).run()
+    func insert(_ approval: ApprovalRecord) throws -> HeldStatement {
+        HeldStatement(try sql.insert(approval, into: Self.table).query)
     }
 
     func insertDecoy(_ decoy: DecoyApprovalRecord) async throws {
@@ -133,20 +133,20 @@ struct ApprovalStore {
         return ApprovalRecord.status(stored: row.status, expiresAt: row.expiresAt, at: now)
     }
 
-    /// Ends the approval (or decoy) if it is still open: pending and not past its expiry. Returns whether
-    /// this call ended it; an approval already settled, cancelled or expired is left as it is.
+    /// Ends the approval (or decoy) if it is still open: pending and not past its expiry. It changes no row
+    /// for an approval already settled, cancelled or expired, which is left as it is.
     func close(
         _ id: String, as status: ApprovalStatus, failureCode: String?, amr: [String], authTime: Date?, at now: Date
-    ) async throws -> Bool {
+    ) -> HeldStatement {
         // What the phone proved; a decoy has no phone.
         let proof: SQLQueryString = DecoyApprovalRecord.isDecoy(id)
             ? "" : ", amr = \(bind: amr.joined(separator: ",")), auth_time = \(bind: authTime)"
-        return try await !sql.raw("""
+        return HeldStatement(returningChangedRows: """
             UPDATE \(name: Self.table(of: id))
             SET status = \(bind: status.rawValue), failure_code = \(bind: failureCode), resolved_at = \(bind: now)\(proof)
             WHERE id = \(bind: id) AND status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)
             RETURNING id
-            """).all().isEmpty
+            """)
     }
 
     /// Counts one wrong web OTP if `attemptsLeftSeen` is still the count (compare and set); returns whether it did.

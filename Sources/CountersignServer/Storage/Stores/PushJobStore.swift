@@ -8,13 +8,16 @@ struct PushJobStore {
     let sql: any SQLDatabase
 
     /// Saves a new job, and for the inbox its delivery already made.
-    func insert(_ job: PushJobRecord, delivery: PushDeliveryRecord?) async throws {
-        try await sql.insert(job, into: Self.table).run()
-        if let delivery { try await insert(delivery) }
+    func insert(_ job: PushJobRecord, delivery: PushDeliveryRecord?) throws -> [HeldStatement] {
+        [HeldStatement(try sql.insert(job, into: Self.table).query)] + (try delivery.map { [try insertion(of: $0)] } ?? [])
     }
 
     func insert(_ delivery: PushDeliveryRecord) async throws {
-        try await sql.insert(delivery, into: Self.deliveryTable).run()
+        _ = try await sql.run(insertion(of: delivery))
+    }
+
+    private func insertion(of delivery: PushDeliveryRecord) throws -> HeldStatement {
+        HeldStatement(try sql.insert(delivery, into: Self.deliveryTable).query)
     }
 
     /// Claims up to `limit` due jobs by moving them under one fresh lease until `leaseEnd`. On PostgreSQL

@@ -1,0 +1,67 @@
+import SQLKit
+
+/// One statement of a call's writes, built when the call decides on it and run at the call's commit
+/// (`UnitOfWork`). Being a statement rather than code, it can travel with the call's other statements:
+/// on PostgreSQL a call whose writes are all statements commits them as one statement, in one round trip
+/// (`Storage.commit(_:)`).
+///
+/// What it changed is its outcome: a compare-and-set that changed no row can refuse the whole call, and
+/// the call can be told, once it committed, whether the statement changed its row.
+struct HeldStatement: Sendable {
+    let query: any SQLExpression
+    /// Whether `query` ends in `RETURNING`, answering a row for each row it changed. One that does not
+    /// (an insert) either changes its row or fails.
+    let answersChangedRows: Bool
+    /// The error that refuses the call when the statement changed no row; read after the call's writes
+    /// were rolled back.
+    private(set) var refusal: (@Sendable (Storage) async throws -> any Error)?
+    /// Told whether the statement changed a row, once the call's writes are committed.
+    private(set) var outcome: (@Sendable (_ changed: Bool) async -> Void)?
+
+    /// A statement that changes its rows or fails.
+    init(_ query: any SQLExpression) {
+        self.query = query
+        answersChangedRows = false
+    }
+
+    /// A statement ending in `RETURNING`, so that what it changed is known.
+    init(returningChangedRows query: SQLQueryString) {
+        self.query = query
+        answersChangedRows = true
+    }
+
+    /// This statement refusing the whole call with `error` when it changes no row.
+    func refusing(with error: @escaping @Sendable (Storage) async throws -> any Error) -> HeldStatement {
+        precondition(answersChangedRows, "only a statement that answers its changed rows can refuse")
+        var statement = self
+        statement.refusal = error
+        return statement
+    }
+
+    /// This statement telling `outcome` whether it changed a row, once committed.
+    func telling(_ outcome: @escaping @Sendable (_ changed: Bool) async -> Void) -> HeldStatement {
+        precondition(answersChangedRows, "only a statement that answers its changed rows can tell")
+        var statement = self
+        statement.outcome = outcome
+        return statement
+    }
+}
+
+/// A held statement that must change a row changed none: the call's writes are rolled back, and the
+/// statement's `refusal` says why.
+struct HeldStatementRefused: Error {
+    let statement: HeldStatement
+}
+
+extension SQLDatabase {
+    /// Runs `statement` alone; returns whether it changed a row, or throws `HeldStatementRefused`.
+    func run(_ statement: HeldStatement) async throws -> Bool {
+        guard statement.answersChangedRows else {
+            try await raw("\(statement.query)").run()
+            return true
+        }
+        let changed = try await !raw("\(statement.query)").all().isEmpty
+        if !changed, statement.refusal != nil { throw HeldStatementRefused(statement: statement) }
+        return changed
+    }
+}

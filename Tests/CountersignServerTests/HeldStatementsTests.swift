@@ -1,0 +1,110 @@
+@testable import CountersignServer
+import Foundation
+import Testing
+
+/// A call's writes, held and committed together (`UnitOfWork`, `Storage.commit(_:)`): on PostgreSQL as one
+/// statement when they are all statements, otherwise in one transaction. Either way nothing is half-written.
+@Suite("A call's held writes commit together or not at all, and each statement learns what it changed")
+struct HeldStatementsTests {
+    struct Refused: Error, Equatable {
+        let secondWasKept: Bool
+    }
+
+    @Test("a compare-and-set that changed no row refuses the call: the writes held with it are rolled back before the refusal is read")
+    func refusedCompareAndSetRollsBackTheRest() async throws {
+        try await TestServer.run { server in
+            let storage = try #require(server.app.countersignStorage)
+            let first = interaction("int_held_first")
+            try await storage.commit([.statement(try storage.interactions.insert(first))])
+
+            let work = UnitOfWork()
+            await work.hold(try storage.interactions.insert(interaction("int_held_second")))
+            let stale = storage.interactions.saveNext(of: first.moved(toVersion: 7), state: "", tokenHash: nil, finished: true, userID: nil)
+            let error = await #expect(throws: Refused.self) {
+                try await work.commit(on: storage, first: stale.refusing { storage in
+                    Refused(secondWasKept: try await storage.interactions.find("int_held_second") != nil)
+                })
+            }
+            #expect(error == Refused(secondWasKept: false))
+            #expect(try await storage.interactions.find("int_held_second") == nil)
+            #expect(try await storage.interactions.find(first.id)?.version == 1)
+        }
+    }
+
+    @Test("a compare-and-set that holds commits with the writes held with it, and each statement is told it changed its row")
+    func heldCompareAndSetCommitsTheRest() async throws {
+        try await TestServer.run { server in
+            let storage = try #require(server.app.countersignStorage)
+            let first = interaction("int_held_first")
+            try await storage.commit([.statement(try storage.interactions.insert(first))])
+
+            let told = Told()
+            let work = UnitOfWork()
+            await work.hold(try storage.interactions.insert(interaction("int_held_second")))
+            await work.hold(
+                storage.interactions.saveNext(of: interaction("int_held_absent"), state: "", tokenHash: nil, finished: true, userID: nil)
+                    .telling { await told.note("absent", $0) })
+            let save = storage.interactions.saveNext(of: first, state: "", tokenHash: nil, finished: true, userID: nil)
+            try await work.commit(on: storage, first: save.refusing { _ in Refused(secondWasKept: false) }.telling { await told.note("first", $0) })
+
+            #expect(await told.outcomes == ["first": true, "absent": false], "an unrefusing statement that changed nothing is told so")
+            #expect(try await storage.interactions.find("int_held_second") != nil)
+            #expect(try await storage.interactions.find(first.id)?.version == 2)
+        }
+    }
+
+    @Test("a statement that breaks a unique key fails the call with the key's error, and the writes held with it are rolled back")
+    func brokenKeyRollsBackTheRest() async throws {
+        try await TestServer.run { server in
+            let storage = try #require(server.app.countersignStorage)
+            let first = interaction("int_held_first")
+            try await storage.commit([.statement(try storage.interactions.insert(first))])
+
+            let work = UnitOfWork()
+            await work.hold(try storage.interactions.insert(interaction("int_held_second")))
+            await work.hold(try storage.interactions.insert(first))
+            let save = storage.interactions.saveNext(of: first, state: "", tokenHash: nil, finished: true, userID: nil)
+            await #expect(throws: (any Error).self) { try await work.commit(on: storage, first: save) }
+            #expect(try await storage.interactions.find("int_held_second") == nil)
+            #expect(try await storage.interactions.find(first.id)?.version == 1)
+        }
+    }
+
+    @Test("held code beside held statements runs in the same transaction, and a refusal rolls it back too")
+    func heldCodeRollsBackWithTheStatements() async throws {
+        try await TestServer.run { server in
+            let storage = try #require(server.app.countersignStorage)
+            let first = interaction("int_held_first")
+            try await storage.commit([.statement(try storage.interactions.insert(first))])
+
+            let work = UnitOfWork()
+            let second = interaction("int_held_second")
+            await work.hold { storage in _ = try await storage.sql.run(try storage.interactions.insert(second)) }
+            let stale = storage.interactions.saveNext(of: first.moved(toVersion: 7), state: "", tokenHash: nil, finished: true, userID: nil)
+            await #expect(throws: Refused.self) {
+                try await work.commit(on: storage, first: stale.refusing { _ in Refused(secondWasKept: false) })
+            }
+            #expect(try await storage.interactions.find(second.id) == nil)
+        }
+    }
+
+    private func interaction(_ id: String) -> InteractionRecord {
+        InteractionRecord(
+            id: id, journeyID: "web_login", clientID: "demo-web", tokenHash: "ab", version: 1, finished: false,
+            expiresAt: Date().addingTimeInterval(600), state: "{}", createdAt: Date(), userID: nil)
+    }
+}
+
+/// What the held statements were told, by name.
+private actor Told {
+    var outcomes: [String: Bool] = [:]
+    func note(_ name: String, _ changed: Bool) { outcomes[name] = changed }
+}
+
+extension InteractionRecord {
+    fileprivate func moved(toVersion version: Int) -> InteractionRecord {
+        InteractionRecord(
+            id: id, journeyID: journeyID, clientID: clientID, tokenHash: tokenHash, version: version, finished: finished,
+            expiresAt: expiresAt, state: state, createdAt: createdAt, userID: userID)
+    }
+}
