@@ -12,11 +12,7 @@ struct HeldStatementsTests {
 
     @Test("a compare-and-set that changed no row refuses the call: the writes held with it are rolled back before the refusal is read")
     func refusedCompareAndSetRollsBackTheRest() async throws {
-        try await TestServer.run { server in
-            let storage = try #require(server.app.countersignStorage)
-            let first = interaction("int_held_first")
-            try await storage.commit([.statement(try storage.interactions.insert(first))])
-
+        try await withFirstInteraction { storage, first in
             let work = UnitOfWork()
             await work.hold(try storage.interactions.insert(interaction("int_held_second")))
             let stale = storage.interactions.saveNext(of: first.moved(toVersion: 7), state: "", tokenHash: nil, finished: true, userID: nil)
@@ -33,11 +29,7 @@ struct HeldStatementsTests {
 
     @Test("a compare-and-set that holds commits with the writes held with it, and each statement is told it changed its row")
     func heldCompareAndSetCommitsTheRest() async throws {
-        try await TestServer.run { server in
-            let storage = try #require(server.app.countersignStorage)
-            let first = interaction("int_held_first")
-            try await storage.commit([.statement(try storage.interactions.insert(first))])
-
+        try await withFirstInteraction { storage, first in
             let told = Told()
             let work = UnitOfWork()
             await work.hold(try storage.interactions.insert(interaction("int_held_second")))
@@ -55,11 +47,7 @@ struct HeldStatementsTests {
 
     @Test("a statement that breaks a unique key fails the call with the key's error, and the writes held with it are rolled back")
     func brokenKeyRollsBackTheRest() async throws {
-        try await TestServer.run { server in
-            let storage = try #require(server.app.countersignStorage)
-            let first = interaction("int_held_first")
-            try await storage.commit([.statement(try storage.interactions.insert(first))])
-
+        try await withFirstInteraction { storage, first in
             let work = UnitOfWork()
             await work.hold(try storage.interactions.insert(interaction("int_held_second")))
             await work.hold(try storage.interactions.insert(first))
@@ -72,11 +60,7 @@ struct HeldStatementsTests {
 
     @Test("held code beside held statements runs in the same transaction, and a refusal rolls it back too")
     func heldCodeRollsBackWithTheStatements() async throws {
-        try await TestServer.run { server in
-            let storage = try #require(server.app.countersignStorage)
-            let first = interaction("int_held_first")
-            try await storage.commit([.statement(try storage.interactions.insert(first))])
-
+        try await withFirstInteraction { storage, first in
             let work = UnitOfWork()
             let second = interaction("int_held_second")
             await work.hold { storage in _ = try await storage.sql.run(try storage.interactions.insert(second)) }
@@ -84,7 +68,18 @@ struct HeldStatementsTests {
             await #expect(throws: Refused.self) {
                 try await work.commit(on: storage, first: stale.refusing { _ in Refused(secondWasKept: false) })
             }
-            #expect(try await storage.interactions.find(second.id) == nil)
+            let kept = try await storage.interactions.find(second.id)
+            #expect(kept == nil)
+        }
+    }
+
+    /// Runs `body` on a fresh server's storage, which holds one interaction at version 1: `first`.
+    private func withFirstInteraction(_ body: (Storage, InteractionRecord) async throws -> Void) async throws {
+        try await TestServer.run { server in
+            let storage = try #require(server.app.countersignStorage)
+            let first = interaction("int_held_first")
+            try await storage.commit([.statement(try storage.interactions.insert(first))])
+            try await body(storage, first)
         }
     }
 
