@@ -158,19 +158,17 @@ struct ApprovalLifecycle: Sendable {
         let approvalID = approval.id
         guard await work.firstClose(of: approvalID) else { return }
         let (now, metrics, events) = (clock.now(), metrics, events)
-        let (topic, message) = (EventTopic.interaction(approval.webInteractionID), ApprovalClosed(approvalID: approvalID, status: status).message)
-        // The other instances are told by the close itself, only if it closed the approval.
-        let closing = storage.approvals.close(
-            approvalID, as: status, failureCode: failureCode, amr: amr, authTime: authTime, at: now,
-            notifying: events.notification(topic, message)
-        ).telling { closed in
-            guard closed else { return }
-            await work.afterCommit {
-                // The figures count approvals; a decoy is none.
-                if !DecoyApprovalRecord.isDecoy(approvalID) { metrics.approvalClosed(outcome: status.rawValue) }
-                await events.publishHere(topic, message)
+        let topic = EventTopic.interaction(approval.webInteractionID)
+        let closing = storage.approvals.close(approvalID, as: status, failureCode: failureCode, amr: amr, authTime: authTime, at: now)
+            .telling { closed in
+                guard closed else { return }
+                let event = ApprovalClosed(approvalID: approvalID, status: status)
+                await work.afterCommit {
+                    // The figures count approvals; a decoy is none.
+                    if !DecoyApprovalRecord.isDecoy(approvalID) { metrics.approvalClosed(outcome: status.rawValue) }
+                    await events.publish(topic, event.message)
+                }
             }
-        }
         await work.hold(
             refusingIfClosed
                 ? closing.refusing { storage in ServiceError.approvalNotPending(try await storage.approvals.status(of: approvalID, at: now)) }
@@ -185,12 +183,14 @@ struct ApprovalLifecycle: Sendable {
     private func queuePush(of approvalID: String, to device: DeviceRecord, in work: UnitOfWork) async throws {
         let push = QueuedPush(approvalID: approvalID, device: device, at: clock.now())
         for statement in try storage.pushJobs.insert(push.job, delivery: push.delivery) { await work.hold(statement) }
-        if let delivery = push.delivery {
-            let metrics = metrics
-            await work.afterCommit { metrics.pushAttempted(provider: push.job.channel, outcome: delivery.status, duration: nil) }
-            await inbox.ring(deviceID: push.job.deviceID, approvalID: approvalID, onCommitOf: work)
-        } else {
-            await events.publish(EventTopic.pushQueue, "", onCommitOf: work)
+        let (events, inbox, metrics) = (events, inbox, metrics)
+        await work.afterCommit {
+            if let delivery = push.delivery {
+                metrics.pushAttempted(provider: push.job.channel, outcome: delivery.status, duration: nil)
+                await inbox.ring(deviceID: push.job.deviceID, approvalID: approvalID)
+            } else {
+                await events.publish(EventTopic.pushQueue, "")
+            }
         }
     }
 }

@@ -1,6 +1,5 @@
 import Journeys
 import NIOCore
-import SQLKit
 
 /// Wakes whoever waits on a topic: a browser's events stream on `interaction:<id>`, a device's inbox
 /// long-poll on `device:<id>`, the push sender on `push-queue`. In-process on SQLite; on PostgreSQL
@@ -16,23 +15,8 @@ protocol EventBus: Sendable {
     /// Stops delivering to `mailbox`.
     func unsubscribe(_ mailbox: EventMailbox) async
     func publish(_ topic: String, _ message: String) async
-    /// Wakes this instance's subscribers only: the other instances hear of the event through
-    /// `notification(_:_:)`, sent in a statement.
-    func publishHere(_ topic: String, _ message: String) async
-    /// What tells the other instances of the event when a statement that selects or returns it commits
-    /// (PostgreSQL's `pg_notify`, which it delivers at commit and drops at rollback); nil with one instance.
-    func notification(_ topic: String, _ message: String) -> SQLQueryString?
     /// Whether events from other instances reach this one now (always, with one instance).
     var isConnected: Bool { get }
-}
-
-extension EventBus {
-    /// Publishes once `work` commits, and never if it does not. The other instances' notification is a
-    /// statement of the call's own, so it costs no round trip of its own.
-    func publish(_ topic: String, _ message: String, onCommitOf work: UnitOfWork) async {
-        if let notification = notification(topic, message) { await work.hold(HeldStatement(returningChangedRows: "SELECT \(notification)")) }
-        await work.afterCommit { await self.publishHere(topic, message) }
-    }
 }
 
 /// Topics, named in one place.
@@ -126,13 +110,6 @@ actor InProcessEventBus: EventBus {
             await mailbox.deliver(message)
         }
     }
-
-    func publishHere(_ topic: String, _ message: String) async {
-        await publish(topic, message)
-    }
-
-    /// None: there is no other instance to tell.
-    nonisolated func notification(_ topic: String, _ message: String) -> SQLQueryString? { nil }
 
     /// Wakes every subscriber of every topic, so each re-reads its state (after events may have been missed).
     func wakeAll() async {

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import PostgresNIO
-import SQLKit
 import Synchronization
 import Vapor
 
@@ -49,24 +48,12 @@ final class PostgresEventBus: EventBus, LifecycleHandler {
     /// (the database is away) is only logged: the others re-read everything when they reconnect.
     func publish(_ topic: String, _ message: String) async {
         await local.publish(topic, message)
+        let payload = [instanceID, topic, message].joined(separator: " ")
         do {
-            try await storage.sql.raw("SELECT \(notify(topic, message))").run()
+            try await storage.sql.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: payload))").run()
         } catch {
             logger.warning("an event could not be sent to the other instances", metadata: ["topic": "\(topic)", "error": "\(error)"])
         }
-    }
-
-    func publishHere(_ topic: String, _ message: String) async {
-        await local.publish(topic, message)
-    }
-
-    func notification(_ topic: String, _ message: String) -> SQLQueryString? {
-        notify(topic, message)
-    }
-
-    /// The `NOTIFY` of an event, from this instance.
-    private func notify(_ topic: String, _ message: String) -> SQLQueryString {
-        "pg_notify(\(bind: Self.channel), \(bind: [instanceID, topic, message].joined(separator: " ")))"
     }
 
     // MARK: Listening

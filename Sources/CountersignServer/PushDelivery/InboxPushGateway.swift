@@ -15,9 +15,4 @@ struct InboxPushGateway: PushGateway {
     func ring(deviceID: String, approvalID: String) async {
         await events.publish(EventTopic.device(deviceID), approvalID)
     }
-
-    /// Wakes the device's waiting long-poll once `work` commits.
-    func ring(deviceID: String, approvalID: String, onCommitOf work: UnitOfWork) async {
-        await events.publish(EventTopic.device(deviceID), approvalID, onCommitOf: work)
-    }
 }

@@ -134,21 +134,18 @@ struct ApprovalStore {
     }
 
     /// Ends the approval (or decoy) if it is still open: pending and not past its expiry. It changes no row
-    /// for an approval already settled, cancelled or expired, which is left as it is. `notifying` is
-    /// returned with the row it changed, so that it takes effect only if it changed one.
+    /// for an approval already settled, cancelled or expired, which is left as it is.
     func close(
-        _ id: String, as status: ApprovalStatus, failureCode: String?, amr: [String], authTime: Date?, at now: Date,
-        notifying: SQLQueryString? = nil
+        _ id: String, as status: ApprovalStatus, failureCode: String?, amr: [String], authTime: Date?, at now: Date
     ) -> HeldStatement {
         // What the phone proved; a decoy has no phone.
         let proof: SQLQueryString = DecoyApprovalRecord.isDecoy(id)
             ? "" : ", amr = \(bind: amr.joined(separator: ",")), auth_time = \(bind: authTime)"
-        let alsoReturned: SQLQueryString = notifying.map { ", \($0)" } ?? ""
         return HeldStatement(returningChangedRows: """
             UPDATE \(name: Self.table(of: id))
             SET status = \(bind: status.rawValue), failure_code = \(bind: failureCode), resolved_at = \(bind: now)\(proof)
             WHERE id = \(bind: id) AND status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)
-            RETURNING id\(alsoReturned)
+            RETURNING id
             """)
     }
 
