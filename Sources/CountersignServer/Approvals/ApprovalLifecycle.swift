@@ -68,7 +68,8 @@ struct ApprovalLifecycle: Sendable {
             id: SecureRandom.identifier(prefix: DecoyApprovalRecord.idPrefix), applicationID: applicationID, subjectDigest: digest,
             webInteractionID: webInteractionID, status: ApprovalStatus.pending.rawValue, failureCode: nil,
             expiresAt: request.expiresAt, createdAt: clock.now(), resolvedAt: nil)
-        await work.hold { storage in try await storage.approvals.insertDecoy(decoy) }
+        // A statement, as an approval's insert is: on PostgreSQL the decoy's call commits in one round trip too.
+        await work.hold(try storage.approvals.insertDecoy(decoy))
         let metrics = metrics
         await work.afterCommit { metrics.decoyApprovalCreated() }
         return decoy.id
@@ -130,6 +131,8 @@ struct ApprovalLifecycle: Sendable {
         if WebOTP.matches(code: code, approvalID: approval.id, storedHash: hash, key: hashKey) { return .valid }
         let seen = approval.otpAttemptsLeft
         let left = seen - 1
+        // Code rather than a held statement: with the last attempt this call also closes the approval, and
+        // two statements on one row cannot go as one (`OneStatementCommit`).
         await work.hold { storage in
             // Compare and set: a wrong code counted meanwhile by another interaction makes this call retry,
             // so parallel tries cannot share one attempt.

@@ -30,9 +30,10 @@ struct Storage: Sendable {
         return TimedSQLDatabase(base: database, metrics: metrics)
     }
 
-    /// Commits a call's writes in one transaction, in their order. A statement that must change a row and
-    /// changed none rolls them all back and throws its refusal; once committed, each statement is told
-    /// whether it changed a row. Where the engine can, writes that are all statements go as one.
+    /// Commits a call's writes in one transaction: in their order, or, where the engine can and the writes
+    /// are all statements, as one statement (`OneStatementCommit`, whose statements must not touch one
+    /// row twice). A statement that must change a row and changed none rolls them all back and throws its
+    /// refusal (the first such one, in order); once committed, each statement is told whether it changed a row.
     func commit(_ writes: [HeldWrite]) async throws {
         let statements = writes.compactMap(\.statement)
         let outcomes: [Bool]

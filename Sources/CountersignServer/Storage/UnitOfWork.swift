@@ -10,7 +10,9 @@ actor UnitOfWork {
         writes.append(.statement(statement))
     }
 
-    /// Holds back a write that is more than one statement until `commit(on:first:)`.
+    /// Holds back a write given as code (several statements, or one whose outcome decides more than a
+    /// `HeldStatement` can say) until `commit(on:first:)`. A call with code among its writes commits them
+    /// in a transaction, one statement after another.
     func hold(_ write: @escaping @Sendable (Storage) async throws -> Void) {
         writes.append(.code(write))
     }
@@ -26,8 +28,8 @@ actor UnitOfWork {
         afterCommitActions.append(action)
     }
 
-    /// Commits `first` (the call's own write, such as its interaction's new state) and then the held
-    /// writes, in the order they were made, in one transaction (`Storage.commit(_:)`); then runs what
+    /// Commits `first` (the call's own write, such as its interaction's new state) and the held writes, in
+    /// the order they were made, in one transaction (`Storage.commit(_:)`); then runs what
     /// waited for the commit. A held write may itself call `afterCommit` while it runs, and a held
     /// statement when it is told its outcome (to act only on what its statement really changed); that
     /// action too waits for the commit.

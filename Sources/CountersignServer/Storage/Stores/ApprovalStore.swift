@@ -24,8 +24,8 @@ struct ApprovalStore {
         HeldStatement(try sql.insert(approval, into: Self.table).query)
     }
 
-    func insertDecoy(_ decoy: DecoyApprovalRecord) async throws {
-        try await sql.insert(decoy, into: Self.decoyTable).run()
+    func insertDecoy(_ decoy: DecoyApprovalRecord) throws -> HeldStatement {
+        HeldStatement(try sql.insert(decoy, into: Self.decoyTable).query)
     }
 
     /// How the subject's newest `limit` approvals and decoys stand, newest first: what the push-fatigue
