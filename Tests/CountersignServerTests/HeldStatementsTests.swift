@@ -27,6 +27,25 @@ struct HeldStatementsTests {
         }
     }
 
+    @Test("a refusing statement held after others is the one whose refusal the call gets, and the call's own write is rolled back too")
+    func laterRefusalIsTheOneThrown() async throws {
+        try await withFirstInteraction { storage, first in
+            let work = UnitOfWork()
+            await work.hold(try storage.interactions.insert(interaction("int_held_second")))
+            await work.hold(
+                storage.interactions.saveNext(of: interaction("int_held_absent"), state: "", tokenHash: nil, finished: true, userID: nil)
+                    .refusing { _ in Refused(secondWasKept: true) })
+            let save = storage.interactions.saveNext(of: first, state: "", tokenHash: nil, finished: true, userID: nil)
+            let error = await #expect(throws: Refused.self) {
+                try await work.commit(on: storage, first: save.refusing { _ in Refused(secondWasKept: false) })
+            }
+            #expect(error == Refused(secondWasKept: true), "the third statement's refusal, not the first's")
+            let kept = (second: try await storage.interactions.find("int_held_second"), first: try await storage.interactions.find(first.id))
+            #expect(kept.second == nil)
+            #expect(kept.first?.version == 1)
+        }
+    }
+
     @Test("a compare-and-set that holds commits with the writes held with it, and each statement is told it changed its row")
     func heldCompareAndSetCommitsTheRest() async throws {
         try await withFirstInteraction { storage, first in

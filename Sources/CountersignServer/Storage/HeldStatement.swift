@@ -50,7 +50,7 @@ struct HeldStatement: Sendable {
 /// A held statement that must change a row changed none: the call's writes are rolled back, and the
 /// statement's `refusal` says why.
 struct HeldStatementRefused: Error {
-    let statement: HeldStatement
+    let refusal: @Sendable (Storage) async throws -> any Error
 }
 
 extension SQLDatabase {
@@ -61,7 +61,7 @@ extension SQLDatabase {
             return true
         }
         let changed = try await !raw("\(statement.query)").all().isEmpty
-        if !changed, statement.refusal != nil { throw HeldStatementRefused(statement: statement) }
+        if !changed, let refusal = statement.refusal { throw HeldStatementRefused(refusal: refusal) }
         return changed
     }
 }

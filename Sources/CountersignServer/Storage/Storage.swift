@@ -57,8 +57,7 @@ struct Storage: Sendable {
                 outcomes = []
             }
         } catch let refused as HeldStatementRefused {
-            guard let refusal = refused.statement.refusal else { throw refused }
-            throw try await refusal(self)
+            throw try await refused.refusal(self)
         }
         for (statement, changed) in zip(statements, outcomes) { await statement.outcome?(changed) }
     }

@@ -31,8 +31,10 @@ enum OneStatementCommit {
             else { preconditionFailure("a SELECT without FROM answers one row") }
             return try statements.indices.map { try row.decode(column: "c\($0)", as: Bool.self) }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == refusedState {
-            guard let index = error.serverInfo?[.detail].flatMap(Int.init), statements.indices.contains(index) else { throw error }
-            throw HeldStatementRefused(statement: statements[index])
+            guard let index = error.serverInfo?[.detail].flatMap(Int.init), statements.indices.contains(index),
+                let refusal = statements[index].refusal
+            else { throw error }
+            throw HeldStatementRefused(refusal: refusal)
         }
     }
 }

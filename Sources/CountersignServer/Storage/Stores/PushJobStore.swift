@@ -9,7 +9,9 @@ struct PushJobStore {
 
     /// Saves a new job, and for the inbox its delivery already made.
     func insert(_ job: PushJobRecord, delivery: PushDeliveryRecord?) throws -> [HeldStatement] {
-        [HeldStatement(try sql.insert(job, into: Self.table).query)] + (try delivery.map { [try insertion(of: $0)] } ?? [])
+        let jobInsertion = HeldStatement(try sql.insert(job, into: Self.table).query)
+        guard let delivery else { return [jobInsertion] }
+        return [jobInsertion, try insertion(of: delivery)]
     }
 
     func insert(_ delivery: PushDeliveryRecord) async throws {
