@@ -52,6 +52,26 @@ struct SQLiteConnectionsTests {
         }
     }
 
+    /// A cached `SELECT notes.*, tags.label` whose `notes` gains a column has `label` one place on: read by
+    /// the names of its first run, `label` would be the new column's NULL.
+    @Test("a column added to a joined table after its statement was cached leaves every column read by its own name, on the writer and on a reader")
+    func columnAddedUnderACachedStatement() async throws {
+        try await withEngine { engine, _ in
+            try await engine.sql.raw("CREATE TABLE tags (label TEXT NOT NULL)").run()
+            try await engine.sql.raw("INSERT INTO notes (body) VALUES ('kept')").run()
+            try await engine.sql.raw("INSERT INTO tags (label) VALUES ('red')").run()
+            /// The join's label: on the writer, or on a reader while a transaction holds the writer.
+            func label(onAReader: Bool) async throws -> String {
+                let read: @Sendable () async throws -> String = { try await engine.sql.raw("SELECT notes.*, tags.label FROM notes, tags").first()!.decode(column: "label", as: String.self) }
+                guard onAReader else { return try await read() }
+                return try await engine.transaction { _ in try await read() }
+            }
+            for onAReader in [false, true] { #expect(try await label(onAReader: onAReader) == "red") }
+            try await engine.sql.raw("ALTER TABLE notes ADD COLUMN added_later TEXT").run()
+            for onAReader in [false, true] { #expect(try await label(onAReader: onAReader) == "red") }
+        }
+    }
+
     @Test("reads and writes from many tasks at once: every read sees a whole number of committed transactions")
     func concurrentReadersAndWriters() async throws {
         try await withEngine { engine, _ in

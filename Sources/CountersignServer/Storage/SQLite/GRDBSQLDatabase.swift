@@ -91,16 +91,27 @@ struct GRDBSQLDatabase: AsyncSQLDatabase {
 ///
 /// GRDB's own `Row` cursor would build a table of the statement's column names (and one of their
 /// lowercased forms) each time the statement runs; this one takes the names the cached statement keeps.
+///
+/// Those names are kept from the statement's first run. A statement that SQLite prepared again since,
+/// because the schema changed (a column added by a migration), may have other columns: a `SELECT a.*, b.x`
+/// moves `b.x` one place on. Its names are read afresh, after the first step, which is when SQLite
+/// prepares it again.
 private final class SQLRowCursor: DatabaseCursor {
     typealias Element = GRDBRow
     let _statement: Statement
     var _isDone = false
-    private let columns: [String]
+    private lazy var columns: [String] = Self.columnNames(of: _statement)
 
     init(_ statement: Statement, arguments: StatementArguments) throws {
         _statement = statement
-        columns = statement.columnNames
         try statement.setArguments(arguments)
+    }
+
+    /// The kept names, unless SQLite has prepared the statement again since they were read.
+    private static func columnNames(of statement: Statement) -> [String] {
+        let sqliteStatement = statement.sqliteStatement
+        guard sqlite3_stmt_status(sqliteStatement, SQLITE_STMTSTATUS_REPREPARE, 0) > 0 else { return statement.columnNames }
+        return (0..<sqlite3_column_count(sqliteStatement)).map { String(cString: sqlite3_column_name(sqliteStatement, $0)) }
     }
 
     deinit {
