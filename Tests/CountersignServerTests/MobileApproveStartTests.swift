@@ -124,6 +124,23 @@ struct MobileApproveStartTests {
         }
     }
 
+    @Test("the same proof sent twice at once starts one journey; the other is refused as a replay")
+    func proofSentTwiceAtOnce() async throws {
+        try await TestServer.run { server in
+            let (phone, payload) = try await pendingApproval(server)
+            let time = Int(server.clock.now().timeIntervalSince1970)
+            let signature = try await phone.phone.authenticator.signWithDeviceKey(
+                DeviceProof.approveMessage(approvalID: payload["approval_id"]!, timestamp: time))
+            async let first = start(
+                server, payload: payload, deviceID: phone.deviceID, signer: phone.phone.authenticator, timestamp: time, signature: signature)
+            async let second = start(
+                server, payload: payload, deviceID: phone.deviceID, signer: phone.phone.authenticator, timestamp: time, signature: signature)
+            let answers = try await [first, second]
+            #expect(answers.filter { $0.status == .ok }.count == 1)
+            #expect(answers.filter { $0.status == .unauthorized && $0.code == "signature_replayed" }.count == 1)
+        }
+    }
+
     /// n − s for P-256's group order n: the other `s` that makes the same ECDSA signature verify.
     static func p256Order(minus s: Data) -> Data {
         let order: [UInt8] = [
@@ -270,6 +287,29 @@ struct ResumeAndInboxTests {
             }
             let response = try await server.app.testing().sendRequest(.GET, path, headers: headers)
             #expect(response.status == .unauthorized)
+        }
+    }
+}
+
+extension MobileApproveStartTests {
+    @Test("an inbox request signed once is answered once; the same request again is refused as a replay and delivers nothing")
+    func inboxRequestReplayed() async throws {
+        try await TestServer.run { server in
+            let (phone, payload) = try await pendingApproval(server)
+            let path = "/v1/devices/\(phone.deviceID)/pending"
+            let timestamp = Int(server.clock.now().timeIntervalSince1970)
+            var headers = HTTPHeaders()
+            headers.add(name: "Countersign-Device", value: phone.deviceID)
+            headers.add(name: "Countersign-Timestamp", value: String(timestamp))
+            headers.add(name: "Countersign-Signature", value: try await phone.phone.authenticator.signWithDeviceKey(
+                DeviceProof.requestMessage(method: "GET", pathWithQuery: path, timestamp: timestamp)))
+            let answered = try await server.app.testing().sendRequest(.GET, path, headers: headers)
+            #expect(answered.status == .ok)
+            #expect(answered.body.string.contains(payload["approval_id"]!))
+            let replayed = try await server.app.testing().sendRequest(.GET, path, headers: headers)
+            #expect(replayed.status == .unauthorized)
+            #expect(replayed.body.string.contains("signature_replayed"))
+            #expect(!replayed.body.string.contains(payload["approval_id"]!))
         }
     }
 }

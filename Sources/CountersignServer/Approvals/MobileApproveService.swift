@@ -23,7 +23,7 @@ struct MobileApproveService: Sendable {
             throw ServiceError.notFound("No approval '\(approvalID)'.")
         }
         let approval = addressed.approval
-        let device = try await verifier.verify(
+        let (device, signatureUse) = try verifier.check(
             askingDevice, message: DeviceProof.approveMessage(approvalID: approvalID, timestamp: request.timestamp),
             timestamp: request.timestamp, signature: request.deviceSignature)
         guard device.userID == approval.userID else {
@@ -35,7 +35,7 @@ struct MobileApproveService: Sendable {
         guard device.id == approval.deviceID else {
             throw ServiceError(.forbidden, ErrorCode.deviceNotSelected, "The approval was sent to another device.")
         }
-        // As of now, after the signature check's read and write: an approval that expired meanwhile is refused.
+        // As of now, after the signature check: an approval that expired meanwhile is refused.
         let status = approval.status(at: clock.now())
         guard status == .pending else { throw ServiceError.approvalNotPending(status) }
         // The approval names the native client its phone uses; any other client is refused.
@@ -53,7 +53,7 @@ struct MobileApproveService: Sendable {
         state.deviceID = device.id
         state.approvalID = approvalID
         state.addAuthenticationMethod("hwk", at: clock.now())
-        return try await interactions.begin(journey, state: state, origin: origin, approvalRead: snapshot)
+        return try await interactions.begin(journey, state: state, origin: origin, approvalRead: snapshot, committing: signatureUse)
     }
 
     /// What `@policy.getMobileApproveParameters()` reads.

@@ -1,27 +1,26 @@
 import CountersignCore
-import Fluent
 import Foundation
 
-/// Checks that a device signed a message: the device exists, the timestamp is fresh, the signature
-/// verifies with the device key, and the same signature has not been accepted before.
+/// Checks that a device signed a message: the device exists, the timestamp is fresh and the signature
+/// verifies with the device key. The signature's use, committed with the call, refuses a signature
+/// accepted before.
 struct DeviceSignatureVerifier: Sendable {
     let storage: Storage
     let clock: any WallClock
     let securityEvents: SecurityEvents
 
-    /// The device, once its signature over `message` is accepted. Does not look at revocation: callers
-    /// say `device_revoked` themselves after the signature proves who is asking.
-    func verify(deviceID: String, message: String, timestamp: Int, signature: String) async throws -> DeviceRecord {
-        try await verify(try await storage.devices.find(deviceID), message: message, timestamp: timestamp, signature: signature)
-    }
-
-    /// As `verify(deviceID:…)`, for a caller that read the device named in the request with its own
-    /// read: `device` is nil when there is none of that id.
-    func verify(_ device: DeviceRecord?, message: String, timestamp: Int, signature: String) async throws -> DeviceRecord {
+    /// The device, once its signature over `message` checks, and the signature's use: a statement the
+    /// caller commits with the call's writes (`UnitOfWork`, `Storage.commit(_:)`), which refuses the whole
+    /// call as a replay if the signature was accepted before. So nothing a call does counts unless its
+    /// signature is used for the first time, and the use costs no round trip of its own.
+    ///
+    /// `device` is the one the request names, read by the caller with its own read (nil when there is
+    /// none of that id). Does not look at revocation: callers say `device_revoked` themselves after the
+    /// signature proves who is asking.
+    func check(_ device: DeviceRecord?, message: String, timestamp: Int, signature: String) throws -> (device: DeviceRecord, use: HeldStatement) {
         guard let device else {
             throw ServiceError(.unauthenticated, ErrorCode.invalidToken, "Unknown device or bad device signature.")
         }
-        let deviceID = device.id
         let now = clock.now()
         guard DeviceProof.isFresh(timestamp: timestamp, now: now) else {
             throw ServiceError(.unauthenticated, ErrorCode.timestampOutOfRange, "The signed timestamp is more than two minutes from the server's time.")
@@ -31,18 +30,17 @@ struct DeviceSignatureVerifier: Sendable {
         else { throw ServiceError(.unauthenticated, ErrorCode.invalidToken, "Unknown device or bad device signature.") }
 
         // Keyed on what was signed and the signature's identity, not its text: the same signature
-        // re-encoded is the same signature. The primary key refuses the second use; the expiry sweeper
-        // removes the record once the timestamp could no longer be fresh.
-        let fingerprint = SecretDigest.hex("\(deviceID)\n\(message)\n\(identity.base64EncodedString())")
-        do {
-            try await storage.usedDeviceSignatures.record(
-                fingerprint, until: now.addingTimeInterval(2 * DeviceProof.maximumClockSkew))
-        } catch let error as any DatabaseError where error.isConstraintFailure {
-            try? await securityEvents.recordNow(
-                .signatureReplayed, userID: device.userID, deviceID: deviceID, detail: "a device signature was sent a second time",
-                source: deviceID)
-            throw ServiceError(.unauthenticated, ErrorCode.signatureReplayed, "This device signature was already used.")
-        }
-        return device
+        // re-encoded is the same signature. The primary key keeps the second use from changing a row; the
+        // expiry sweeper removes the record once the timestamp could no longer be fresh.
+        let fingerprint = SecretDigest.hex("\(device.id)\n\(message)\n\(identity.base64EncodedString())")
+        let securityEvents = securityEvents
+        let use = storage.usedDeviceSignatures.record(fingerprint, until: now.addingTimeInterval(2 * DeviceProof.maximumClockSkew))
+            .refusing { _ in
+                try? await securityEvents.recordNow(
+                    .signatureReplayed, userID: device.userID, deviceID: device.id, detail: "a device signature was sent a second time",
+                    source: device.id)
+                return ServiceError(.unauthenticated, ErrorCode.signatureReplayed, "This device signature was already used.")
+            }
+        return (device, use)
     }
 }

@@ -64,13 +64,16 @@ struct InteractionService: Sendable {
 
     /// Runs a new interaction of `journey` from `state` to its first client step and stores it.
     /// `approvalRead`: an approval the caller has just read, which the journey's steps then need not read again.
+    /// `callerWrite`: a write of the caller's own (a device signature's use), committed with the interaction or not at all.
     func begin(
-        _ journey: JourneyDefinition, state initial: InteractionState, origin: RequestOrigin, approvalRead: ApprovalSnapshot? = nil
+        _ journey: JourneyDefinition, state initial: InteractionState, origin: RequestOrigin, approvalRead: ApprovalSnapshot? = nil,
+        committing callerWrite: HeldStatement? = nil
     ) async throws -> Reply {
         var state = initial
         let now = services.clock.now()
         let interactionID = SecureRandom.identifier(prefix: "int")
         let work = UnitOfWork()
+        if let callerWrite { await work.hold(callerWrite) }
         let effects = StoredJourneyEffects(
             services: services, interactionID: interactionID, clientID: state.clientID, work: work, origin: origin,
             approvalRead: approvalRead)

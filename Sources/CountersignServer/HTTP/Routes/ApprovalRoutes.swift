@@ -48,34 +48,47 @@ struct ApprovalRoutes: RouteCollection {
                 "Countersign-Device (this path's device id), Countersign-Timestamp (whole seconds) and Countersign-Signature are required.")
         }
         let pathWithQuery = request.url.path + (request.url.query.map { "?" + $0 } ?? "")
-        let device = try await verifier.verify(
-            deviceID: deviceID, message: DeviceProof.requestMessage(method: request.method.rawValue, pathWithQuery: pathWithQuery, timestamp: timestamp),
+        let proof = SignedRequest(
+            message: DeviceProof.requestMessage(method: request.method.rawValue, pathWithQuery: pathWithQuery, timestamp: timestamp),
             timestamp: timestamp, signature: signature)
-        guard device.status == CredentialStatus.active.rawValue else {
-            throw ServiceError(.forbidden, ErrorCode.deviceRevoked, "The device has been revoked.")
-        }
         let wait = min(max(request.query[Int.self, at: "wait"] ?? 0, 0), Self.maximumWait)
-        let payloads = wait > 0 ? try await inbox(of: deviceID, waiting: wait) : try await pendingPayloads(for: deviceID, on: storage)
-        return try .wire(["approvals": payloads], cacheControl: "no-store")
-    }
-
-    /// The device's pending payloads, waiting up to `seconds` for one when there is none: a long-poll,
-    /// counted by `openWaits` while it lasts.
-    private func inbox(of deviceID: String, waiting seconds: Int) async throws -> [[String: String]] {
-        try await openWaits.openInboxWait(for: deviceID)
-        // Subscribe before reading, so a push between the read and the wait is not missed.
-        let mailbox = await events.subscribe(EventTopic.device(deviceID))
+        // Subscribed before the first read, so that an approval pushed between that read and the wait is not missed.
+        let mailbox = wait > 0 ? await events.subscribe(EventTopic.device(deviceID)) : nil
         let payloads: Result<[[String: String]], any Error>
         do {
-            let now = try await pendingPayloads(for: deviceID, on: storage)
-            let woken = now.isEmpty ? await mailbox.next(within: .seconds(seconds)) != nil : false
-            payloads = .success(woken ? try await pendingPayloads(for: deviceID, on: storage) : now)
+            payloads = .success(try await inbox(of: deviceID, proof, waiting: wait, on: mailbox))
         } catch {
             payloads = .failure(error)
         }
-        await events.unsubscribe(mailbox)
+        if let mailbox { await events.unsubscribe(mailbox) }
+        return try .wire(["approvals": try payloads.get()], cacheControl: "no-store")
+    }
+
+    /// What a device signed to read its inbox.
+    private struct SignedRequest {
+        let message: String
+        let timestamp: Int
+        let signature: String
+    }
+
+    /// The device's pending payloads, once `proof` shows the request is the device's. The device and its
+    /// pending approvals are one read, made before the signature is checked and answered only after.
+    /// With `mailbox`, a long-poll counted by `openWaits`: when nothing is pending, it waits up to
+    /// `seconds` for an approval and reads again.
+    private func inbox(
+        of deviceID: String, _ proof: SignedRequest, waiting seconds: Int, on mailbox: EventMailbox?
+    ) async throws -> [[String: String]] {
+        let (named, pending) = try await storage.approvals.inbox(ofDevice: deviceID, at: interactions.services.clock.now())
+        let (device, signatureUse) = try verifier.check(named, message: proof.message, timestamp: proof.timestamp, signature: proof.signature)
+        try await storage.commit([.statement(signatureUse)])
+        guard device.status == CredentialStatus.active.rawValue else {
+            throw ServiceError(.forbidden, ErrorCode.deviceRevoked, "The device has been revoked.")
+        }
+        guard let mailbox else { return pending.map(\.pushNotification.payload) }
+        try await openWaits.openInboxWait(for: deviceID)
+        let woken = pending.isEmpty ? await mailbox.next(within: .seconds(seconds)) != nil : false
         await openWaits.closeInboxWait(for: deviceID)
-        return try payloads.get()
+        return woken ? try await pendingPayloads(for: deviceID, on: storage) : pending.map(\.pushNotification.payload)
     }
 
     /// `GET /v1/interactions/{id}/events`: one server-sent event when the interaction's approval is

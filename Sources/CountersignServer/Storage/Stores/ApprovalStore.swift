@@ -172,6 +172,25 @@ struct ApprovalStore {
             """)
     }
 
+    /// The device `deviceID` (nil when there is none of that id) and the approvals waiting for it at `now`,
+    /// oldest first, with their applications' names, in one query: the phone's inbox reads both before it
+    /// checks the device's signature.
+    func inbox(ofDevice deviceID: String, at now: Date) async throws -> (device: DeviceRecord?, pending: [AddressedApproval]) {
+        let rows = try await sql.raw("""
+            SELECT a.*, app.name AS application_name,
+                \(unsafeRaw: DeviceRecord.CodingKeys.columns(of: "asking", prefixedWith: Self.askingDevicePrefix))
+            FROM \(name: DeviceStore.table) asking
+                LEFT JOIN \(name: Self.table) a ON a.device_id = asking.id
+                    AND a.status = \(bind: ApprovalStatus.pending.rawValue) AND a.expires_at > \(bind: now)
+                LEFT JOIN \(name: ClientStore.applicationTable) app ON app.id = a.application_id
+            WHERE asking.id = \(bind: deviceID)
+            ORDER BY a.created_at
+            """).all()
+        let device = try rows.first?.decode(joined: DeviceRecord.self, prefix: Self.askingDevicePrefix)
+        let pending = try rows.compactMap { row in try row.decode(joined: ApprovalRecord.self).map { try Self.addressed($0, in: row) } }
+        return (device, pending)
+    }
+
     private func addressed(where condition: SQLQueryString) async throws -> [AddressedApproval] {
         try await sql.raw("""
             SELECT a.*, app.name AS application_name

@@ -8,10 +8,11 @@ struct UsedDeviceSignatureStore {
     let sql: any SQLDatabase
 
     /// Records `fingerprint` (SHA-256 hex of what was signed and the signature's identity) until
-    /// `expiresAt`; a fingerprint already recorded fails with a constraint violation.
-    func record(_ fingerprint: String, until expiresAt: Date) async throws {
-        try await sql.raw("""
+    /// `expiresAt`, held with the call's writes; a fingerprint already recorded changes no row.
+    func record(_ fingerprint: String, until expiresAt: Date) -> HeldStatement {
+        HeldStatement(returningChangedRows: """
             INSERT INTO \(name: Self.table) (id, expires_at) VALUES (\(bind: fingerprint), \(bind: expiresAt))
-            """).run()
+            ON CONFLICT (id) DO NOTHING RETURNING id
+            """)
     }
 }
