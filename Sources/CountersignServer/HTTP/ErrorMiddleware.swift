@@ -22,8 +22,10 @@ struct ErrorMiddleware: Middleware {
             }
             return Self.response(status: error.kind.status, error: WireError(code: error.code, message: error.message), headers: headers)
         case is DecodingError:
-            return Self.response(status: .badRequest, error: WireError(
-                code: ErrorCode.clientResponseNotValid, message: "The request body is not valid JSON of the expected shape."))
+            // Vapor would answer 400, but request bodies are decoded where a bad one is refused as the
+            // client's (`Request.decodeBody`): one that gets here is a stored row or state the server
+            // could not read.
+            return Self.failure(error, of: request)
         case let abort as any AbortError where abort.status.code < 500:
             return Self.refusal(abort)
         case _ where DatabaseOutage.isOutage(error):
@@ -31,10 +33,14 @@ struct ErrorMiddleware: Middleware {
             return Self.response(
                 status: .serviceUnavailable, error: DatabaseOutage.refusal, headers: [HTTPHeaders.Name.retryAfter.description: String(DatabaseOutage.retryAfter)])
         default:
-            request.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
-            return Self.response(status: .internalServerError, error: WireError(
-                code: ErrorCode.internalError, message: "Internal error."))
+            return Self.failure(error, of: request)
         }
+    }
+
+    /// The server's own failure: logged with the request id, answered with a bare 500.
+    private static func failure(_ error: any Error, of request: Request) -> Response {
+        request.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+        return response(status: .internalServerError, error: WireError(code: ErrorCode.internalError, message: "Internal error."))
     }
 
     /// A refusal of the HTTP layer itself, in the API's words: an undecodable body (Vapor's 422) is the

@@ -20,6 +20,19 @@ extension Response {
     }
 }
 
+extension Request {
+    /// The request's body as `Body`. A body that is not JSON of that shape is the client's fault, `400
+    /// client_response_not_valid`; any other decoding error is the server's own (a stored row or state it
+    /// could not read), which `ErrorMiddleware` answers with a 500.
+    func decodeBody<Body: Decodable>(_ type: Body.Type) throws -> Body {
+        do {
+            return try content.decode(Body.self)
+        } catch is DecodingError {
+            throw ServiceError.notValid("The request body is not valid JSON of the expected shape.")
+        }
+    }
+}
+
 extension JSONEncoder {
     /// The encoder for everything the server sends: stable key order, dates as RFC 3339.
     static let wire: JSONEncoder = {

@@ -45,7 +45,7 @@ struct AdminRoutes: RouteCollection {
     }
 
     func createApplication(request: Request) async throws -> Response {
-        let body = try request.content.decode(CreateApplicationRequest.self)
+        let body = try request.decodeBody(CreateApplicationRequest.self)
         try Self.checkIdentifier(body.id, field: "id")
         let origins = try Self.checkOrigins(body.allowedOrigins ?? [])
         let application = ApplicationRecord(id: body.id, name: body.name, createdAt: clock.now())
@@ -63,7 +63,7 @@ struct AdminRoutes: RouteCollection {
     /// Changes what the body names: the application's name, and its web origins (replaced as a whole).
     func updateApplication(request: Request) async throws -> ApplicationView {
         let application = try await findApplication(request)
-        let body = try request.content.decode(UpdateApplicationRequest.self)
+        let body = try request.decodeBody(UpdateApplicationRequest.self)
         let origins = try body.allowedOrigins.map(Self.checkOrigins)
         try await storage.transaction { storage in
             if let name = body.name { try await storage.clients.rename(application: application.id, to: name) }
@@ -105,7 +105,7 @@ struct AdminRoutes: RouteCollection {
 
     func createClient(request: Request) async throws -> Response {
         let application = try await findApplication(request)
-        let body = try request.content.decode(CreateClientRequest.self)
+        let body = try request.decodeBody(CreateClientRequest.self)
         try Self.checkIdentifier(body.id, field: "id")
         guard let kind = ClientKind(rawValue: body.kind) else {
             throw ServiceError.notValid("'kind' must be web or native.")

@@ -13,7 +13,7 @@ struct EnrollmentRoutes: RouteCollection {
     }
 
     func issue(request: Request) async throws -> Response {
-        let body = try request.content.decode(IssueEnrollmentCodeRequest.self)
+        let body = try request.decodeBody(IssueEnrollmentCodeRequest.self)
         guard !body.externalUserID.isEmpty, body.externalUserID.count <= 256 else {
             throw ServiceError.notValid("'external_user_id' must be 1 to 256 characters.")
         }

@@ -32,7 +32,7 @@ struct PushAdminRoutes: RouteCollection {
     }
 
     func create(request: Request) async throws -> Response {
-        let body = try request.content.decode(PushConfigRequest.self)
+        let body = try request.decodeBody(PushConfigRequest.self)
         guard let type = body.type.flatMap(PushProvider.init(rawValue:)) else {
             throw Self.invalid("type must be apns or fcm")
         }
@@ -49,7 +49,7 @@ struct PushAdminRoutes: RouteCollection {
     /// Changes the fields given; key material given replaces the stored one, absent keeps it.
     func update(request: Request) async throws -> PushConfigView {
         var config = try await find(request)
-        let body = try request.content.decode(PushConfigRequest.self)
+        let body = try request.decodeBody(PushConfigRequest.self)
         if let type = body.type, type != config.provider {
             throw Self.invalid("type cannot change; delete this configuration and create another")
         }
