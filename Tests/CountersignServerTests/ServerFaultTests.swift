@@ -1,6 +1,8 @@
 import CountersignCore
 import Foundation
+import Logging
 import Testing
+import Vapor
 
 @Suite("The server's own failures, told from the client's")
 struct ServerFaultTests {
@@ -10,14 +12,11 @@ struct ServerFaultTests {
     @Test("a stored run the server cannot read answers 500 internal_error; a body of the wrong shape is still 400")
     func unreadableStoredRun() async throws {
         try await TestServer.run { server in
-            let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
-            let id = try #require(started.body["interaction_id"]?.stringValue)
-            let token = try #require(started.body["interaction_token"]?.stringValue)
+            let (id, token) = try await startedRun(server)
             // A run's state that decodes as JSON but not as a run's state.
             let sql = try #require(server.app.countersignSQL)
             try await sql.raw("UPDATE interactions SET state = '{}' WHERE id = \(bind: id)").run()
-            let failed = try await server.send(
-                .POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": ["email": "ada@example.com"]], bearer: token)
+            let failed = try await submitEmail(server, id, token)
             #expect(failed.status == .internalServerError)
             #expect(failed.body["error"]?["code"] == .string(ErrorCode.internalError))
 
@@ -25,5 +24,37 @@ struct ServerFaultTests {
             #expect(malformed.status == .badRequest)
             #expect(malformed.body["error"]?["code"] == .string(ErrorCode.clientResponseNotValid))
         }
+    }
+
+    /// A column that does not hold what its record says is logged by name, never by value: the value
+    /// might be a token's hash or a push token.
+    @Test("a stored value of the wrong type is logged as the column that failed, without the value, on either database")
+    func unreadableValueLoggedWithoutIt() async throws {
+        let store = LogStore()
+        try await TestServer.run(prepare: { app in app.logger = Logger(label: "countersign.tests") { _ in CapturingLogHandler(store: store) } }) { server in
+            let (id, token) = try await startedRun(server)
+            let sql = try #require(server.app.countersignSQL)
+            // SQLite keeps text in an integer column as text; PostgreSQL needs the column's type changed.
+            if sql.dialect.name == "postgresql" {
+                try await sql.raw("ALTER TABLE interactions ALTER COLUMN version TYPE TEXT").run()
+            }
+            let marker = "marker-9f27c1"
+            try await sql.raw("UPDATE interactions SET version = \(bind: marker) WHERE id = \(bind: id)").run()
+            let failed = try await submitEmail(server, id, token)
+            #expect(failed.status == .internalServerError)
+            let lines = store.lines.withLock { $0 }
+            #expect(lines.contains { $0.contains("request failed") && $0.contains("could not be decoded") && $0.contains("'version'") })
+            #expect(!lines.contains { $0.contains(marker) })
+        }
+    }
+
+    private func startedRun(_ server: TestServer) async throws -> (id: String, token: String) {
+        let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
+        return (try #require(started.body["interaction_id"]?.stringValue), try #require(started.body["interaction_token"]?.stringValue))
+    }
+
+    private func submitEmail(_ server: TestServer, _ id: String, _ token: String) async throws -> (status: HTTPStatus, body: JSONValue, headers: HTTPHeaders) {
+        try await server.send(
+            .POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": ["email": "ada@example.com"]], bearer: token)
     }
 }

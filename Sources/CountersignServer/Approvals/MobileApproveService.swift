@@ -22,10 +22,27 @@ struct MobileApproveService: Sendable {
         else {
             throw ServiceError.notFound("No approval '\(approvalID)'.")
         }
-        let approval = addressed.approval
         let (device, signatureUse) = try verifier.check(
             askingDevice, message: DeviceProof.approveMessage(approvalID: approvalID, timestamp: request.timestamp),
             timestamp: request.timestamp, signature: request.deviceSignature)
+        do {
+            return try await begin(request, addressed: addressed, snapshot: snapshot, user: user, device: device, origin: origin, committing: signatureUse)
+        } catch let refusal as ServiceError where refusal.code != ErrorCode.signatureReplayed {
+            // A refused start uses its signature as an accepted one does: sent again, it is a replay. A
+            // signature used before is refused as that, as it would have been before any other check.
+            try await storage.commit([.statement(signatureUse)])
+            throw refusal
+        }
+    }
+
+    /// The approval's mobile journey for `device`, whose signature checked, once the approval is its to
+    /// answer; `signatureUse` is committed with the new interaction.
+    private func begin(
+        _ request: MobileApproveStartRequest, addressed: AddressedApproval, snapshot: ApprovalSnapshot, user: UserContext,
+        device: DeviceRecord, origin: RequestOrigin, committing signatureUse: HeldStatement
+    ) async throws -> InteractionService.Reply {
+        let approval = addressed.approval
+        let clock = interactions.services.clock
         guard device.userID == approval.userID else {
             throw ServiceError(.forbidden, ErrorCode.deviceNotOwned, "The device does not belong to the user of this approval.")
         }
@@ -51,7 +68,7 @@ struct MobileApproveService: Sendable {
             mobileApproveParameters: try parameters(of: addressed, user: user))
         state.user = user
         state.deviceID = device.id
-        state.approvalID = approvalID
+        state.approvalID = approval.id
         state.addAuthenticationMethod("hwk", at: clock.now())
         return try await interactions.begin(journey, state: state, origin: origin, approvalRead: snapshot, committing: signatureUse)
     }

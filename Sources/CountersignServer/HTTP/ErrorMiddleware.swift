@@ -21,11 +21,12 @@ struct ErrorMiddleware: Middleware {
                 metrics.rateLimited(code: error.code)
             }
             return Self.response(status: error.kind.status, error: WireError(code: error.code, message: error.message), headers: headers)
-        case is DecodingError:
+        case let error as DecodingError:
             // Vapor would answer 400, but request bodies are decoded where a bad one is refused as the
             // client's (`Request.decodeBody`): one that gets here is a stored row or state the server
-            // could not read.
-            return Self.failure(error, of: request)
+            // could not read. Its description may quote the value read (a token's hash, a push token), so
+            // only where it failed is logged.
+            return Self.failure(Self.whereDecodingFailed(error), of: request)
         case let abort as any AbortError where abort.status.code < 500:
             return Self.refusal(abort)
         case _ where DatabaseOutage.isOutage(error):
@@ -39,8 +40,25 @@ struct ErrorMiddleware: Middleware {
 
     /// The server's own failure: logged with the request id, answered with a bare 500.
     private static func failure(_ error: any Error, of request: Request) -> Response {
-        request.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+        failure(String(reflecting: error), of: request)
+    }
+
+    private static func failure(_ description: String, of request: Request) -> Response {
+        request.logger.error("request failed", metadata: ["error": "\(description)"])
         return response(status: .internalServerError, error: WireError(code: ErrorCode.internalError, message: "Internal error."))
+    }
+
+    /// What failed to decode and where, without the value.
+    static func whereDecodingFailed(_ error: DecodingError) -> String {
+        let (what, context): (String, DecodingError.Context?) = switch error {
+        case .typeMismatch(let type, let context): ("not a \(type)", context)
+        case .valueNotFound(let type, let context): ("no \(type)", context)
+        case .keyNotFound(let key, let context): ("no key '\(key.stringValue)'", context)
+        case .dataCorrupted(let context): ("corrupted data", context)
+        @unknown default: ("an unknown decoding error", nil)
+        }
+        let path = context?.codingPath.map(\.stringValue).joined(separator: ".") ?? ""
+        return "a stored value could not be decoded: \(what) at '\(path)'"
     }
 
     /// A refusal of the HTTP layer itself, in the API's words: an undecodable body (Vapor's 422) is the

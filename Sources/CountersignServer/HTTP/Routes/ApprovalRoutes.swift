@@ -88,7 +88,7 @@ struct ApprovalRoutes: RouteCollection {
         try await openWaits.openInboxWait(for: deviceID)
         let woken = pending.isEmpty ? await mailbox.next(within: .seconds(seconds)) != nil : false
         await openWaits.closeInboxWait(for: deviceID)
-        return woken ? try await pendingPayloads(for: deviceID, on: storage) : pending.map(\.pushNotification.payload)
+        return woken ? try await pendingPayloads(for: deviceID) : pending.map(\.pushNotification.payload)
     }
 
     /// `GET /v1/interactions/{id}/events`: one server-sent event when the interaction's approval is
@@ -152,7 +152,7 @@ struct ApprovalRoutes: RouteCollection {
         try await storage.approvals.status(of: approvalID, at: clock.now())
     }
 
-    private func pendingPayloads(for deviceID: String, on storage: Storage) async throws -> [[String: String]] {
+    private func pendingPayloads(for deviceID: String) async throws -> [[String: String]] {
         let now = interactions.services.clock.now()
         return try await storage.approvals.pending(forDevice: deviceID, at: now).map(\.pushNotification.payload)
     }

@@ -32,6 +32,13 @@ struct PostgresStoreRow: SQLRow {
         guard let direct = D.self as? any PostgresDecodable.Type, cells.contains(column) else {
             return try row.sql().decode(column: column, as: D.self)
         }
-        return try cells[column].decode(direct, context: .default) as! D
+        do {
+            return try cells[column].decode(direct, context: .default) as! D
+        } catch is PostgresDecodingError {
+            // A `DecodingError`, as on SQLite, whose description names the column but not the cell's bytes
+            // (which PostgresNIO's error carries, and which may be a token's hash).
+            // SQLKit's decoder puts the column in the coding path.
+            throw DecodingError.typeMismatch(D.self, .init(codingPath: [], debugDescription: "The column '\(column)' does not hold a \(D.self)."))
+        }
     }
 }

@@ -166,10 +166,12 @@ struct ApprovalStore {
     /// The approvals waiting for `deviceID` at `now`, oldest first, with their applications' names (the
     /// phone's inbox).
     func pending(forDevice deviceID: String, at now: Date) async throws -> [AddressedApproval] {
-        try await addressed(where: """
-            a.device_id = \(bind: deviceID) AND a.status = \(bind: ApprovalStatus.pending.rawValue) AND a.expires_at > \(bind: now)
-            ORDER BY a.created_at
-            """)
+        try await addressed(where: "\(Self.pending(onDevice: "\(bind: deviceID)", at: now)) ORDER BY a.created_at")
+    }
+
+    /// Approval `a` is pending at `now` for the device `device` names (a column or a bind).
+    private static func pending(onDevice device: SQLQueryString, at now: Date) -> SQLQueryString {
+        "a.device_id = \(device) AND a.status = \(bind: ApprovalStatus.pending.rawValue) AND a.expires_at > \(bind: now)"
     }
 
     /// The device `deviceID` (nil when there is none of that id) and the approvals waiting for it at `now`,
@@ -180,9 +182,8 @@ struct ApprovalStore {
             SELECT a.*, app.name AS application_name,
                 \(unsafeRaw: DeviceRecord.CodingKeys.columns(of: "asking", prefixedWith: Self.askingDevicePrefix))
             FROM \(name: DeviceStore.table) asking
-                LEFT JOIN \(name: Self.table) a ON a.device_id = asking.id
-                    AND a.status = \(bind: ApprovalStatus.pending.rawValue) AND a.expires_at > \(bind: now)
-                LEFT JOIN \(name: ClientStore.applicationTable) app ON app.id = a.application_id
+                LEFT JOIN (\(name: Self.table) a JOIN \(name: ClientStore.applicationTable) app ON app.id = a.application_id)
+                    ON \(Self.pending(onDevice: "asking.id", at: now))
             WHERE asking.id = \(bind: deviceID)
             ORDER BY a.created_at
             """).all()
