@@ -33,6 +33,12 @@ struct MobileApproveStartTests {
         return (response.status, response.body["error"]?["code"]?.stringValue)
     }
 
+    /// The phone's proof for the approval of `payload`, signed now: its time and its signature.
+    func proof(_ server: TestServer, _ phone: RegisteredPhone, _ payload: [String: String]) async throws -> (time: Int, signature: String) {
+        let time = Int(server.clock.now().timeIntervalSince1970)
+        return (time, try await phone.phone.authenticator.signWithDeviceKey(DeviceProof.approveMessage(approvalID: payload["approval_id"]!, timestamp: time)))
+    }
+
     @Test("a signature over anything else is 401 invalid_token")
     func badSignature() async throws {
         try await TestServer.run { server in
@@ -97,9 +103,7 @@ struct MobileApproveStartTests {
     func replayedProof() async throws {
         try await TestServer.run { server in
             let (phone, payload) = try await pendingApproval(server)
-            let time = Int(server.clock.now().timeIntervalSince1970)
-            let signature = try await phone.phone.authenticator.signWithDeviceKey(
-                DeviceProof.approveMessage(approvalID: payload["approval_id"]!, timestamp: time))
+            let (time, signature) = try await proof(server, phone, payload)
             func send(_ signature: String) async throws -> (status: HTTPStatus, code: String?) {
                 try await start(
                     server, payload: payload, deviceID: phone.deviceID, signer: phone.phone.authenticator, timestamp: time, signature: signature)
@@ -128,9 +132,7 @@ struct MobileApproveStartTests {
     func refusedProofIsUsed() async throws {
         try await TestServer.run { server in
             let (phone, payload) = try await pendingApproval(server)
-            let time = Int(server.clock.now().timeIntervalSince1970)
-            let signature = try await phone.phone.authenticator.signWithDeviceKey(
-                DeviceProof.approveMessage(approvalID: payload["approval_id"]!, timestamp: time))
+            let (time, signature) = try await proof(server, phone, payload)
             var wrongClient = payload
             wrongClient["client_id"] = "demo-web"
             let refused = try await start(
@@ -147,9 +149,7 @@ struct MobileApproveStartTests {
     func proofSentTwiceAtOnce() async throws {
         try await TestServer.run { server in
             let (phone, payload) = try await pendingApproval(server)
-            let time = Int(server.clock.now().timeIntervalSince1970)
-            let signature = try await phone.phone.authenticator.signWithDeviceKey(
-                DeviceProof.approveMessage(approvalID: payload["approval_id"]!, timestamp: time))
+            let (time, signature) = try await proof(server, phone, payload)
             async let first = start(
                 server, payload: payload, deviceID: phone.deviceID, signer: phone.phone.authenticator, timestamp: time, signature: signature)
             async let second = start(
