@@ -31,7 +31,7 @@ struct ApprovalLifecycle: Sendable {
     func create(
         _ request: ApprovalRequest, webInteractionID: String, origin: RequestOrigin, device: DeviceRecord, in work: UnitOfWork
     ) async throws -> String {
-        let (applicationID, nativeClientID) = try await application(ofWebClient: request.clientID)
+        let (applicationID, applicationName, nativeClientID) = try await application(ofWebClient: request.clientID)
         let subject = ApprovalSubject(
             userID: request.user.userID, decoyDigest: DecoyApprovalRecord.subjectDigest(identifier: request.user.externalUserID, key: hashKey))
         try await admit(subject, limits: request.limits, in: work)
@@ -50,7 +50,7 @@ struct ApprovalLifecycle: Sendable {
         await work.hold(try storage.approvals.insert(approval))
         let metrics = metrics
         await work.afterCommit { metrics.approvalCreated() }
-        try await queuePush(of: approvalID, to: device, in: work)
+        try await queuePush(of: AddressedApproval(approval: approval, applicationName: applicationName), to: device, in: work)
         return approvalID
     }
 
@@ -59,7 +59,7 @@ struct ApprovalLifecycle: Sendable {
     /// history (with the approvals of a user the identifier names in another application), so a browser
     /// cannot tell the two apart; no push goes anywhere. Returns the decoy's id.
     func createDecoy(_ request: DecoyApprovalRequest, webInteractionID: String, in work: UnitOfWork) async throws -> String {
-        let (applicationID, _) = try await application(ofWebClient: request.clientID)
+        let (applicationID, _, _) = try await application(ofWebClient: request.clientID)
         let digest = DecoyApprovalRecord.subjectDigest(identifier: request.identifier, key: hashKey)
         // A user of another application only: their approvals there count too.
         let userID = if let known = request.userID { known } else { try await storage.users.find(externalUserID: request.identifier)?.id }
@@ -75,15 +75,18 @@ struct ApprovalLifecycle: Sendable {
         return decoy.id
     }
 
-    /// The application of a web client and its native client, which the phone must use.
-    private func application(ofWebClient clientID: String) async throws -> (applicationID: String, nativeClientID: String) {
-        guard let (applicationID, nativeClientID) = try await storage.clients.application(ofWebClient: clientID) else {
+    /// The application of a web client, its name (which the push shows) and its native client, which the
+    /// phone must use.
+    private func application(
+        ofWebClient clientID: String
+    ) async throws -> (applicationID: String, applicationName: String, nativeClientID: String) {
+        guard let (applicationID, applicationName, nativeClientID) = try await storage.clients.application(ofWebClient: clientID) else {
             throw ServiceError(.conflict, ErrorCode.unknownClient, "The web client no longer exists.")
         }
         guard let nativeClientID else {
             throw ServiceError(.conflict, ErrorCode.noNativeClient, "Application '\(applicationID)' has no native client for the phone.")
         }
-        return (applicationID, nativeClientID)
+        return (applicationID, applicationName, nativeClientID)
     }
 
     /// Passes the push-fatigue limits for `subject`; with one pending approval per user, cancels the ones
@@ -96,8 +99,8 @@ struct ApprovalLifecycle: Sendable {
     }
 
     /// Sends the approval's push to `device` again.
-    func resend(_ approvalID: String, to device: DeviceRecord, in work: UnitOfWork) async throws {
-        try await queuePush(of: approvalID, to: device, in: work)
+    func resend(_ approval: AddressedApproval, to device: DeviceRecord, in work: UnitOfWork) async throws {
+        try await queuePush(of: approval, to: device, in: work)
     }
 
     /// Settles the approval with the phone's answer. Details shown in the browser count as approved only
@@ -183,14 +186,15 @@ struct ApprovalLifecycle: Sendable {
     /// A push through a provider is queued, due at once, for the sender. An inbox device needs no
     /// provider: the job is saved as sent with its delivery record, and the ring wakes the device's
     /// long-poll directly, sparing the queue's round trip.
-    private func queuePush(of approvalID: String, to device: DeviceRecord, in work: UnitOfWork) async throws {
-        let push = QueuedPush(approvalID: approvalID, device: device, at: clock.now())
+    private func queuePush(of approval: AddressedApproval, to device: DeviceRecord, in work: UnitOfWork) async throws {
+        let push = QueuedPush(approvalID: approval.approval.id, device: device, at: clock.now())
+        let payload = approval.pushNotification.payload
         for statement in try storage.pushJobs.insert(push.job, delivery: push.delivery) { await work.hold(statement) }
         let (events, inbox, metrics) = (events, inbox, metrics)
         await work.afterCommit {
             if let delivery = push.delivery {
                 metrics.pushAttempted(provider: push.job.channel, outcome: delivery.status, duration: nil)
-                await inbox.ring(deviceID: push.job.deviceID, approvalID: approvalID)
+                await inbox.ring(deviceID: push.job.deviceID, payload: payload)
             } else {
                 await events.publish(EventTopic.pushQueue, "")
             }

@@ -1,3 +1,5 @@
+import CountersignCore
+import Foundation
 import Journeys
 import NIOCore
 
@@ -6,9 +8,9 @@ import NIOCore
 /// `PostgresEventBus` carries each event to every instance.
 ///
 /// An event says "look again": a waiter re-reads its state from the database when woken, so a spurious
-/// wake-up costs one read and a lost one costs at most the waiter's next timed look. The one exception is
-/// `ApprovalClosed`, published only once the close it reports is committed, which a browser's events
-/// stream takes as it is.
+/// wake-up costs one read and a lost one costs at most the waiter's next timed look. The exceptions are
+/// published only once what they report is committed, and taken as they are: `ApprovalClosed` by a
+/// browser's events stream, `ApprovalRung` by a phone's inbox long-poll.
 protocol EventBus: Sendable {
     /// Starts listening on `topic`; events published after this call are kept for the mailbox.
     func subscribe(_ topic: String) async -> EventMailbox
@@ -42,6 +44,22 @@ extension ApprovalClosed {
         let parts = message.split(separator: " ")
         guard parts.count == 3, parts[0] == "closed", let status = ApprovalStatus(rawValue: String(parts[2])) else { return nil }
         self.init(approvalID: String(parts[1]), status: status)
+    }
+}
+
+/// The message published on a device's topic once an approval pushed to it is committed: the push's
+/// payload, which the device's waiting inbox long-poll answers without reading it again.
+struct ApprovalRung: Equatable {
+    let payload: [String: String]
+
+    var message: String { JSONEncoder.wire.text(.object(payload.mapValues { .string($0) })) }
+}
+
+extension ApprovalRung {
+    /// The event in `message`; nil for any other message ("look again").
+    init?(message: String) {
+        guard let payload = try? JSONDecoder.wire.decode([String: String].self, from: Data(message.utf8)) else { return nil }
+        self.init(payload: payload)
     }
 }
 

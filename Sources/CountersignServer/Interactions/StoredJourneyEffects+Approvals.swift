@@ -36,11 +36,11 @@ extension StoredJourneyEffects {
     }
 
     func resendApproval(_ approvalID: String) async throws {
-        // A decoy is pushed to no one, now as at first: `find` reads approvals only.
-        guard let approval = try await storage.approvals.find(approvalID),
-            let device = try await storage.devices.find(approval.deviceID)
+        // A decoy is pushed to no one, now as at first: `addressed` reads approvals only.
+        guard let approval = try await storage.approvals.addressed(approvalID),
+            let device = try await storage.devices.find(approval.approval.deviceID)
         else { return }
-        try await approvals.resend(approval.id, to: device, in: work)
+        try await approvals.resend(approval, to: device, in: work)
     }
 
     func cancelApproval(_ approvalID: String) async throws {

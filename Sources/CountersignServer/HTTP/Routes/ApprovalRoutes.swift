@@ -74,7 +74,8 @@ struct ApprovalRoutes: RouteCollection {
     /// The device's pending payloads, once `proof` shows the request is the device's. The device and its
     /// pending approvals are one read, made before the signature is checked and answered only after.
     /// With `mailbox`, a long-poll counted by `openWaits`: when nothing is pending, it waits up to
-    /// `seconds` for an approval and reads again.
+    /// `seconds` for an approval, and answers the payload it is rung with (or reads again when woken
+    /// without one).
     private func inbox(
         of deviceID: String, _ proof: SignedRequest, waiting seconds: Int, on mailbox: EventMailbox?
     ) async throws -> [[String: String]] {
@@ -86,9 +87,11 @@ struct ApprovalRoutes: RouteCollection {
         }
         guard let mailbox else { return pending.map(\.pushNotification.payload) }
         try await openWaits.openInboxWait(for: deviceID)
-        let woken = pending.isEmpty ? await mailbox.next(within: .seconds(seconds)) != nil : false
+        let event = pending.isEmpty ? await mailbox.next(within: .seconds(seconds)) : nil
         await openWaits.closeInboxWait(for: deviceID)
-        return woken ? try await pendingPayloads(for: deviceID) : pending.map(\.pushNotification.payload)
+        guard let event else { return pending.map(\.pushNotification.payload) }
+        if let rung = ApprovalRung(message: event) { return [rung.payload] }
+        return try await pendingPayloads(for: deviceID)
     }
 
     /// `GET /v1/interactions/{id}/events`: one server-sent event when the interaction's approval is

@@ -182,13 +182,19 @@ struct ApprovalStore {
             SELECT a.*, app.name AS application_name,
                 \(unsafeRaw: DeviceRecord.CodingKeys.columns(of: "asking", prefixedWith: Self.askingDevicePrefix))
             FROM \(name: DeviceStore.table) asking
-                LEFT JOIN (\(name: Self.table) a JOIN \(name: ClientStore.applicationTable) app ON app.id = a.application_id)
-                    ON \(Self.pending(onDevice: "asking.id", at: now))
+                LEFT JOIN \(name: Self.table) a ON \(Self.pending(onDevice: "asking.id", at: now))
+                LEFT JOIN \(name: ClientStore.applicationTable) app ON app.id = a.application_id
             WHERE asking.id = \(bind: deviceID)
             ORDER BY a.created_at
             """).all()
         let device = try rows.first?.decode(joined: DeviceRecord.self, prefix: Self.askingDevicePrefix)
-        let pending = try rows.compactMap { row in try row.decode(joined: ApprovalRecord.self).map { try Self.addressed($0, in: row) } }
+        // An approval whose application is gone is left out, as `pending(forDevice:)`'s join leaves it out.
+        // (Joined in parentheses instead, `(approvals JOIN applications)`, SQLite would build the whole
+        // inner join, every unexpired approval, before it looked for the device's.)
+        let pending = try rows.compactMap { row -> AddressedApproval? in
+            guard try !row.decodeNil(column: "application_name"), let approval = try row.decode(joined: ApprovalRecord.self) else { return nil }
+            return try Self.addressed(approval, in: row)
+        }
         return (device, pending)
     }
 

@@ -11,18 +11,23 @@ struct ClientStore {
         try await sql.raw("SELECT * FROM \(name: Self.table) WHERE id = \(bind: id)").first(decoding: ClientRecord.self)
     }
 
-    /// The application of web client `webClientID` and its first native client (nil when it has none);
-    /// nil when the web client does not exist.
-    func application(ofWebClient webClientID: String) async throws -> (applicationID: String, nativeClientID: String?)? {
+    /// The application of web client `webClientID`, its name and its first native client (nil when it has
+    /// none); nil when the web client does not exist.
+    func application(
+        ofWebClient webClientID: String
+    ) async throws -> (applicationID: String, applicationName: String, nativeClientID: String?)? {
         guard let row = try await sql.raw("""
-            SELECT web.application_id, (
+            SELECT web.application_id, app.name AS application_name, (
                 SELECT native.id FROM \(name: Self.table) native
                 WHERE native.application_id = web.application_id AND native.kind = \(bind: ClientKind.native.rawValue)
                 ORDER BY native.id LIMIT 1) AS native_client_id
-            FROM \(name: Self.table) web WHERE web.id = \(bind: webClientID)
+            FROM \(name: Self.table) web JOIN \(name: Self.applicationTable) app ON app.id = web.application_id
+            WHERE web.id = \(bind: webClientID)
             """).first()
         else { return nil }
-        return (try row.decode(column: "application_id", as: String.self), try row.decode(column: "native_client_id", as: String?.self))
+        return (
+            try row.decode(column: "application_id", as: String.self), try row.decode(column: "application_name", as: String.self),
+            try row.decode(column: "native_client_id", as: String?.self))
     }
 
     func application(_ id: String) async throws -> ApplicationRecord? {
