@@ -188,13 +188,12 @@ struct ApprovalLifecycle: Sendable {
     /// long-poll directly, sparing the queue's round trip.
     private func queuePush(of approval: AddressedApproval, to device: DeviceRecord, in work: UnitOfWork) async throws {
         let push = QueuedPush(approvalID: approval.approval.id, device: device, at: clock.now())
-        let payload = approval.pushNotification.payload
         for statement in try storage.pushJobs.insert(push.job, delivery: push.delivery) { await work.hold(statement) }
         let (events, inbox, metrics) = (events, inbox, metrics)
         await work.afterCommit {
             if let delivery = push.delivery {
                 metrics.pushAttempted(provider: push.job.channel, outcome: delivery.status, duration: nil)
-                await inbox.ring(deviceID: push.job.deviceID, payload: payload)
+                await inbox.ring(deviceID: push.job.deviceID, payload: approval.pushNotification.payload)
             } else {
                 await events.publish(EventTopic.pushQueue, "")
             }

@@ -49,7 +49,7 @@ struct ErrorMiddleware: Middleware {
     }
 
     /// What failed to decode and where, without the value.
-    static func whereDecodingFailed(_ error: DecodingError) -> String {
+    private static func whereDecodingFailed(_ error: DecodingError) -> String {
         let (what, context): (String, DecodingError.Context?) = switch error {
         case .typeMismatch(let type, let context): ("not a \(type)", context)
         case .valueNotFound(let type, let context): ("no \(type)", context)

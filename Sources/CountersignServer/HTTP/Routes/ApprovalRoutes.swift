@@ -79,7 +79,8 @@ struct ApprovalRoutes: RouteCollection {
     private func inbox(
         of deviceID: String, _ proof: SignedRequest, waiting seconds: Int, on mailbox: EventMailbox?
     ) async throws -> [[String: String]] {
-        let (named, pending) = try await storage.approvals.inbox(ofDevice: deviceID, at: interactions.services.clock.now())
+        let clock = interactions.services.clock
+        let (named, pending) = try await storage.approvals.inbox(ofDevice: deviceID, at: clock.now())
         let (device, signatureUse) = try verifier.check(named, message: proof.message, timestamp: proof.timestamp, signature: proof.signature)
         try await storage.commit([.statement(signatureUse)])
         guard device.status == CredentialStatus.active.rawValue else {
@@ -91,7 +92,7 @@ struct ApprovalRoutes: RouteCollection {
         await openWaits.closeInboxWait(for: deviceID)
         guard let event else { return pending.map(\.pushNotification.payload) }
         if let rung = ApprovalRung(message: event) { return [rung.payload] }
-        return try await pendingPayloads(for: deviceID)
+        return try await storage.approvals.pending(forDevice: deviceID, at: clock.now()).map(\.pushNotification.payload)
     }
 
     /// `GET /v1/interactions/{id}/events`: one server-sent event when the interaction's approval is
@@ -153,10 +154,5 @@ struct ApprovalRoutes: RouteCollection {
     /// The approval's status now; a vanished approval reads as expired.
     static func approvalStatus(_ approvalID: String, on storage: Storage, clock: any WallClock) async throws -> ApprovalStatus {
         try await storage.approvals.status(of: approvalID, at: clock.now())
-    }
-
-    private func pendingPayloads(for deviceID: String) async throws -> [[String: String]] {
-        let now = interactions.services.clock.now()
-        return try await storage.approvals.pending(forDevice: deviceID, at: now).map(\.pushNotification.payload)
     }
 }
