@@ -20,8 +20,8 @@ struct InteractionService: Sendable {
     let secrets: SecretBox
     let startLimiter: StartRateLimiter
     let metrics: ServerMetrics
-    /// The states this instance committed last, so that its next call on them skips decoding.
-    let openedStates = OpenedStates()
+    /// The runs this instance committed last, so that its next call on them skips the read and the decoding.
+    let committedRuns = CommittedRuns()
 
     var storage: Storage { services.storage }
 
@@ -86,43 +86,99 @@ struct InteractionService: Sendable {
             state: try stored(state, interactionID: interactionID),
             createdAt: now, userID: state.user?.userID)
         try await work.commit(on: storage, first: try storage.interactions.insert(record))
-        if !state.isFinished { openedStates.remember(state, sealed: record.state, of: interactionID) }
+        if !state.isFinished { committedRuns.remember(record, state: state) }
         metrics.interactionStarted(journey: journey.id)
         if state.isFinished { metrics.interactionFinished(journey: journey.id, finalStep: presentation.journeyStepID) }
         return Reply(status: .ok, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
     }
 
+    /// Answers the run's current step with the client's response.
+    ///
+    /// A run this instance committed last is answered from memory (`CommittedRuns`) when `bearer` is its
+    /// token; the save's compare-and-set then proves it was the row's current version. When it was not, or
+    /// anything failed before the save, the call is answered from the database's row instead, exactly as
+    /// if nothing had been kept.
     func submit(interactionID: String, bearer: String?, body: ByteBuffer?, origin: RequestOrigin) async throws -> Reply {
+        if let kept = committedRuns.lastCommitted(interactionID), Self.holds(bearer, of: kept.record),
+            services.clock.now() < kept.record.expiresAt,
+            let reply = try await submitUnlessOutdated(body, to: kept, origin: origin)
+        {
+            return reply
+        }
         let interaction = try await authorizedInteraction(interactionID, bearer: bearer)
+        let answer = try await answer(body, to: interaction, state: try opened(interaction), origin: origin)
+        return try await commit(answer, refusingWith: ServiceError.invalidToken("The interaction token was already used."))
+    }
+
+    /// Answers from a run as this instance committed it; nil when that was no longer the row's version
+    /// (its save changed no row) or anything failed before the save, which the database's row then decides.
+    private func submitUnlessOutdated(_ body: ByteBuffer?, to kept: CommittedRuns.Run, origin: RequestOrigin) async throws -> Reply? {
+        guard let answer = try? await answer(body, to: kept.record, state: kept.state, origin: origin) else { return nil }
+        do {
+            return try await commit(answer, refusingWith: KeptRunOutdated())
+        } catch is KeptRunOutdated {
+            return nil
+        }
+    }
+
+    /// A submit worked out on `record` and its state, with its writes held, not yet committed.
+    private struct Answer {
+        let record: InteractionRecord
+        let journeyID: String
+        let presentation: StepPresentation
+        let state: InteractionState
+        let token: String?
+        let sealedState: String
+        let work: UnitOfWork
+    }
+
+    private func answer(_ body: ByteBuffer?, to interaction: InteractionRecord, state opened: InteractionState, origin: RequestOrigin) async throws -> Answer {
         let now = services.clock.now()
         let response = try Self.decodeClientResponse(body)
         guard let journey = journeys[interaction.journeyID] else {
             throw ServiceError(.gone, ErrorCode.expired, "The journey '\(interaction.journeyID)' is no longer available.")
         }
-
-        var state = try opened(interaction)
+        var state = opened
         let work = UnitOfWork()
         let effects = StoredJourneyEffects(
-            services: services, interactionID: interactionID, clientID: state.clientID, work: work, origin: origin)
+            services: services, interactionID: interaction.id, clientID: state.clientID, work: work, origin: origin)
         let presentation = try await run {
             try await JourneyRunner(journey: journey, effects: effects, now: now).submit(response, to: &state)
         }
-
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
-        let encodedState = try stored(state, interactionID: interactionID)
-        let finished = state.isFinished
-        let userID = state.user?.userID
+        return Answer(
+            record: interaction, journeyID: journey.id, presentation: presentation, state: state, token: token,
+            sealedState: try stored(state, interactionID: interaction.id), work: work)
+    }
+
+    /// Saves the answer's state if nobody saved one since its row was read (else the call is refused with
+    /// `refusal`), with the journey's writes.
+    private func commit(_ answer: Answer, refusingWith refusal: any Error) async throws -> Reply {
+        let state = answer.state
+        let saved = answer.record.savedNext(
+            state: answer.sealedState, tokenHash: answer.token.map(SecretDigest.hex), finished: state.isFinished, userID: state.user?.userID)
         let save = storage.interactions.saveNext(
-            of: interaction, state: encodedState, tokenHash: token.map(SecretDigest.hex), finished: finished, userID: userID)
-        try await work.commit(on: storage, first: save.refusing { _ in ServiceError.invalidToken("The interaction token was already used.") })
-        if finished {
-            openedStates.forget(interactionID)
-            metrics.interactionFinished(journey: journey.id, finalStep: presentation.journeyStepID)
+            of: answer.record, state: saved.state, tokenHash: saved.tokenHash, finished: saved.finished, userID: saved.userID)
+        try await answer.work.commit(on: storage, first: save.refusing { _ in refusal })
+        if state.isFinished {
+            committedRuns.forget(saved.id)
+            metrics.interactionFinished(journey: answer.journeyID, finalStep: answer.presentation.journeyStepID)
         } else {
-            openedStates.remember(state, sealed: encodedState, of: interactionID)
+            committedRuns.remember(saved, state: state)
         }
-        let status: HTTPResponseStatus = presentation.isRepeatedAfterError ? .badRequest : .ok
-        return Reply(status: status, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
+        let status: HTTPResponseStatus = answer.presentation.isRepeatedAfterError ? .badRequest : .ok
+        return Reply(
+            status: status,
+            body: Self.response(answer.presentation, interactionID: saved.id, journeyID: answer.journeyID, token: answer.token))
+    }
+
+    /// A kept run's save changed no row: the run has moved on since (or ended) without this instance.
+    private struct KeptRunOutdated: Error {}
+
+    /// Whether `bearer` is the token `record` expects next.
+    private static func holds(_ bearer: String?, of record: InteractionRecord) -> Bool {
+        guard let bearer, let expected = record.tokenHash else { return false }
+        return SecretDigest.matches(bearer, storedHex: expected)
     }
 
     /// The interaction `interactionID`, when `bearer` is its current token and it is still running.
@@ -130,7 +186,7 @@ struct InteractionService: Sendable {
         guard let interaction = try await storage.interactions.find(interactionID) else {
             throw ServiceError.notFound("No interaction '\(interactionID)'.")
         }
-        guard let bearer, let expected = interaction.tokenHash, SecretDigest.matches(bearer, storedHex: expected) else {
+        guard Self.holds(bearer, of: interaction) else {
             if interaction.finished { throw ServiceError(.gone, ErrorCode.expired, "The interaction has ended.") }
             throw ServiceError.invalidToken()
         }
@@ -159,7 +215,7 @@ struct InteractionService: Sendable {
 
     /// The interaction's state; a state stored in clear before states were sealed is read as it is.
     private func opened(_ interaction: InteractionRecord) throws -> InteractionState {
-        if let state = openedStates.state(of: interaction.id, sealed: interaction.state) { return state }
+        if let state = committedRuns.state(of: interaction) { return state }
         let json = interaction.state.hasPrefix("{") ? interaction.state : try secrets.open(interaction.state, boundTo: interaction.id)
         return try JSONDecoder.wire.decode(InteractionState.self, from: Data(json.utf8))
     }

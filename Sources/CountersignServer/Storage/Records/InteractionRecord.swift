@@ -31,3 +31,12 @@ struct InteractionRecord: Codable, Sendable {
         case createdAt = "created_at"
     }
 }
+
+extension InteractionRecord {
+    /// This row as `InteractionStore.saveNext(of:…)` leaves it with the same values.
+    func savedNext(state: String, tokenHash: String?, finished: Bool, userID: String?) -> InteractionRecord {
+        InteractionRecord(
+            id: id, journeyID: journeyID, clientID: clientID, tokenHash: tokenHash, version: version + 1, finished: finished,
+            expiresAt: expiresAt, state: state, createdAt: createdAt, userID: userID)
+    }
+}

@@ -1,0 +1,56 @@
+@testable import CountersignServer
+import CountersignCore
+import Foundation
+import Testing
+import Vapor
+
+/// An instance answers a submit from the run as it saved it last, without reading the row
+/// (`CommittedRuns`). These attack that: the row has moved on without this instance, or several calls
+/// race with one token, and the instance must answer as the database's row says.
+@Suite("Submits answered from the run an instance saved last")
+struct KeptRunsTests {
+    private let protocolTests = InteractionProtocolTests()
+
+    @Test("a token the run has moved past elsewhere is refused by the instance that kept the run with that token; nothing changes, and the new token goes on")
+    func tokenMovedPastElsewhere() async throws {
+        try await TestServer.run { server in
+            let (id, kept, _) = try await protocolTests.startRegistration(server)
+            // Another instance saves the run's next version, with a token of its own.
+            let current = SecureRandom.identifier(prefix: "itk")
+            let sql = try #require(server.app.countersignSQL)
+            try await sql.raw("""
+                UPDATE interactions SET token_hash = \(bind: SecretDigest.hex(current)), version = version + 1 WHERE id = \(bind: id)
+                """).run()
+
+            let refused = try await server.send(
+                .POST, protocolTests.submitPath(id), json: ["option": "client_input", "data": ["email": "a@example.com"]], bearer: kept)
+            #expect(refused.status == .unauthorized)
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.invalidToken))
+            // A body the step would refuse is still refused for its token first, as the row says.
+            let malformed = try await server.send(.POST, protocolTests.submitPath(id), rawBody: "{not json", bearer: kept)
+            #expect(malformed.status == .unauthorized)
+            try await protocolTests.assertUnchanged(server, id: id, token: current)
+        }
+    }
+
+    @Test("one token sent eight times at once moves the run once: one answer, seven refusals, one user")
+    func oneTokenAtOnce() async throws {
+        try await TestServer.run { server in
+            let (id, token, _) = try await protocolTests.startRegistration(server)
+            let statuses = try await withThrowingTaskGroup(of: HTTPStatus.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        try await server.send(
+                            .POST, protocolTests.submitPath(id),
+                            json: ["option": "client_input", "data": ["email": .string("racer\(index)@example.com")]], bearer: token
+                        ).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .ok }.count == 1)
+            #expect(statuses.filter { $0 == .unauthorized }.count == 7)
+            #expect(try await server.admin(.GET, "users").body.arrayValue?.count == 1)
+        }
+    }
+}
