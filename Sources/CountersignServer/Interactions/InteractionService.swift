@@ -183,7 +183,12 @@ struct InteractionService: Sendable {
 
     /// The interaction `interactionID`, when `bearer` is its current token and it is still running.
     func authorizedInteraction(_ interactionID: String, bearer: String?) async throws -> InteractionRecord {
-        guard let interaction = try await storage.interactions.find(interactionID) else {
+        try authorized(try await storage.interactions.find(interactionID), interactionID, bearer: bearer)
+    }
+
+    /// `interaction`, as read for `interactionID`, when `bearer` is its current token and it is still running.
+    private func authorized(_ interaction: InteractionRecord?, _ interactionID: String, bearer: String?) throws -> InteractionRecord {
+        guard let interaction else {
             throw ServiceError.notFound("No interaction '\(interactionID)'.")
         }
         guard Self.holds(bearer, of: interaction) else {
@@ -206,11 +211,30 @@ struct InteractionService: Sendable {
         }
     }
 
-    /// The interaction `interactionID` (when `bearer` is its token) and the approval its current step
-    /// waits on, if it waits on one.
-    func approvalWaitedOn(_ interactionID: String, bearer: String?) async throws -> (interaction: InteractionRecord, approvalID: String?) {
-        let interaction = try await authorizedInteraction(interactionID, bearer: bearer)
-        return (interaction, WebToMobileAuthenticationStep.approvalWaitedOn(in: try opened(interaction)))
+    /// What a browser's wait on its interaction needs: the interaction, the approval its current step
+    /// waits on (if it waits on one) and, when it came with the interaction's read, that approval's status.
+    struct ApprovalWait {
+        let interaction: InteractionRecord
+        let approvalID: String?
+        let status: ApprovalStatus?
+    }
+
+    /// The interaction `interactionID`, when `bearer` is its token, and the approval its current step waits
+    /// on. When this instance saved the run last, the approval that run waited on is read with the
+    /// interaction, in one read; its status is used only if the row's run still waits on it.
+    func approvalWaitedOn(_ interactionID: String, bearer: String?) async throws -> ApprovalWait {
+        let expected = committedRuns.lastCommitted(interactionID).flatMap { WebToMobileAuthenticationStep.approvalWaitedOn(in: $0.state) }
+        let read: InteractionRecord?
+        var expectedStatus: ApprovalStatus?
+        if let expected {
+            let found = try await storage.interactions.find(interactionID, withStatusOf: expected, at: services.clock.now())
+            (read, expectedStatus) = (found?.record, found?.approvalStatus)
+        } else {
+            read = try await storage.interactions.find(interactionID)
+        }
+        let interaction = try authorized(read, interactionID, bearer: bearer)
+        let approvalID = WebToMobileAuthenticationStep.approvalWaitedOn(in: try opened(interaction))
+        return ApprovalWait(interaction: interaction, approvalID: approvalID, status: approvalID == expected ? expectedStatus : nil)
     }
 
     /// The interaction's state; a state stored in clear before states were sealed is read as it is.

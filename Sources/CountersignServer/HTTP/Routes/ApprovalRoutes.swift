@@ -98,20 +98,30 @@ struct ApprovalRoutes: RouteCollection {
     /// `GET /v1/interactions/{id}/events`: one server-sent event when the interaction's approval is
     /// settled (approved, denied, failed, cancelled, expired); keep-alive comments meanwhile.
     func events(request: Request) async throws -> Response {
-        let (interaction, waitedOn) = try await interactions.approvalWaitedOn(
-            request.parameters.get("interactionID")!, bearer: request.headers.bearerAuthorization?.token)
-        guard let approvalID = waitedOn else {
-            throw ServiceError(.conflict, ErrorCode.notWaiting, "The interaction is not waiting for a phone.")
-        }
-        let (stream, ending) = try await openWaits.openEventStream(for: interaction.id)
-        let topic = EventTopic.interaction(interaction.id)
-        // Wakes the stream this one replaces, so that it ends now.
-        if ending != nil { await events.publish(topic, "") }
+        let interactionID = request.parameters.get("interactionID")!
+        let topic = EventTopic.interaction(interactionID)
+        // Subscribed before the read, so that a close committed after the read wakes this stream.
         let mailbox = await events.subscribe(topic)
-        let interactionID = interaction.id
+        let wait: InteractionService.ApprovalWait
+        let approvalID: String
+        let stream: EventStreamID
+        do {
+            wait = try await interactions.approvalWaitedOn(interactionID, bearer: request.headers.bearerAuthorization?.token)
+            guard let waitedOn = wait.approvalID else {
+                throw ServiceError(.conflict, ErrorCode.notWaiting, "The interaction is not waiting for a phone.")
+            }
+            approvalID = waitedOn
+            let (opened, ending) = try await openWaits.openEventStream(for: interactionID)
+            stream = opened
+            // Wakes the stream this one replaces, so that it ends now (this one looks at its approval again).
+            if ending != nil { await events.publish(topic, "") }
+        } catch {
+            await events.unsubscribe(mailbox)
+            throw error
+        }
         let clock = interactions.services.clock
         let (bus, openWaits) = (events, openWaits)
-        let streamEnd = interaction.expiresAt
+        let streamEnd = wait.interaction.expiresAt
         // Managed: Vapor ends the stream when the closure returns, or fails it when the browser has gone
         // and a write throws.
         let response = Response(status: .ok, body: .init(managedAsyncStream: { writer in
@@ -120,7 +130,11 @@ struct ApprovalRoutes: RouteCollection {
             do {
                 // The head goes out at once, not with the first keep-alive 15 s later.
                 try await writer.writeBuffer(ByteBuffer(string: ": open\n\n"))
-                status = try await Self.approvalStatus(approvalID, on: storage, clock: clock)
+                if let read = wait.status {
+                    status = read
+                } else {
+                    status = try await Self.approvalStatus(approvalID, on: storage, clock: clock)
+                }
                 while status == .pending, clock.now() < streamEnd {
                     let event = await mailbox.next(within: Self.keepAliveInterval)
                     if event == nil {

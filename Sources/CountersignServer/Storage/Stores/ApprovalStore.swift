@@ -12,7 +12,7 @@ struct ApprovalStore {
     let sql: any SQLDatabase
 
     /// The table that holds approval (or decoy) `id`.
-    private static func table(of id: String) -> String {
+    static func table(of id: String) -> String {
         DecoyApprovalRecord.isDecoy(id) ? decoyTable : table
     }
 
