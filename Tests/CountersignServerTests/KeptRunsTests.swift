@@ -53,4 +53,28 @@ struct KeptRunsTests {
             #expect(try await server.admin(.GET, "users").body.arrayValue?.count == 1)
         }
     }
+
+    @Test("a browser's wait reads its interaction with how its approval stands: pending, settled, past its expiry, vanished, or a decoy's")
+    func interactionReadWithItsApproval() async throws {
+        try await TestServer.run { server in
+            let (_, payload) = try await MobileApproveStartTests().pendingApproval(server)
+            let approvalID = try #require(payload["approval_id"])
+            let sql = try #require(server.app.countersignSQL)
+            let interactions = try #require(server.app.countersignStorage).interactions
+            let webInteractionID = try #require(
+                try await sql.raw("SELECT web_interaction_id FROM approvals WHERE id = \(bind: approvalID)").first()?
+                    .decode(column: "web_interaction_id", as: String.self))
+            let now = server.clock.now()
+
+            let read = try #require(try await interactions.find(webInteractionID, withStatusOf: approvalID, at: now))
+            #expect(read.record.id == webInteractionID)
+            #expect(read.approvalStatus == .pending)
+            #expect(try await interactions.find(webInteractionID, withStatusOf: approvalID, at: now.addingTimeInterval(3600))?.approvalStatus == .expired)
+            #expect(try await interactions.find(webInteractionID, withStatusOf: "apr_vanished", at: now)?.approvalStatus == .expired)
+            #expect(try await interactions.find(webInteractionID, withStatusOf: "dcy_vanished", at: now)?.approvalStatus == .expired)
+            #expect(try await interactions.find("int_vanished", withStatusOf: approvalID, at: now) == nil)
+            try await sql.raw("UPDATE approvals SET status = 'approved' WHERE id = \(bind: approvalID)").run()
+            #expect(try await interactions.find(webInteractionID, withStatusOf: approvalID, at: now)?.approvalStatus == .approved)
+        }
+    }
 }
