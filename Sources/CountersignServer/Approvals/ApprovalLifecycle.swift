@@ -27,11 +27,13 @@ struct ApprovalLifecycle: Sendable {
 
     /// A pending approval for `request`, waited on by the web interaction `webInteractionID`, with its push
     /// to `device` queued, once the push-fatigue limits allow it; with one pending approval per user, the
-    /// one waiting is cancelled as superseded. Returns the approval's id.
+    /// one waiting is cancelled as superseded. `application` is that of the request's web client (nil when
+    /// it no longer exists). Returns the approval's id.
     func create(
-        _ request: ApprovalRequest, webInteractionID: String, origin: RequestOrigin, device: DeviceRecord, in work: UnitOfWork
+        _ request: ApprovalRequest, webInteractionID: String, origin: RequestOrigin, device: DeviceRecord,
+        application: ClientStore.WebClientApplication?, in work: UnitOfWork
     ) async throws -> String {
-        let (applicationID, applicationName, nativeClientID) = try await application(ofWebClient: request.clientID)
+        let (applicationID, applicationName, nativeClientID) = try Self.approving(application)
         let subject = ApprovalSubject(
             userID: request.user.userID, decoyDigest: DecoyApprovalRecord.subjectDigest(identifier: request.user.externalUserID, key: hashKey))
         try await admit(subject, limits: request.limits, in: work)
@@ -58,8 +60,10 @@ struct ApprovalLifecycle: Sendable {
     /// `webInteractionID`: it meets the same checks and limits as an approval would, counted in the same
     /// history (with the approvals of a user the identifier names in another application), so a browser
     /// cannot tell the two apart; no push goes anywhere. Returns the decoy's id.
-    func createDecoy(_ request: DecoyApprovalRequest, webInteractionID: String, in work: UnitOfWork) async throws -> String {
-        let (applicationID, _, _) = try await application(ofWebClient: request.clientID)
+    func createDecoy(
+        _ request: DecoyApprovalRequest, webInteractionID: String, application: ClientStore.WebClientApplication?, in work: UnitOfWork
+    ) async throws -> String {
+        let (applicationID, _, _) = try Self.approving(application)
         let digest = DecoyApprovalRecord.subjectDigest(identifier: request.identifier, key: hashKey)
         // A user of another application only: their approvals there count too.
         let userID = if let known = request.userID { known } else { try await storage.users.find(externalUserID: request.identifier)?.id }
@@ -75,18 +79,18 @@ struct ApprovalLifecycle: Sendable {
         return decoy.id
     }
 
-    /// The application of a web client, its name (which the push shows) and its native client, which the
-    /// phone must use.
-    private func application(
-        ofWebClient clientID: String
-    ) async throws -> (applicationID: String, applicationName: String, nativeClientID: String) {
-        guard let (applicationID, applicationName, nativeClientID) = try await storage.clients.application(ofWebClient: clientID) else {
+    /// The application of a request's web client (nil when it no longer exists), its name (which the push
+    /// shows) and its native client, which the phone must use: refused when it has none.
+    private static func approving(
+        _ application: ClientStore.WebClientApplication?
+    ) throws -> (applicationID: String, applicationName: String, nativeClientID: String) {
+        guard let application else {
             throw ServiceError(.conflict, ErrorCode.unknownClient, "The web client no longer exists.")
         }
-        guard let nativeClientID else {
-            throw ServiceError(.conflict, ErrorCode.noNativeClient, "Application '\(applicationID)' has no native client for the phone.")
+        guard let nativeClientID = application.nativeClientID else {
+            throw ServiceError(.conflict, ErrorCode.noNativeClient, "Application '\(application.id)' has no native client for the phone.")
         }
-        return (applicationID, applicationName, nativeClientID)
+        return (application.id, application.name, nativeClientID)
     }
 
     /// Passes the push-fatigue limits for `subject`; with one pending approval per user, cancels the ones

@@ -7,14 +7,15 @@ import Journeys
 /// Approvals: the journey's side of `ApprovalLifecycle`. Writes wait for the call's commit, and pushes
 /// and wake-ups until the writes are committed.
 extension StoredJourneyEffects {
-    /// One read for the user and their devices. A user this call creates has no device yet.
+    /// One read for the user, their devices and the application the approval for them is made for. A user
+    /// this call creates has no device yet.
     func activeDevices(ofUser externalUserID: String) async throws -> (user: UserContext, devices: [DeviceSummary])? {
         if let created = createdUser(externalUserID) { return (created.context, []) }
-        guard let (user, devices) = try await storage.devices.active(ofUser: externalUserID, inApplicationOfClient: clientID) else {
-            return nil
-        }
-        for device in devices { devicesRead[device.id] = device }
-        return (user.context, devices.map { DeviceSummary(id: $0.id, name: $0.name, canReceivePush: $0.pushTokenInvalidAt == nil) })
+        let addressees = try await storage.devices.active(ofUser: externalUserID, inApplicationOfClient: clientID)
+        applicationRead = addressees?.application
+        guard let addressees, let user = addressees.user else { return nil }
+        for device in addressees.devices { devicesRead[device.id] = device }
+        return (user.context, addressees.devices.map { DeviceSummary(id: $0.id, name: $0.name, canReceivePush: $0.pushTokenInvalidAt == nil) })
     }
 
     func createApproval(_ request: ApprovalRequest) async throws -> String {
@@ -23,11 +24,19 @@ extension StoredJourneyEffects {
         guard let device else {
             throw ServiceError(.conflict, ErrorCode.noRegisteredDevices, "The device no longer exists.")
         }
-        return try await approvals.create(request, webInteractionID: interactionID, origin: origin, device: device, in: work)
+        return try await approvals.create(
+            request, webInteractionID: interactionID, origin: origin, device: device, application: try await application(), in: work)
     }
 
     func createDecoyApproval(_ request: DecoyApprovalRequest) async throws -> String {
-        try await approvals.createDecoy(request, webInteractionID: interactionID, in: work)
+        try await approvals.createDecoy(request, webInteractionID: interactionID, application: try await application(), in: work)
+    }
+
+    /// The application of this call's web client, as read with the devices when it was; nil when the
+    /// web client no longer exists.
+    func application() async throws -> ClientStore.WebClientApplication? {
+        if let applicationRead { return applicationRead }
+        return try await storage.clients.application(ofWebClient: clientID)
     }
 
     func approval(_ approvalID: String) async throws -> ApprovalSnapshot? {

@@ -20,6 +20,8 @@ actor StoredJourneyEffects: JourneyEffects {
     private var pendingUsers: [UserRecord] = []
     /// Devices this call has read, so the approval it creates for one does not read it again.
     var devicesRead: [String: DeviceRecord] = [:]
+    /// The application of the web client, read with the devices, so the approval (or decoy) does not read it again.
+    var applicationRead: ClientStore.WebClientApplication?
     /// An approval the caller read for this call, so a step does not read it again. The call's own writes
     /// wait for its commit, so reading it again here would find the same row (unless another call
     /// committed in between, which can happen after the read as well).
@@ -90,7 +92,7 @@ actor StoredJourneyEffects: JourneyEffects {
     }
 
     func issueEnrollmentCode(for user: UserContext, lifetime: TimeInterval) async throws -> IssuedEnrollmentCode? {
-        guard let nativeClientID = try await storage.clients.application(ofWebClient: clientID)?.nativeClientID else { return nil }
+        guard let nativeClientID = try await application()?.nativeClientID else { return nil }
         let (record, issued) = services.enrollmentCodes.make(externalUserID: user.externalUserID, clientID: nativeClientID, lifetime: lifetime)
         guard let qrCode = QRCodeSVG.encoding(issued.link.uri) else { throw QRCodeTooLong() }
         await work.hold { storage in try await storage.enrollmentCodes.insert(record) }

@@ -11,23 +11,46 @@ struct ClientStore {
         try await sql.raw("SELECT * FROM \(name: Self.table) WHERE id = \(bind: id)").first(decoding: ClientRecord.self)
     }
 
-    /// The application of web client `webClientID`, its name and its first native client (nil when it has
-    /// none); nil when the web client does not exist.
-    func application(
-        ofWebClient webClientID: String
-    ) async throws -> (applicationID: String, applicationName: String, nativeClientID: String?)? {
-        guard let row = try await sql.raw("""
-            SELECT web.application_id, app.name AS application_name, (
-                SELECT native.id FROM \(name: Self.table) native
-                WHERE native.application_id = web.application_id AND native.kind = \(bind: ClientKind.native.rawValue)
-                ORDER BY native.id LIMIT 1) AS native_client_id
-            FROM \(name: Self.table) web JOIN \(name: Self.applicationTable) app ON app.id = web.application_id
-            WHERE web.id = \(bind: webClientID)
-            """).first()
-        else { return nil }
-        return (
-            try row.decode(column: "application_id", as: String.self), try row.decode(column: "application_name", as: String.self),
-            try row.decode(column: "native_client_id", as: String?.self))
+    /// The application of a web client, as approvals for it need it.
+    struct WebClientApplication: Sendable {
+        let id: String
+        /// What the push shows.
+        let name: String
+        /// The application's first native client (nil when it has none): the one the phone must use.
+        let nativeClientID: String?
+    }
+
+    /// The application of web client `webClientID`; nil when the web client does not exist.
+    func application(ofWebClient webClientID: String) async throws -> WebClientApplication? {
+        try await sql.raw("""
+            SELECT \(Self.webClientApplicationColumns)
+            FROM \(Self.webClientWithApplication(webClientID))
+            """).first().map(Self.webClientApplication(in:))
+    }
+
+    /// Web client `webClientID` as `web`, joined to its application as `app`: what follows the `FROM` of a
+    /// read of `webClientApplicationColumns`, to which a caller may join more.
+    static func webClientWithApplication(_ webClientID: String) -> SQLQueryString {
+        """
+        \(name: table) web JOIN \(name: applicationTable) app ON app.id = web.application_id AND web.id = \(bind: webClientID)
+        """
+    }
+
+    /// The columns `webClientApplication(in:)` reads, from `webClientWithApplication`.
+    static var webClientApplicationColumns: SQLQueryString {
+        """
+        web.application_id AS web_application_id, app.name AS web_application_name, (
+            SELECT native.id FROM \(name: table) native
+            WHERE native.application_id = web.application_id AND native.kind = \(bind: ClientKind.native.rawValue)
+            ORDER BY native.id LIMIT 1) AS web_native_client_id
+        """
+    }
+
+    static func webClientApplication(in row: any SQLRow) throws -> WebClientApplication {
+        WebClientApplication(
+            id: try row.decode(column: "web_application_id", as: String.self),
+            name: try row.decode(column: "web_application_name", as: String.self),
+            nativeClientID: try row.decode(column: "web_native_client_id", as: String?.self))
     }
 
     func application(_ id: String) async throws -> ApplicationRecord? {

@@ -10,20 +10,35 @@ struct DeviceStore {
         try await sql.raw("SELECT * FROM \(name: Self.table) WHERE id = \(bind: id)").first(decoding: DeviceRecord.self)
     }
 
-    /// The user `externalUserID` of the application of client `clientID` and their active devices, newest
-    /// first, in one query; nil when there is no such user.
-    func active(ofUser externalUserID: String, inApplicationOfClient clientID: String) async throws -> (user: UserRecord, devices: [DeviceRecord])? {
-        // One row per device, or one with no device: the user's columns renamed, as a device has some of the same names.
+    /// Whom web client `clientID`'s request for `externalUserID` goes to.
+    struct Addressees {
+        let application: ClientStore.WebClientApplication
+        /// The user `externalUserID`, when they are a user of that application.
+        let user: UserRecord?
+        /// The user's active devices, newest first.
+        let devices: [DeviceRecord]
+    }
+
+    /// Whom web client `clientID`'s request for `externalUserID` goes to, in one query: the client's
+    /// application, and that user of it with their active devices; nil when the web client does not exist.
+    func active(ofUser externalUserID: String, inApplicationOfClient clientID: String) async throws -> Addressees? {
+        // One row per device, or one with no device (and no user): the user's columns renamed, as a device
+        // has some of the same names.
         let rows = try await sql.raw("""
-            SELECT dev.*, \(unsafeRaw: UserRecord.CodingKeys.columns(of: "users", prefixedWith: Self.userPrefix))
-            FROM \(UserStore.user(externalUserID, inApplicationOfClient: clientID))
+            SELECT dev.*, \(ClientStore.webClientApplicationColumns),
+                \(unsafeRaw: UserRecord.CodingKeys.columns(of: "users", prefixedWith: Self.userPrefix))
+            FROM \(ClientStore.webClientWithApplication(clientID))
+            LEFT JOIN \(name: UserStore.table) users ON users.external_user_id = \(bind: externalUserID) AND EXISTS (
+                SELECT 1 FROM \(name: MembershipStore.table) membership
+                WHERE membership.user_id = users.id AND membership.application_id = web.application_id)
             LEFT JOIN \(name: Self.table) dev ON dev.user_id = users.id AND dev.status = \(bind: CredentialStatus.active.rawValue)
             ORDER BY dev.created_at DESC
             """).all()
         guard let first = rows.first else { return nil }
-        let user = try first.decode(model: UserRecord.self, prefix: Self.userPrefix)
-        let devices = try rows.compactMap { try $0.decode(joined: DeviceRecord.self) }
-        return (user, devices)
+        return Addressees(
+            application: try ClientStore.webClientApplication(in: first),
+            user: try first.decode(joined: UserRecord.self, prefix: Self.userPrefix),
+            devices: try rows.compactMap { try $0.decode(joined: DeviceRecord.self) })
     }
 
     /// How the user's columns are named beside their devices'.
