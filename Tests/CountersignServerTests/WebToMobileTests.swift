@@ -200,6 +200,29 @@ struct WebToMobileTests {
         }
     }
 
+    /// The phone's answer settles the approval with what never changes of it, as its run read it when it
+    /// opened the request; whether the approval is still there and open is the close's to find.
+    @Test("a phone answering a request removed meanwhile (as the sweep removes it) is refused as expired, and the browser is not signed in")
+    func phoneAnswersRemovedRequest() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            _ = try await browser.signIn(email: "ada@example.com")
+            let opened = try await phone.startApproval()
+            let sql = try #require(server.app.countersignSQL)
+            try await sql.raw("DELETE FROM push_deliveries").run()
+            try await sql.raw("DELETE FROM push_jobs").run()
+            try await sql.raw("DELETE FROM approvals").run()
+            await expectRefusal(410, ErrorCode.expired) {
+                _ = try await phone.phone.client.submitClientResponse(
+                    .clientInput, data: try await phone.phone.biometricAnswer(to: opened, as: phone.email))
+            }
+            let web = try await browser.poll()
+            #expect(web.data?["reason"] == "expired")
+            #expect(web.token == nil)
+        }
+    }
+
     @Test("a phone typing the web code of a request the browser cancelled meanwhile is refused with approval_closed")
     func webCodeAfterCancel() async throws {
         try await TestServer.run { server in

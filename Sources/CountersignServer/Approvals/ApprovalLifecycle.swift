@@ -110,7 +110,7 @@ struct ApprovalLifecycle: Sendable {
     /// Settles the approval with the phone's answer. Details shown in the browser count as approved only
     /// when the phone signed exactly them. An approval no longer pending refuses the answer (410), so the
     /// phone learns the browser cancelled or the approval expired.
-    func settle(_ approval: ApprovalRecord, with outcome: ApprovalOutcome, in work: UnitOfWork) async throws {
+    func settle(_ approval: ApprovalTerms, with outcome: ApprovalOutcome, in work: UnitOfWork) async throws {
         switch outcome {
         case .approved(let amr, let authTime, let signedApprovalData):
             if let shown = try approval.approvalData.map(ApprovalData.init(jsonText:)), shown != signedApprovalData {

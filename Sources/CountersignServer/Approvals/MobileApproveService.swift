@@ -70,7 +70,9 @@ struct MobileApproveService: Sendable {
         state.deviceID = device.id
         state.approvalID = approval.id
         state.addAuthenticationMethod("hwk", at: clock.now())
-        return try await interactions.begin(journey, state: state, origin: origin, approvalRead: snapshot, committing: signatureUse)
+        return try await interactions.begin(
+            journey, state: state, origin: origin, approvalRead: snapshot, approvalTerms: ApprovalTerms(approval),
+            committing: signatureUse)
     }
 
     /// What `@policy.getMobileApproveParameters()` reads.

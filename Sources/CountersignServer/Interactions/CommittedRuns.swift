@@ -20,6 +20,8 @@ final class CommittedRuns: Sendable {
     struct Run: Sendable {
         let record: InteractionRecord
         let state: InteractionState
+        /// For a mobile approve run: what never changes of the approval it settles, once a call has read it.
+        let approvalTerms: ApprovalTerms?
     }
 
     private struct Generations {
@@ -46,7 +48,7 @@ final class CommittedRuns: Sendable {
     }
 
     /// Keeps `record`, just committed, with its state decoded.
-    func remember(_ record: InteractionRecord, state: InteractionState) {
+    func remember(_ record: InteractionRecord, state: InteractionState, approvalTerms: ApprovalTerms? = nil) {
         let dropped = generations.withLock { generations -> [String: Run] in
             generations.older[record.id] = nil
             var dropped: [String: Run] = [:]
@@ -55,7 +57,7 @@ final class CommittedRuns: Sendable {
                 generations.older = generations.newer
                 generations.newer = [:]
             }
-            generations.newer[record.id] = Run(record: record, state: state)
+            generations.newer[record.id] = Run(record: record, state: state, approvalTerms: approvalTerms)
             return dropped
         }
         // The dropped generation is freed here, after the lock, so that no other call waits for it.

@@ -67,7 +67,7 @@ struct InteractionService: Sendable {
     /// `callerWrite`: a write of the caller's own (a device signature's use), committed with the interaction or not at all.
     func begin(
         _ journey: JourneyDefinition, state initial: InteractionState, origin: RequestOrigin, approvalRead: ApprovalSnapshot? = nil,
-        committing callerWrite: HeldStatement? = nil
+        approvalTerms: ApprovalTerms? = nil, committing callerWrite: HeldStatement? = nil
     ) async throws -> Reply {
         var state = initial
         let now = services.clock.now()
@@ -76,7 +76,7 @@ struct InteractionService: Sendable {
         if let callerWrite { await work.hold(callerWrite) }
         let effects = StoredJourneyEffects(
             services: services, interactionID: interactionID, clientID: state.clientID, work: work, origin: origin,
-            approvalRead: approvalRead)
+            approvalRead: approvalRead, approvalTerms: approvalTerms)
         let presentation = try await run { try await JourneyRunner(journey: journey, effects: effects, now: now).start(&state) }
 
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
@@ -86,7 +86,7 @@ struct InteractionService: Sendable {
             state: try stored(state, interactionID: interactionID),
             createdAt: now, userID: state.user?.userID)
         try await work.commit(on: storage, first: try storage.interactions.insert(record))
-        if !state.isFinished { committedRuns.remember(record, state: state) }
+        if !state.isFinished { committedRuns.remember(record, state: state, approvalTerms: await effects.approvalTerms) }
         metrics.interactionStarted(journey: journey.id)
         if state.isFinished { metrics.interactionFinished(journey: journey.id, finalStep: presentation.journeyStepID) }
         return Reply(status: .ok, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
@@ -106,14 +106,15 @@ struct InteractionService: Sendable {
             return reply
         }
         let interaction = try await authorizedInteraction(interactionID, bearer: bearer)
-        let answer = try await answer(body, to: interaction, state: try opened(interaction), origin: origin)
+        let answer = try await answer(body, to: interaction, state: try opened(interaction), approvalTerms: nil, origin: origin)
         return try await commit(answer, refusingWith: ServiceError.invalidToken("The interaction token was already used."))
     }
 
     /// Answers from a run as this instance committed it; nil when that was no longer the row's version
     /// (its save changed no row) or anything failed before the save, which the database's row then decides.
     private func submitUnlessOutdated(_ body: ByteBuffer?, to kept: CommittedRuns.Run, origin: RequestOrigin) async throws -> Reply? {
-        guard let answer = try? await answer(body, to: kept.record, state: kept.state, origin: origin) else { return nil }
+        guard let answer = try? await answer(body, to: kept.record, state: kept.state, approvalTerms: kept.approvalTerms, origin: origin)
+        else { return nil }
         do {
             return try await commit(answer, refusingWith: KeptRunOutdated())
         } catch is KeptRunOutdated {
@@ -130,9 +131,13 @@ struct InteractionService: Sendable {
         let token: String?
         let sealedState: String
         let work: UnitOfWork
+        let approvalTerms: ApprovalTerms?
     }
 
-    private func answer(_ body: ByteBuffer?, to interaction: InteractionRecord, state opened: InteractionState, origin: RequestOrigin) async throws -> Answer {
+    private func answer(
+        _ body: ByteBuffer?, to interaction: InteractionRecord, state opened: InteractionState, approvalTerms: ApprovalTerms?,
+        origin: RequestOrigin
+    ) async throws -> Answer {
         let now = services.clock.now()
         let response = try Self.decodeClientResponse(body)
         guard let journey = journeys[interaction.journeyID] else {
@@ -141,14 +146,15 @@ struct InteractionService: Sendable {
         var state = opened
         let work = UnitOfWork()
         let effects = StoredJourneyEffects(
-            services: services, interactionID: interaction.id, clientID: state.clientID, work: work, origin: origin)
+            services: services, interactionID: interaction.id, clientID: state.clientID, work: work, origin: origin,
+            approvalTerms: approvalTerms)
         let presentation = try await run {
             try await JourneyRunner(journey: journey, effects: effects, now: now).submit(response, to: &state)
         }
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
         return Answer(
             record: interaction, journeyID: journey.id, presentation: presentation, state: state, token: token,
-            sealedState: try stored(state, interactionID: interaction.id), work: work)
+            sealedState: try stored(state, interactionID: interaction.id), work: work, approvalTerms: await effects.approvalTerms)
     }
 
     /// Saves the answer's state if nobody saved one since its row was read (else the call is refused with
@@ -164,7 +170,7 @@ struct InteractionService: Sendable {
             committedRuns.forget(saved.id)
             metrics.interactionFinished(journey: answer.journeyID, finalStep: answer.presentation.journeyStepID)
         } else {
-            committedRuns.remember(saved, state: state)
+            committedRuns.remember(saved, state: state, approvalTerms: answer.approvalTerms)
         }
         let status: HTTPResponseStatus = answer.presentation.isRepeatedAfterError ? .badRequest : .ok
         return Reply(

@@ -26,10 +26,13 @@ actor StoredJourneyEffects: JourneyEffects {
     /// wait for its commit, so reading it again here would find the same row (unless another call
     /// committed in between, which can happen after the read as well).
     let approvalRead: ApprovalSnapshot?
+    /// What never changes of the approval this run settles, once any call of the run has read it: kept with
+    /// the run (`CommittedRuns`), so that the call that settles it need not read it again.
+    var approvalTerms: ApprovalTerms?
 
     init(
         services: JourneyServices, interactionID: String, clientID: String, work: UnitOfWork, origin: RequestOrigin,
-        approvalRead: ApprovalSnapshot? = nil
+        approvalRead: ApprovalSnapshot? = nil, approvalTerms: ApprovalTerms? = nil
     ) {
         self.services = services
         self.interactionID = interactionID
@@ -37,6 +40,7 @@ actor StoredJourneyEffects: JourneyEffects {
         self.work = work
         self.origin = origin
         self.approvalRead = approvalRead
+        self.approvalTerms = approvalTerms
         storage = services.storage
     }
 
