@@ -77,4 +77,45 @@ struct KeptRunsTests {
             #expect(try await interactions.find(webInteractionID, withStatusOf: approvalID, at: now)?.approvalStatus == .approved)
         }
     }
+
+    @Test("a refusal worked out on a kept run is the answer only while that run is the row: a used token of a person in backoff is 401 and records nothing; a current one is 429 and recorded")
+    func refusalOnKeptRun() async throws {
+        try await TestServer.run { server in
+            let fatigue = PushFatigueTests()
+            for email in ["ada@example.com", "bob@example.com"] {
+                _ = try await RegisteredPhone.register(server, email: email)
+                // An unanswered request: the person now waits out a backoff.
+                #expect(try await fatigue.startSignIn(server, email: email).status == 200)
+            }
+            func rateLimitEvents() async throws -> [JSONValue] {
+                try await server.admin(.GET, "security-events?kind=rate_limited").body["security_events"]?.arrayValue ?? []
+            }
+            func start() async throws -> (id: String, token: String) {
+                let started = try await server.send(.POST, "/v1/journeys/web_login_biometric_only/start", json: ["client_id": "demo-web"])
+                return (try #require(started.body["interaction_id"]?.stringValue), try #require(started.body["interaction_token"]?.stringValue))
+            }
+            func submit(_ id: String, _ email: String, bearer: String) async throws -> HTTPStatus {
+                try await server.send(
+                    .POST, protocolTests.submitPath(id), json: ["option": "client_input", "data": ["email": .string(email)]], bearer: bearer
+                ).status
+            }
+
+            // Worked out on the run this instance kept, which is still the row: the refusal stands, recorded.
+            let ada = try await start()
+            #expect(try await submit(ada.id, "ada@example.com", bearer: ada.token) == .tooManyRequests)
+            #expect(try await rateLimitEvents().count == 1)
+
+            // Another instance has moved Bob's run on: the kept run's token is a used one, refused as the row says.
+            let bob = try await start()
+            let current = SecureRandom.identifier(prefix: "itk")
+            try await #require(server.app.countersignSQL).raw("""
+                UPDATE interactions SET token_hash = \(bind: SecretDigest.hex(current)), version = version + 1 WHERE id = \(bind: bob.id)
+                """).run()
+            #expect(try await submit(bob.id, "bob@example.com", bearer: bob.token) == .unauthorized)
+            #expect(try await rateLimitEvents().count == 1)
+            #expect(try await submit(bob.id, "bob@example.com", bearer: current) == .tooManyRequests)
+            #expect(try await rateLimitEvents().count == 2)
+        }
+    }
 }
+

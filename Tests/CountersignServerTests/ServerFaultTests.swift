@@ -43,7 +43,7 @@ struct ServerFaultTests {
             let marker = "marker-9f27c1"
             try await sql.raw("UPDATE interactions SET version = \(bind: marker) WHERE id = \(bind: id)").run()
             // The browser's wait reads the row whoever saved it (a submit would first try the run as this
-            // instance saved it, whose save then fails on the column's new type).
+            // instance saved it, whose save cannot match the damaged row).
             let failed = try await server.send(.GET, "/v1/interactions/\(id)/events", bearer: token)
             #expect(failed.status == .internalServerError)
             let lines = store.lines.withLock { $0 }

@@ -23,7 +23,7 @@ struct ApprovalLimiter: Sendable {
         if limits.notMeBlock > 0, let reported = recent.compactMap(\.reportedNotMineAt).max(),
             now < reported.addingTimeInterval(limits.notMeBlock)
         {
-            try await refuse(subject, until: reported.addingTimeInterval(limits.notMeBlock), now: now,
+            try refuse(subject, until: reported.addingTimeInterval(limits.notMeBlock), now: now,
                 because: "the user reported a request as not theirs")
         }
         let unapproved = recent.prefix { $0.status(at: now) != .approved }.count
@@ -31,7 +31,7 @@ struct ApprovalLimiter: Sendable {
         if backoff > 0, let newest = recent.first {
             let allowedAt = newest.createdAt.addingTimeInterval(backoff)
             if now < allowedAt {
-                try await refuse(subject, until: allowedAt, now: now, because: "\(unapproved) requests in a row were not approved")
+                try refuse(subject, until: allowedAt, now: now, because: "\(unapproved) requests in a row were not approved")
             }
         }
         return recent.filter { $0.status(at: now) == .pending }
@@ -39,13 +39,18 @@ struct ApprovalLimiter: Sendable {
 
     /// The refusal is the same whether the identifier has a phone or not; only the security event (for
     /// the operator) names the user, when there is one. Refusals for identifiers naming no user share one
-    /// source, so typing many of them cannot crowd out what is stored about real users.
-    private func refuse(_ subject: ApprovalSubject, until date: Date, now: Date, because reason: String) async throws -> Never {
+    /// source, so typing many of them cannot crowd out what is stored about real users. The event is
+    /// recorded once the call ends with the refusal (`RecordedRefusal`).
+    private func refuse(_ subject: ApprovalSubject, until date: Date, now: Date, because reason: String) throws -> Never {
         // Whole seconds, rounded up; less the millisecond a time read back from the database may gain.
         let seconds = max(1, Int((date.timeIntervalSince(now) - 0.001).rounded(.up)))
-        try await securityEvents.recordNow(
-            .rateLimited, userID: subject.userID, detail: "a new approval was refused for \(seconds) s: \(reason)",
-            source: subject.userID ?? "identifiers naming no user")
-        throw ServiceError(.tooSoon(retryAfter: seconds), ErrorCode.rateLimited, "Too many requests for this user; try again in \(seconds) s.")
+        let securityEvents = securityEvents
+        throw RecordedRefusal(
+            refusal: ServiceError(.tooSoon(retryAfter: seconds), ErrorCode.rateLimited, "Too many requests for this user; try again in \(seconds) s.")
+        ) {
+            try await securityEvents.recordNow(
+                .rateLimited, userID: subject.userID, detail: "a new approval was refused for \(seconds) s: \(reason)",
+                source: subject.userID ?? "identifiers naming no user")
+        }
     }
 }

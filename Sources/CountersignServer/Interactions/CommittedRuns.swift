@@ -71,4 +71,12 @@ final class CommittedRuns: Sendable {
             generations.older[interactionID] = nil
         }
     }
+
+    /// Forgets `record`, found to be no longer the row, unless a newer save of its run is kept meanwhile.
+    func forget(_ record: InteractionRecord) {
+        generations.withLock { generations in
+            if generations.newer[record.id]?.record.version == record.version { generations.newer[record.id] = nil }
+            if generations.older[record.id]?.record.version == record.version { generations.older[record.id] = nil }
+        }
+    }
 }

@@ -77,7 +77,9 @@ struct InteractionService: Sendable {
         let effects = StoredJourneyEffects(
             services: services, interactionID: interactionID, clientID: state.clientID, work: work, origin: origin,
             approvalRead: approvalRead, approvalTerms: approvalTerms)
-        let presentation = try await run { try await JourneyRunner(journey: journey, effects: effects, now: now).start(&state) }
+        let presentation = try await recordingRefusal {
+            try await run { try await JourneyRunner(journey: journey, effects: effects, now: now).start(&state) }
+        }
 
         let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
         let record = InteractionRecord(
@@ -95,30 +97,54 @@ struct InteractionService: Sendable {
     /// Answers the run's current step with the client's response.
     ///
     /// A run this instance committed last is answered from memory (`CommittedRuns`) when `bearer` is its
-    /// token; the save's compare-and-set then proves it was the row's current version. When it was not, or
-    /// anything failed before the save, the call is answered from the database's row instead, exactly as
-    /// if nothing had been kept.
+    /// token; the save's compare-and-set then proves it was still the row. When it was not, the call is
+    /// answered from the database's row instead, exactly as if nothing had been kept; so it is when the
+    /// kept run's answer is a refusal and a read of the row finds the run moved on.
     func submit(interactionID: String, bearer: String?, body: ByteBuffer?, origin: RequestOrigin) async throws -> Reply {
-        if let kept = committedRuns.lastCommitted(interactionID), Self.holds(bearer, of: kept.record),
-            services.clock.now() < kept.record.expiresAt,
-            let reply = try await submitUnlessOutdated(body, to: kept, origin: origin)
-        {
-            return reply
+        try await recordingRefusal {
+            if let kept = committedRuns.lastCommitted(interactionID), Self.holds(bearer, of: kept.record),
+                services.clock.now() < kept.record.expiresAt,
+                let reply = try await submitUnlessOutdated(body, to: kept, origin: origin)
+            {
+                return reply
+            }
+            let interaction = try await authorizedInteraction(interactionID, bearer: bearer)
+            let answer = try await answer(body, to: interaction, state: try opened(interaction), approvalTerms: nil, origin: origin)
+            return try await commit(answer, refusingWith: ServiceError.invalidToken("The interaction token was already used."))
         }
-        let interaction = try await authorizedInteraction(interactionID, bearer: bearer)
-        let answer = try await answer(body, to: interaction, state: try opened(interaction), approvalTerms: nil, origin: origin)
-        return try await commit(answer, refusingWith: ServiceError.invalidToken("The interaction token was already used."))
     }
 
-    /// Answers from a run as this instance committed it; nil when that was no longer the row's version
-    /// (its save changed no row) or anything failed before the save, which the database's row then decides.
+    /// Answers from a run as this instance committed it; nil when that is no longer the row (its save
+    /// changes no row, or a refusal worked out on it meets a row that has moved on), which then decides.
     private func submitUnlessOutdated(_ body: ByteBuffer?, to kept: CommittedRuns.Run, origin: RequestOrigin) async throws -> Reply? {
-        guard let answer = try? await answer(body, to: kept.record, state: kept.state, approvalTerms: kept.approvalTerms, origin: origin)
-        else { return nil }
+        let answer: Answer
+        do {
+            answer = try await self.answer(body, to: kept.record, state: kept.state, approvalTerms: kept.approvalTerms, origin: origin)
+        } catch {
+            // The refusal is the call's answer only if the run it was worked out on is still the row.
+            guard let row = try await storage.interactions.find(kept.record.id), row.version == kept.record.version,
+                row.tokenHash == kept.record.tokenHash
+            else {
+                committedRuns.forget(kept.record)
+                return nil
+            }
+            throw error
+        }
         do {
             return try await commit(answer, refusingWith: KeptRunOutdated())
         } catch is KeptRunOutdated {
+            committedRuns.forget(kept.record)
             return nil
+        }
+    }
+
+    /// Runs `call`; a refusal it ends with that waits to be recorded (`RecordedRefusal`) is recorded, then thrown.
+    private func recordingRefusal<Result>(_ call: () async throws -> Result) async throws -> Result {
+        do {
+            return try await call()
+        } catch let refused as RecordedRefusal {
+            try await refused.record()
+            throw refused.refusal
         }
     }
 
@@ -188,7 +214,7 @@ struct InteractionService: Sendable {
     }
 
     /// The interaction `interactionID`, when `bearer` is its current token and it is still running.
-    func authorizedInteraction(_ interactionID: String, bearer: String?) async throws -> InteractionRecord {
+    private func authorizedInteraction(_ interactionID: String, bearer: String?) async throws -> InteractionRecord {
         try authorized(try await storage.interactions.find(interactionID), interactionID, bearer: bearer)
     }
 

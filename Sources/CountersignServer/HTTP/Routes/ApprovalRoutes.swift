@@ -121,7 +121,7 @@ struct ApprovalRoutes: RouteCollection {
         }
         let clock = interactions.services.clock
         let (bus, openWaits) = (events, openWaits)
-        let streamEnd = wait.interaction.expiresAt
+        let (streamEnd, statusRead) = (wait.interaction.expiresAt, wait.status)
         // Managed: Vapor ends the stream when the closure returns, or fails it when the browser has gone
         // and a write throws.
         let response = Response(status: .ok, body: .init(managedAsyncStream: { writer in
@@ -130,8 +130,8 @@ struct ApprovalRoutes: RouteCollection {
             do {
                 // The head goes out at once, not with the first keep-alive 15 s later.
                 try await writer.writeBuffer(ByteBuffer(string: ": open\n\n"))
-                if let read = wait.status {
-                    status = read
+                if let statusRead {
+                    status = statusRead
                 } else {
                     status = try await Self.approvalStatus(approvalID, on: storage, clock: clock)
                 }
