@@ -35,6 +35,18 @@ struct CommittedRunsTests {
         #expect(runs.lastCommitted("int_a") == nil)
     }
 
+    @Test("a run found outdated is forgotten only as that version: a newer save kept meanwhile stays")
+    func outdatedForgottenByVersion() {
+        let runs = CommittedRuns()
+        let first = record("int_a", sealed: "sealed-1")
+        let second = first.savedNext(state: "sealed-2", tokenHash: "cd", finished: false, userID: nil)
+        runs.remember(second, state: state("web_login"))
+        runs.forget(first)
+        #expect(runs.lastCommitted("int_a")?.record.version == 2)
+        runs.forget(second)
+        #expect(runs.lastCommitted("int_a") == nil)
+    }
+
     @Test("at most the capacity is kept: past it the oldest runs are dropped, the newest stay")
     func bounded() {
         let runs = CommittedRuns(capacity: 4)

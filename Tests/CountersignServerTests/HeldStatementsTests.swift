@@ -15,7 +15,7 @@ struct HeldStatementsTests {
         try await withFirstInteraction { storage, first in
             let work = UnitOfWork()
             await work.hold(try storage.interactions.insert(interaction("int_held_second")))
-            let stale = storage.interactions.saveNext(of: first.moved(toVersion: 7), state: "", tokenHash: nil, finished: true, userID: nil)
+            let stale = storage.interactions.saveNext(of: first.moved(toVersion: 7), state: "", tokenHash: nil, finished: true, userID: nil).statement
             let error = await #expect(throws: Refused.self) {
                 try await work.commit(on: storage, first: stale.refusing { storage in
                     Refused(secondWasKept: try await storage.interactions.find("int_held_second") != nil)
@@ -33,9 +33,9 @@ struct HeldStatementsTests {
             let work = UnitOfWork()
             await work.hold(try storage.interactions.insert(interaction("int_held_second")))
             await work.hold(
-                storage.interactions.saveNext(of: interaction("int_held_absent"), state: "", tokenHash: nil, finished: true, userID: nil)
+                storage.interactions.saveNext(of: interaction("int_held_absent"), state: "", tokenHash: nil, finished: true, userID: nil).statement
                     .refusing { _ in Refused(secondWasKept: true) })
-            let save = storage.interactions.saveNext(of: first, state: "", tokenHash: nil, finished: true, userID: nil)
+            let save = storage.interactions.saveNext(of: first, state: "", tokenHash: nil, finished: true, userID: nil).statement
             let error = await #expect(throws: Refused.self) {
                 try await work.commit(on: storage, first: save.refusing { _ in Refused(secondWasKept: false) })
             }
@@ -53,9 +53,9 @@ struct HeldStatementsTests {
             let work = UnitOfWork()
             await work.hold(try storage.interactions.insert(interaction("int_held_second")))
             await work.hold(
-                storage.interactions.saveNext(of: interaction("int_held_absent"), state: "", tokenHash: nil, finished: true, userID: nil)
+                storage.interactions.saveNext(of: interaction("int_held_absent"), state: "", tokenHash: nil, finished: true, userID: nil).statement
                     .telling { await told.note("absent", $0) })
-            let save = storage.interactions.saveNext(of: first, state: "", tokenHash: nil, finished: true, userID: nil)
+            let save = storage.interactions.saveNext(of: first, state: "", tokenHash: nil, finished: true, userID: nil).statement
             try await work.commit(on: storage, first: save.refusing { _ in Refused(secondWasKept: false) }.telling { await told.note("first", $0) })
 
             #expect(await told.outcomes == ["first": true, "absent": false], "an unrefusing statement that changed nothing is told so")
@@ -70,7 +70,7 @@ struct HeldStatementsTests {
             let work = UnitOfWork()
             await work.hold(try storage.interactions.insert(interaction("int_held_second")))
             await work.hold(try storage.interactions.insert(first))
-            let save = storage.interactions.saveNext(of: first, state: "", tokenHash: nil, finished: true, userID: nil)
+            let save = storage.interactions.saveNext(of: first, state: "", tokenHash: nil, finished: true, userID: nil).statement
             await #expect(throws: (any Error).self) { try await work.commit(on: storage, first: save) }
             #expect(try await storage.interactions.find("int_held_second") == nil)
             #expect(try await storage.interactions.find(first.id)?.version == 1)
@@ -83,7 +83,7 @@ struct HeldStatementsTests {
             let work = UnitOfWork()
             let second = interaction("int_held_second")
             await work.hold { storage in _ = try await storage.sql.run(try storage.interactions.insert(second)) }
-            let stale = storage.interactions.saveNext(of: first.moved(toVersion: 7), state: "", tokenHash: nil, finished: true, userID: nil)
+            let stale = storage.interactions.saveNext(of: first.moved(toVersion: 7), state: "", tokenHash: nil, finished: true, userID: nil).statement
             await #expect(throws: Refused.self) {
                 try await work.commit(on: storage, first: stale.refusing { _ in Refused(secondWasKept: false) })
             }

@@ -187,10 +187,9 @@ struct InteractionService: Sendable {
     /// `refusal`), with the journey's writes.
     private func commit(_ answer: Answer, refusingWith refusal: any Error) async throws -> Reply {
         let state = answer.state
-        let saved = answer.record.savedNext(
-            state: answer.sealedState, tokenHash: answer.token.map(SecretDigest.hex), finished: state.isFinished, userID: state.user?.userID)
-        let save = storage.interactions.saveNext(
-            of: answer.record, state: saved.state, tokenHash: saved.tokenHash, finished: saved.finished, userID: saved.userID)
+        let (save, saved) = storage.interactions.saveNext(
+            of: answer.record, state: answer.sealedState, tokenHash: answer.token.map(SecretDigest.hex), finished: state.isFinished,
+            userID: state.user?.userID)
         try await answer.work.commit(on: storage, first: save.refusing { _ in refusal })
         if state.isFinished {
             committedRuns.forget(saved.id)

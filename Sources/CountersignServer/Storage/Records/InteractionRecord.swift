@@ -33,7 +33,7 @@ struct InteractionRecord: Codable, Sendable {
 }
 
 extension InteractionRecord {
-    /// This row as `InteractionStore.saveNext(of:…)` leaves it with the same values.
+    /// This row as its next save leaves it (`InteractionStore.saveNext(of:…)` writes exactly this).
     func savedNext(state: String, tokenHash: String?, finished: Bool, userID: String?) -> InteractionRecord {
         InteractionRecord(
             id: id, journeyID: journeyID, clientID: clientID, tokenHash: tokenHash, version: version + 1, finished: finished,

@@ -34,14 +34,19 @@ struct InteractionStore {
 
     /// Saves the run's next state if nobody saved one since `record` was read: it changes no row otherwise.
     /// The token is compared as well as the version, so that a version number given twice (commits lost
-    /// in a failover, a restored backup) cannot pass for the other save.
-    func saveNext(of record: InteractionRecord, state: String, tokenHash: String?, finished: Bool, userID: String?) -> HeldStatement {
-        HeldStatement(returningChangedRows: """
+    /// in a failover, a restored backup) cannot pass for the other save. Returns the statement and the row
+    /// as it leaves it.
+    func saveNext(
+        of record: InteractionRecord, state: String, tokenHash: String?, finished: Bool, userID: String?
+    ) -> (statement: HeldStatement, saved: InteractionRecord) {
+        let saved = record.savedNext(state: state, tokenHash: tokenHash, finished: finished, userID: userID)
+        let statement = HeldStatement(returningChangedRows: """
             UPDATE \(name: Self.table)
-            SET token_hash = \(bind: tokenHash), version = version + 1, finished = \(bind: finished), state = \(bind: state),
-                user_id = \(bind: userID)
+            SET token_hash = \(bind: saved.tokenHash), version = \(bind: saved.version), finished = \(bind: saved.finished),
+                state = \(bind: saved.state), user_id = \(bind: saved.userID)
             WHERE id = \(bind: record.id) AND version = \(bind: record.version) AND token_hash = \(bind: record.tokenHash)
             RETURNING id
             """)
+        return (statement, saved)
     }
 }
