@@ -7,6 +7,16 @@ import Vapor
 
 @Suite("Web-to-mobile approval")
 struct WebToMobileTests {
+    /// Ada's phone, registered, and a browser's sign-in with `journey` whose request that phone has opened.
+    func openedRequest(
+        _ server: TestServer, journey: String = "web_login_biometric_only"
+    ) async throws -> (phone: RegisteredPhone, browser: TestBrowser, waiting: IdoResponse, opened: IdoResponse) {
+        let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+        let browser = TestBrowser(server)
+        let waiting = try await browser.signIn(journey, email: "ada@example.com")
+        return (phone, browser, waiting, try await phone.startApproval())
+    }
+
     @Test("an email typed in another case reaches the same user's phone")
     func emailCase() async throws {
         try await TestServer.run { server in
@@ -170,11 +180,7 @@ struct WebToMobileTests {
     @Test("a phone answering a request the browser cancelled, or that expired, while it was open is refused with the reason")
     func phoneAnswersTooLate() async throws {
         try await TestServer.run { server in
-            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
-            let browser = TestBrowser(server)
-
-            _ = try await browser.signIn(email: "ada@example.com")
-            let opened = try await phone.startApproval()
+            let (phone, browser, _, opened) = try await openedRequest(server)
             let cancelled = try await browser.client.submitClientResponse(.cancel)
             let answer = try await phone.phone.biometricAnswer(to: opened, as: phone.email)
             await expectRefusal(410, "approval_closed") {
@@ -205,10 +211,7 @@ struct WebToMobileTests {
     @Test("a phone answering a request removed meanwhile (as the sweep removes it) is refused as expired, and the browser is not signed in")
     func phoneAnswersRemovedRequest() async throws {
         try await TestServer.run { server in
-            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
-            let browser = TestBrowser(server)
-            _ = try await browser.signIn(email: "ada@example.com")
-            let opened = try await phone.startApproval()
+            let (phone, browser, _, opened) = try await openedRequest(server)
             let sql = try #require(server.app.countersignSQL)
             try await sql.raw("DELETE FROM push_deliveries").run()
             try await sql.raw("DELETE FROM push_jobs").run()
@@ -226,11 +229,8 @@ struct WebToMobileTests {
     @Test("a phone typing the web code of a request the browser cancelled meanwhile is refused with approval_closed")
     func webCodeAfterCancel() async throws {
         try await TestServer.run { server in
-            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
-            let browser = TestBrowser(server)
-            let waiting = try await browser.signIn("web_login", email: "ada@example.com")
+            let (phone, browser, waiting, opened) = try await openedRequest(server, journey: "web_login")
             let otp = try #require(waiting.data?["otp"]?.stringValue)
-            let opened = try await phone.startApproval()
             #expect(opened.journeyStepID == JourneyStepID.otpValidation)
             _ = try await browser.client.submitClientResponse(.cancel)
             await expectRefusal(410, "approval_closed") {
@@ -242,10 +242,7 @@ struct WebToMobileTests {
     @Test("deny on the phone fails the web sign-in with mobile_rejected")
     func denyFromPhone() async throws {
         try await TestServer.run { server in
-            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
-            let browser = TestBrowser(server)
-            _ = try await browser.signIn(email: "ada@example.com")
-            _ = try await phone.startApproval()
+            let (phone, browser, _, _) = try await openedRequest(server)
             let denied = try await phone.phone.client.submitClientResponse(.cancel)
             #expect(denied.journeyStepID == JourneyStepID.rejection)
             let web = try await browser.poll()
