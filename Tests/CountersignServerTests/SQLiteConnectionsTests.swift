@@ -255,6 +255,20 @@ struct SQLiteConnectionsTests {
         }
     }
 
+    @Test("a server on an in-memory database keeps it in a file of its own while it runs, and leaves none behind once stopped")
+    func inMemoryDatabaseLeavesNoFile() async throws {
+        var path = ""
+        try await TestServer.run(adjust: { $0.database = .sqliteMemory }) { server in
+            let row = try #require(try await server.app.countersignSQL?.raw("PRAGMA database_list").first())
+            path = try row.decode(column: "file", as: String.self)
+            #expect(FileManager.default.fileExists(atPath: path))
+        }
+        #expect(!path.isEmpty)
+        for suffix in ["", "-wal", "-shm"] {
+            #expect(!FileManager.default.fileExists(atPath: path + suffix), "\(path + suffix) is left behind")
+        }
+    }
+
     private func withEngine(
         logger: Logger = Logger(label: "test"), _ body: (SQLiteStorageEngine, _ path: String) async throws -> Void
     ) async throws {

@@ -37,9 +37,9 @@ public enum CountersignApp {
         // process-wide metrics system, which nothing reads, at a cost in every request.
         app.http.server.configuration.reportMetrics = false
         let metrics = ServerMetrics()
-        let storage = try await DatabaseSetup.open(app, location: configuration.database, metrics: metrics)
+        let storage = try await DatabaseSetup.open(configuration.database, on: app.databaseRuntime, metrics: metrics)
         // Registered first, so it closes last: after the background services that use it have stopped.
-        app.lifecycle.use(StorageLifetime(storage: storage))
+        app.run(StorageLifetime(storage: storage))
         app.countersignStorage = storage
         let clock = dependencies.clock
 
@@ -61,7 +61,7 @@ public enum CountersignApp {
         let pushClient = PushHTTPClient()
         // Registered at once, so the client is closed even when start-up fails below. Shutdown runs in
         // reverse: the sender stops before its client closes.
-        app.lifecycle.use(pushClient)
+        app.run(pushClient)
         let gateways = PushGateways(
             configs: storage.pushConfigs, secrets: secretBox, client: pushClient.client, inbox: InboxPushGateway(events: events),
             now: { clock.now() })
@@ -76,8 +76,8 @@ public enum CountersignApp {
         let pushSender = PushSender(
             storage: storage, gateways: gateways, clock: clock, events: events, approvals: approvals, retryPolicy: PushRetryPolicy(),
             metrics: metrics, logger: app.logger)
-        app.lifecycle.use(pushSender)
-        app.lifecycle.use(ExpirySweeper(
+        app.run(pushSender)
+        app.run(ExpirySweeper(
             storage: storage, clock: clock, retention: configuration.recordRetention, interval: configuration.sweepInterval,
             logger: app.logger))
         let services = JourneyServices(
@@ -122,14 +122,14 @@ public enum CountersignApp {
     private static func eventBus(for database: DatabaseLocation, storage: Storage, app: Application) throws -> any EventBus {
         guard case .postgres(let url) = database else { return InProcessEventBus() }
         let bus = PostgresEventBus(configuration: try DatabaseSetup.postgresConfiguration(url).coreConfiguration, storage: storage, logger: app.logger)
-        app.lifecycle.use(bus)
+        app.run(bus)
         return bus
     }
 
     /// Connects the database, applies any migrations that have not run (and removes the development
     /// mode's demo application when asked), and closes it.
     public static func prepareDatabase(_ app: Application, location: DatabaseLocation, removingDemoApplication: Bool = false) async throws {
-        let storage = try await DatabaseSetup.open(app, location: location)
+        let storage = try await DatabaseSetup.open(location, on: app.databaseRuntime)
         do {
             if removingDemoApplication { try await DevelopmentMode.removeDemoApplication(storage) }
         } catch {
@@ -153,13 +153,36 @@ extension Application {
 
     /// The server's database as SQL, for tools and tests that look inside it.
     public var countersignSQL: (any SQLDatabase)? { countersignStorage?.sql }
+
+    /// What opening the database borrows from this application.
+    fileprivate var databaseRuntime: DatabaseSetup.Runtime {
+        DatabaseSetup.Runtime(threadPool: threadPool, eventLoopGroup: eventLoopGroup, logger: logger)
+    }
+
+    /// Boots and shuts `part` down with this application.
+    fileprivate func run(_ part: any ServerLifecycle) {
+        lifecycle.use(VaporLifecycle(part: part))
+    }
+}
+
+/// A part's life as Vapor's lifecycle calls it.
+private struct VaporLifecycle: LifecycleHandler {
+    let part: any ServerLifecycle
+
+    func didBoot(_ application: Application) throws {
+        try part.didBoot()
+    }
+
+    func shutdownAsync(_ application: Application) async {
+        await part.shutdown()
+    }
 }
 
 /// Closes the storage when the application stops.
-private struct StorageLifetime: LifecycleHandler {
+private struct StorageLifetime: ServerLifecycle {
     let storage: CountersignServer.Storage
 
-    func shutdownAsync(_ application: Application) async {
+    func shutdown() async {
         try? await storage.shutdown()
     }
 }

@@ -2,7 +2,6 @@ import CountersignCore
 import Fluent
 import Foundation
 import Journeys
-import Vapor
 
 /// `POST /v1/mobile-approve/start`: a phone that received an approval proves it is the selected device
 /// and starts the approval's mobile journey.

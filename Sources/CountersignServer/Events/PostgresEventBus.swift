@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
-import Vapor
 
 /// Wake-ups across every instance on one PostgreSQL database, through `LISTEN`/`NOTIFY`.
 ///
@@ -11,7 +10,7 @@ import Vapor
 /// to its local subscribers. That connection is checked every few seconds and reconnected with backoff
 /// when lost; once it listens again every local waiter is woken to re-read its state, so an event missed
 /// during the gap costs nothing.
-final class PostgresEventBus: EventBus, LifecycleHandler {
+final class PostgresEventBus: EventBus, ServerLifecycle {
     static let channel = "countersign_events"
     /// How often the listening connection is checked when nothing arrives.
     static let heartbeat = Duration.seconds(5)
@@ -58,11 +57,11 @@ final class PostgresEventBus: EventBus, LifecycleHandler {
 
     // MARK: Listening
 
-    func didBoot(_ application: Application) throws {
+    func didBoot() throws {
         loop.start { await self.listen() }
     }
 
-    func shutdownAsync(_ application: Application) async {
+    func shutdown() async {
         await loop.stop()
     }
 

@@ -3,7 +3,7 @@ import Fluent
 import FluentSQL
 import Foundation
 import Journeys
-import Vapor
+import NIOCore
 
 /// Starts journeys and answers their steps: the orchestration API's logic, apart from HTTP.
 ///
@@ -25,10 +25,11 @@ struct InteractionService: Sendable {
 
     var storage: Storage { services.storage }
 
-    /// The outcome of a call: the HTTP status and the response body.
+    /// The outcome of a call: the response body, and whether it shows the step again after an error the
+    /// client made (a wrong code), which the wire protocol answers with `400`.
     struct Reply {
-        let status: HTTPResponseStatus
         let body: IdoResponse
+        var isRepeatedAfterError = false
     }
 
     /// The most `additional_params` a start may carry, as JSON: they live in the interaction's state.
@@ -91,7 +92,7 @@ struct InteractionService: Sendable {
         if !state.isFinished { committedRuns.remember(record, state: state, approvalTerms: await effects.approvalTerms) }
         metrics.interactionStarted(journey: journey.id)
         if state.isFinished { metrics.interactionFinished(journey: journey.id, finalStep: presentation.journeyStepID) }
-        return Reply(status: .ok, body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
+        return Reply(body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
     }
 
     /// Answers the run's current step with the client's response.
@@ -197,10 +198,9 @@ struct InteractionService: Sendable {
         } else {
             committedRuns.remember(saved, state: state, approvalTerms: answer.approvalTerms)
         }
-        let status: HTTPResponseStatus = answer.presentation.isRepeatedAfterError ? .badRequest : .ok
         return Reply(
-            status: status,
-            body: Self.response(answer.presentation, interactionID: saved.id, journeyID: answer.journeyID, token: answer.token))
+            body: Self.response(answer.presentation, interactionID: saved.id, journeyID: answer.journeyID, token: answer.token),
+            isRepeatedAfterError: answer.presentation.isRepeatedAfterError)
     }
 
     /// A kept run's save changed no row: the run has moved on since (or ended) without this instance.

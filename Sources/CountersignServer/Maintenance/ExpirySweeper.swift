@@ -2,7 +2,6 @@ import Fluent
 import FluentSQL
 import Foundation
 import Logging
-import Vapor
 
 /// Removes what has outlived its use, in the background: accepted device signatures once they could
 /// no longer be fresh, and interactions, approvals and their push jobs and delivery records once they
@@ -13,7 +12,7 @@ import Vapor
 /// writing meanwhile wait at most one batch (on SQLite a delete holds the only write lock while it runs).
 /// With several instances on one database, one sweeps at a time: a batch that finds another instance
 /// sweeping ends this sweep.
-final class ExpirySweeper: LifecycleHandler, Sendable {
+final class ExpirySweeper: ServerLifecycle {
     private let storage: Storage
     private let clock: any WallClock
     private let retention: TimeInterval
@@ -49,11 +48,11 @@ final class ExpirySweeper: LifecycleHandler, Sendable {
         self.logger = logger
     }
 
-    func didBoot(_ application: Application) throws {
+    func didBoot() throws {
         loop.start { await self.run() }
     }
 
-    func shutdownAsync(_ application: Application) async {
+    func shutdown() async {
         await loop.stop()
     }
 

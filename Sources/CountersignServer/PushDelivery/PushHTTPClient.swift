@@ -1,9 +1,8 @@
 import AsyncHTTPClient
-import Vapor
 
 /// The HTTP client push gateways share: HTTP/2 when the provider offers it (APNs requires it), the
 /// system's trust unless a configuration brings its own authority, and closed when the server stops.
-final class PushHTTPClient: LifecycleHandler, Sendable {
+final class PushHTTPClient: ServerLifecycle {
     let client: HTTPClient
 
     init() {
@@ -12,7 +11,7 @@ final class PushHTTPClient: LifecycleHandler, Sendable {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    func shutdownAsync(_ application: Application) async {
+    func shutdown() async {
         try? await client.shutdown()
     }
 }

@@ -5,14 +5,13 @@ import Journeys
 import Logging
 import Push
 import Synchronization
-import Vapor
 
 /// Sends queued pushes in the background, off the request path. Requests only add a row to
 /// `push_jobs` (in the same commit as their approval) and ring; the sender claims due jobs, sends each
 /// in its own task (a slow or failing device holds up no other), records every attempt in
 /// `push_deliveries`, and schedules retries. Jobs survive restarts: a job claimed by an instance that
 /// stopped becomes due again when its lease runs out.
-final class PushSender: LifecycleHandler, Sendable {
+final class PushSender: ServerLifecycle {
     private let storage: Storage
     private let gateways: PushGateways
     private let clock: any WallClock
@@ -52,11 +51,11 @@ final class PushSender: LifecycleHandler, Sendable {
 
     // MARK: Lifecycle
 
-    func didBoot(_ application: Application) throws {
+    func didBoot() throws {
         loop.start { await self.run() }
     }
 
-    func shutdownAsync(_ application: Application) async {
+    func shutdown() async {
         await loop.stop(wake: wake)
     }
 

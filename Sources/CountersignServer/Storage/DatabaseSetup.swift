@@ -2,7 +2,9 @@ import Fluent
 import FluentPostgresDriver
 import FluentSQLiteDriver
 import Foundation
-import Vapor
+import Logging
+import NIOCore
+import NIOPosix
 
 /// Opens the configured database and brings its schema up to date.
 ///
@@ -10,29 +12,36 @@ import Vapor
 /// the stores open theirs. On SQLite that matters beyond tidiness: two copies of the SQLite library must
 /// never have one file open at once, or their locks would not see each other.
 enum DatabaseSetup {
+    /// What opening the database borrows from the running server: Fluent's migrations run on its thread
+    /// pool and event loops, and the stores' connections on its event loops.
+    struct Runtime: Sendable {
+        let threadPool: NIOThreadPool
+        let eventLoopGroup: any EventLoopGroup
+        let logger: Logger
+    }
+
     /// Opens the database at `location`, migrated; with `metrics`, every statement is timed.
-    static func open(_ app: Application, location: DatabaseLocation, metrics: ServerMetrics? = nil) async throws -> Storage {
+    static func open(_ location: DatabaseLocation, on runtime: Runtime, metrics: ServerMetrics? = nil) async throws -> Storage {
         switch location {
         case .postgres(let url):
             let configuration = try postgresConfiguration(url)
-            let migrating = Databases(threadPool: app.threadPool, on: app.eventLoopGroup)
+            let migrating = Databases(threadPool: runtime.threadPool, on: runtime.eventLoopGroup)
             migrating.use(.postgres(configuration: configuration, sqlLogLevel: sqlLogLevel), as: .psql)
             do {
-                try await migrateThenClose(migrating, app: app)
+                try await migrateThenClose(migrating, runtime: runtime)
             } catch {
                 throw PostgresStartFailure.explaining(error, url: url)
             }
             let engine = PostgresStorageEngine(
                 configuration: limitingStatements(configuration), waitLimit: postgresWaitLimit, answerLimit: postgresAnswerLimit,
-                eventLoopGroup: app.eventLoopGroup, logger: app.logger)
+                eventLoopGroup: runtime.eventLoopGroup, logger: runtime.logger)
             return Storage(engine: engine, metrics: metrics)
         case .sqliteFile(let path):
-            return try await openSQLite(path: path, app: app, metrics: metrics)
+            return try await openSQLite(claiming: try SQLiteFileClaim(path: path), on: runtime, metrics: metrics)
         case .sqliteMemory:
             // An ephemeral file, removed at shutdown: the migrations and GRDB must see the same database.
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-\(UUID().uuidString).sqlite").path
-            app.lifecycle.use(RemoveFilesAtShutdown(paths: ["", "-wal", "-shm"].map { path + $0 }))
-            return try await openSQLite(path: path, app: app, metrics: metrics)
+            return try await openSQLite(claiming: try SQLiteFileClaim(path: path, removedAtRelease: true), on: runtime, metrics: metrics)
         }
     }
 
@@ -71,13 +80,16 @@ enum DatabaseSetup {
         return configuration
     }
 
-    private static func openSQLite(path: String, app: Application, metrics: ServerMetrics?) async throws -> Storage {
-        let claim = try SQLiteFileClaim(path: path)
+    /// Opens the SQLite file `claim` holds; the claim is released when the storage shuts down, or here if
+    /// it cannot open.
+    private static func openSQLite(claiming claim: SQLiteFileClaim, on runtime: Runtime, metrics: ServerMetrics?) async throws -> Storage {
+        let path = claim.path
         do {
-            let migrating = Databases(threadPool: app.threadPool, on: app.eventLoopGroup)
+            let migrating = Databases(threadPool: runtime.threadPool, on: runtime.eventLoopGroup)
             migrating.use(.sqlite(.file(path), sqlLogLevel: sqlLogLevel), as: .sqlite)
-            try await migrateThenClose(migrating, app: app)
-            let engine = try SQLiteStorageEngine(path: path, releasingAtShutdown: claim, logger: app.logger, eventLoop: app.eventLoopGroup.any())
+            try await migrateThenClose(migrating, runtime: runtime)
+            let engine = try SQLiteStorageEngine(
+                path: path, releasingAtShutdown: claim, logger: runtime.logger, eventLoop: runtime.eventLoopGroup.any())
             return Storage(engine: engine, metrics: metrics)
         } catch {
             claim.release()
@@ -86,9 +98,9 @@ enum DatabaseSetup {
     }
 
     /// Runs the migrations on Fluent's connections, which close afterwards: the stores use their own.
-    private static func migrateThenClose(_ databases: Databases, app: Application) async throws {
+    private static func migrateThenClose(_ databases: Databases, runtime: Runtime) async throws {
         do {
-            try await migrate(databases, app: app)
+            try await migrate(databases, runtime: runtime)
         } catch {
             await databases.shutdownAsync()
             throw error
@@ -96,7 +108,7 @@ enum DatabaseSetup {
         await databases.shutdownAsync()
     }
 
-    private static func migrate(_ databases: Databases, app: Application) async throws {
+    private static func migrate(_ databases: Databases, runtime: Runtime) async throws {
         let migrations = Migrations()
         migrations.add(CreateInitialSchema())
         migrations.add(CreateApprovals())
@@ -113,7 +125,7 @@ enum DatabaseSetup {
         migrations.add(AddInteractionApproval())
         migrations.add(DropInteractionApproval())
         migrations.add(CreateHeldStatementCheck())
-        let migrator = Migrator(databases: databases, migrations: migrations, logger: app.logger, on: app.eventLoopGroup.any())
+        let migrator = Migrator(databases: databases, migrations: migrations, logger: runtime.logger, on: runtime.eventLoopGroup.any())
         try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
     }
 
@@ -128,14 +140,5 @@ extension Fluent.Database {
             guard let sql = self as? any SQLDatabase else { throw DatabaseNotSQL() }
             return sql
         }
-    }
-}
-
-/// Deletes files when the application stops (the ephemeral database of `sqlite::memory:`).
-private struct RemoveFilesAtShutdown: LifecycleHandler {
-    let paths: [String]
-
-    func shutdownAsync(_ application: Application) async {
-        for path in paths { try? FileManager.default.removeItem(atPath: path) }
     }
 }

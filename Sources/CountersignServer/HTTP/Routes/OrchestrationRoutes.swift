@@ -31,6 +31,6 @@ struct OrchestrationRoutes: RouteCollection {
     }
 
     static func response(_ reply: InteractionService.Reply) throws -> Response {
-        try .wire(reply.body, status: reply.status, cacheControl: "no-store")
+        try .wire(reply.body, status: reply.isRepeatedAfterError ? .badRequest : .ok, cacheControl: "no-store")
     }
 }

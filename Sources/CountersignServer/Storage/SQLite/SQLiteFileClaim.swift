@@ -10,11 +10,15 @@ import Synchronization
 /// (which SQLite's own `fcntl` locks neither see nor disturb, on a local file system), so that a second
 /// server or `countersign migrate` on the same file is refused at once, by name, instead.
 final class SQLiteFileClaim: Sendable {
+    let path: String
+    private let removedAtRelease: Bool
     private let descriptor: Mutex<Int32?>
 
     /// Opens `path` (created readable and writable by its owner only when missing; narrowed so when an
     /// older start left it open to others, with its `-wal` and `-shm` files) and locks it for this claim.
-    init(path: String) throws {
+    /// With `removedAtRelease` (the ephemeral database of `sqlite::memory:`), the release removes the file
+    /// and its companions.
+    init(path: String, removedAtRelease: Bool = false) throws {
         // Not inherited by a process the server starts, which would keep the file claimed after it.
         let descriptor = Foundation.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw DatabaseFileError(path: path, problem: "cannot be opened or created") }
@@ -32,6 +36,8 @@ final class SQLiteFileClaim: Sendable {
             close(descriptor)
             throw error
         }
+        self.path = path
+        self.removedAtRelease = removedAtRelease
         self.descriptor = Mutex(descriptor)
     }
 
@@ -49,10 +55,12 @@ final class SQLiteFileClaim: Sendable {
     /// Lets the file go, once every connection to it is closed: closing a descriptor of the file would
     /// drop the `fcntl` locks SQLite still held on it in this process.
     func release() {
-        descriptor.withLock { descriptor in
-            if let open = descriptor { close(open) }
-            descriptor = nil
+        let released = descriptor.withLock { descriptor in
+            defer { descriptor = nil }
+            return descriptor.map { close($0) } != nil
         }
+        guard released, removedAtRelease else { return }
+        for file in ["", "-wal", "-shm"].map({ path + $0 }) { try? FileManager.default.removeItem(atPath: file) }
     }
 }
 
