@@ -258,7 +258,7 @@ struct SQLiteConnectionsTests {
     @Test("a server on an in-memory database keeps it in a file of its own while it runs, and leaves none behind once stopped")
     func inMemoryDatabaseLeavesNoFile() async throws {
         var path = ""
-        try await TestServer.run(adjust: { $0.database = .sqliteMemory }) { server in
+        try await TestServer.run(on: .at(.sqliteMemory), clock: TestClock(), masterKey: TestServer.randomMasterKey()) { server in
             let row = try #require(try await server.app.countersignSQL?.raw("PRAGMA database_list").first())
             path = try row.decode(column: "file", as: String.self)
             #expect(FileManager.default.fileExists(atPath: path))
@@ -267,6 +267,26 @@ struct SQLiteConnectionsTests {
         for suffix in ["", "-wal", "-shm"] {
             #expect(!FileManager.default.fileExists(atPath: path + suffix), "\(path + suffix) is left behind")
         }
+    }
+
+    @Test("an ephemeral database's claim removes the file and its companions at its first release, and only then; a named file's claim leaves its file")
+    func ephemeralClaimRemovesItsFiles() throws {
+        let directory = FileManager.default.temporaryDirectory.path
+        let ephemeralPath = directory + "/claim-ephemeral-\(UUID().uuidString).sqlite"
+        let claim = try SQLiteFileClaim(path: ephemeralPath, ephemeral: true)
+        #expect(FileManager.default.createFile(atPath: ephemeralPath + "-wal", contents: Data()))
+        claim.release()
+        for suffix in ["", "-wal"] { #expect(!FileManager.default.fileExists(atPath: ephemeralPath + suffix)) }
+        // A second release lets nothing go, so it removes nothing: not a file made since under that name.
+        #expect(FileManager.default.createFile(atPath: ephemeralPath, contents: Data()))
+        claim.release()
+        #expect(FileManager.default.fileExists(atPath: ephemeralPath))
+        try FileManager.default.removeItem(atPath: ephemeralPath)
+
+        let namedPath = directory + "/claim-named-\(UUID().uuidString).sqlite"
+        try SQLiteFileClaim(path: namedPath).release()
+        #expect(FileManager.default.fileExists(atPath: namedPath))
+        try FileManager.default.removeItem(atPath: namedPath)
     }
 
     private func withEngine(

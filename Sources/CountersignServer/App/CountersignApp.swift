@@ -39,7 +39,7 @@ public enum CountersignApp {
         let metrics = ServerMetrics()
         let storage = try await DatabaseSetup.open(configuration.database, on: app.databaseRuntime, metrics: metrics)
         // Registered first, so it closes last: after the background services that use it have stopped.
-        app.run(StorageLifetime(storage: storage))
+        app.manage(StorageLifetime(storage: storage))
         app.countersignStorage = storage
         let clock = dependencies.clock
 
@@ -61,7 +61,7 @@ public enum CountersignApp {
         let pushClient = PushHTTPClient()
         // Registered at once, so the client is closed even when start-up fails below. Shutdown runs in
         // reverse: the sender stops before its client closes.
-        app.run(pushClient)
+        app.manage(pushClient)
         let gateways = PushGateways(
             configs: storage.pushConfigs, secrets: secretBox, client: pushClient.client, inbox: InboxPushGateway(events: events),
             now: { clock.now() })
@@ -76,8 +76,8 @@ public enum CountersignApp {
         let pushSender = PushSender(
             storage: storage, gateways: gateways, clock: clock, events: events, approvals: approvals, retryPolicy: PushRetryPolicy(),
             metrics: metrics, logger: app.logger)
-        app.run(pushSender)
-        app.run(ExpirySweeper(
+        app.manage(pushSender)
+        app.manage(ExpirySweeper(
             storage: storage, clock: clock, retention: configuration.recordRetention, interval: configuration.sweepInterval,
             logger: app.logger))
         let services = JourneyServices(
@@ -122,7 +122,7 @@ public enum CountersignApp {
     private static func eventBus(for database: DatabaseLocation, storage: Storage, app: Application) throws -> any EventBus {
         guard case .postgres(let url) = database else { return InProcessEventBus() }
         let bus = PostgresEventBus(configuration: try DatabaseSetup.postgresConfiguration(url).coreConfiguration, storage: storage, logger: app.logger)
-        app.run(bus)
+        app.manage(bus)
         return bus
     }
 
@@ -160,7 +160,7 @@ extension Application {
     }
 
     /// Boots and shuts `part` down with this application.
-    fileprivate func run(_ part: any ServerLifecycle) {
+    fileprivate func manage(_ part: any ServerLifecycle) {
         lifecycle.use(VaporLifecycle(part: part))
     }
 }

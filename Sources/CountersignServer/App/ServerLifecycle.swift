@@ -3,7 +3,7 @@
 /// `CountersignApp` hands each to the HTTP framework's lifecycle, so that the part itself need not know
 /// the framework.
 protocol ServerLifecycle: Sendable {
-    /// Called once the server has started.
+    /// Called when the application boots, before it serves.
     func didBoot() throws
     /// Called at shutdown; parts stop in the reverse of the order they were registered in.
     func shutdown() async

@@ -1,6 +1,6 @@
 import CountersignCore
 import Crypto
-import Fluent
+import FluentKit
 import Foundation
 import Journeys
 

@@ -1,4 +1,4 @@
-import Fluent
+import FluentKit
 
 /// The server's collaborators a journey run uses, assembled once at start.
 struct JourneyServices: Sendable {

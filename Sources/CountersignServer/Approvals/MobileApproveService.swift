@@ -1,5 +1,5 @@
 import CountersignCore
-import Fluent
+import FluentKit
 import Foundation
 import Journeys
 

@@ -1,5 +1,5 @@
 import CountersignCore
-import Fluent
+import FluentKit
 import FluentSQL
 import Foundation
 import Journeys

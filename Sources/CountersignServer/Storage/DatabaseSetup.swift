@@ -1,4 +1,4 @@
-import Fluent
+import FluentKit
 import FluentPostgresDriver
 import FluentSQLiteDriver
 import Foundation
@@ -41,7 +41,7 @@ enum DatabaseSetup {
         case .sqliteMemory:
             // An ephemeral file, removed at shutdown: the migrations and GRDB must see the same database.
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-\(UUID().uuidString).sqlite").path
-            return try await openSQLite(claiming: try SQLiteFileClaim(path: path, removedAtRelease: true), on: runtime, metrics: metrics)
+            return try await openSQLite(claiming: try SQLiteFileClaim(path: path, ephemeral: true), on: runtime, metrics: metrics)
         }
     }
 
@@ -133,7 +133,7 @@ enum DatabaseSetup {
     static let sqlLogLevel = Logger.Level.trace
 }
 
-extension Fluent.Database {
+extension FluentKit.Database {
     /// This database as SQL, for the migrations' statements beyond the schema builder.
     var sql: any SQLDatabase {
         get throws {

@@ -1,6 +1,6 @@
 import CountersignCore
 import Crypto
-import Fluent
+import FluentKit
 import Foundation
 
 /// Server-wide secrets, created at first start and kept in the database, sealed with the master key, so

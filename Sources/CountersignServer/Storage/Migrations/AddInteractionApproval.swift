@@ -1,4 +1,4 @@
-import Fluent
+import FluentKit
 
 /// An earlier release kept the approval a run answers or waits on beside the run; the column is removed
 /// again by `DropInteractionApproval`. Both stay in the list, so that a database migrated by that release

@@ -1,4 +1,4 @@
-import Fluent
+import FluentKit
 import FluentSQL
 
 /// Push configurations as the admin API contract names them: a `name`, an FCM `token_endpoint` and a

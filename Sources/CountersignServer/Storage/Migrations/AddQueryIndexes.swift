@@ -1,4 +1,4 @@
-import Fluent
+import FluentKit
 import FluentSQL
 
 /// Indexes for the queries run on every request and by the background workers, so none of them scans

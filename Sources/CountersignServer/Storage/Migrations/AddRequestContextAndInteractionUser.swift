@@ -1,4 +1,4 @@
-import Fluent
+import FluentKit
 
 /// Where an approval's web request came from (shown on the phone), and which interactions reached a user
 /// (the others are removed at expiry).

@@ -1,4 +1,4 @@
-import Fluent
+import FluentKit
 import FluentSQL
 
 /// The web origins each application's pages call the API from (CORS).

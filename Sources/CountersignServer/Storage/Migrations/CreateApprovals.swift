@@ -1,4 +1,4 @@
-import Fluent
+import FluentKit
 
 /// Approvals, accepted device signatures and server secrets (web-to-mobile approval).
 struct CreateApprovals: AsyncMigration {

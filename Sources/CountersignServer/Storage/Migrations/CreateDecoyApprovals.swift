@@ -1,4 +1,4 @@
-import Fluent
+import FluentKit
 import FluentSQL
 
 /// Decoy approvals: what an identifier with no phone waits on, so that it cannot be told from a registered

@@ -1,4 +1,4 @@
-import Fluent
+import FluentKit
 
 /// One-time enrollment codes (secure enrollment).
 struct CreateEnrollmentCodes: AsyncMigration {

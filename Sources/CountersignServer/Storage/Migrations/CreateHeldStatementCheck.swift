@@ -1,4 +1,4 @@
-import Fluent
+import FluentKit
 import FluentSQL
 
 /// On PostgreSQL, the function that refuses a call's writes sent as one statement (`OneStatementCommit`)

@@ -1,4 +1,4 @@
-import Fluent
+import FluentKit
 
 /// The tables of the first release.
 struct CreateInitialSchema: AsyncMigration {

@@ -1,4 +1,4 @@
-import Fluent
+import FluentKit
 
 /// Push provider configurations, the push queue, delivery attempts, and the push token state of devices.
 struct CreatePushDelivery: AsyncMigration {

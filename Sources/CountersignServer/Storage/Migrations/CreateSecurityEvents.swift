@@ -1,4 +1,4 @@
-import Fluent
+import FluentKit
 import FluentSQL
 
 /// Security events, and the index the push-fatigue limits read a user's newest approvals through.

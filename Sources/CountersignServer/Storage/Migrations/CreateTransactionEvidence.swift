@@ -1,4 +1,4 @@
-import Fluent
+import FluentKit
 
 /// Evidence of signed transactions (transaction signing).
 struct CreateTransactionEvidence: AsyncMigration {

@@ -1,4 +1,4 @@
-import Fluent
+import FluentKit
 
 /// Removes what `AddInteractionApproval` added: a run is read alone, and nothing writes the column any more.
 struct DropInteractionApproval: AsyncMigration {

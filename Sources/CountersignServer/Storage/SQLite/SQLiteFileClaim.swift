@@ -11,14 +11,15 @@ import Synchronization
 /// server or `countersign migrate` on the same file is refused at once, by name, instead.
 final class SQLiteFileClaim: Sendable {
     let path: String
-    private let removedAtRelease: Bool
+    /// Whether the release removes the file: it is the ephemeral database of `sqlite::memory:`.
+    let isEphemeral: Bool
     private let descriptor: Mutex<Int32?>
 
     /// Opens `path` (created readable and writable by its owner only when missing; narrowed so when an
     /// older start left it open to others, with its `-wal` and `-shm` files) and locks it for this claim.
-    /// With `removedAtRelease` (the ephemeral database of `sqlite::memory:`), the release removes the file
-    /// and its companions.
-    init(path: String, removedAtRelease: Bool = false) throws {
+    /// An `ephemeral` file (the database of `sqlite::memory:`) and its companions are removed at the release,
+    /// or at once if the claim fails.
+    init(path: String, ephemeral: Bool = false) throws {
         // Not inherited by a process the server starts, which would keep the file claimed after it.
         let descriptor = Foundation.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw DatabaseFileError(path: path, problem: "cannot be opened or created") }
@@ -34,10 +35,11 @@ final class SQLiteFileClaim: Sendable {
             try Self.restrictToOwner(descriptor, path: path)
         } catch {
             close(descriptor)
+            if ephemeral { Self.remove(path) }
             throw error
         }
         self.path = path
-        self.removedAtRelease = removedAtRelease
+        self.isEphemeral = ephemeral
         self.descriptor = Mutex(descriptor)
     }
 
@@ -59,7 +61,10 @@ final class SQLiteFileClaim: Sendable {
             defer { descriptor = nil }
             return descriptor.map { close($0) } != nil
         }
-        guard released, removedAtRelease else { return }
+        if released, isEphemeral { Self.remove(path) }
+    }
+
+    private static func remove(_ path: String) {
         for file in ["", "-wal", "-shm"].map({ path + $0 }) { try? FileManager.default.removeItem(atPath: file) }
     }
 }

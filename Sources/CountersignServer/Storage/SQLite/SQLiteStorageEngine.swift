@@ -95,11 +95,17 @@ struct SQLiteStorageEngine: StorageEngine {
     var checkpoints: Int { checkpointer.checkpoints }
 
     func shutdown() async throws {
-        try await checkpointer.close()
-        // The writer closes even when a reader failed to close.
-        let readersClosed = Result { try readers.close() }
-        try pool.close()
-        try readersClosed.get()
+        do {
+            try await checkpointer.close()
+            // The writer closes even when a reader failed to close.
+            let readersClosed = Result { try readers.close() }
+            try pool.close()
+            try readersClosed.get()
+        } catch {
+            // An ephemeral file nobody else may open goes even so; removing a file still open harms nothing.
+            if claim?.isEphemeral == true { claim?.release() }
+            throw error
+        }
         // Only once every connection has closed: a connection left open keeps the file held.
         claim?.release()
     }
