@@ -100,8 +100,8 @@ public enum CountersignApp {
         try app.register(collection: MetricsRoutes(metrics: metrics, openWaits: openWaits, token: configuration.metricsToken))
         try app.register(collection: OrchestrationRoutes(service: interactions))
         try app.register(collection: ApprovalRoutes(
-            mobileApprove: MobileApproveService(interactions: interactions, verifier: verifier),
-            interactions: interactions, verifier: verifier, events: events, storage: storage, openWaits: openWaits))
+            mobileApprove: MobileApproveService(interactions: interactions, verifier: verifier, storage: storage, clock: clock),
+            interactions: interactions, verifier: verifier, events: events, storage: storage, openWaits: openWaits, clock: clock))
         try app.register(collection: try BrowserRoutes())
         try app.register(collection: try OpenAPIRoutes())
         try app.register(collection: try WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer))

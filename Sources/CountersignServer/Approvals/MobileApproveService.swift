@@ -8,14 +8,13 @@ import Journeys
 struct MobileApproveService: Sendable {
     let interactions: InteractionService
     let verifier: DeviceSignatureVerifier
-
-    var storage: Storage { interactions.storage }
+    let storage: Storage
+    let clock: any WallClock
 
     func start(_ request: MobileApproveStartRequest, origin: RequestOrigin) async throws -> InteractionService.Reply {
         guard let approvalID = request.payload["approval_id"] else { throw ServiceError.notValid("payload.approval_id is missing.") }
         // The approval, its user, what its first step shows and the device asking, in one read; the
         // journey reuses it.
-        let clock = interactions.services.clock
         guard let (addressed, snapshot, askingDevice) = try await storage.approvals.addressedSnapshot(
             approvalID, askedBy: request.deviceID, at: clock.now()), let user = snapshot.user
         else {
@@ -41,7 +40,6 @@ struct MobileApproveService: Sendable {
         device: DeviceRecord, origin: RequestOrigin, committing signatureUse: HeldStatement
     ) async throws -> InteractionService.Reply {
         let approval = addressed.approval
-        let clock = interactions.services.clock
         guard device.userID == approval.userID else {
             throw ServiceError(.forbidden, ErrorCode.deviceNotOwned, "The device does not belong to the user of this approval.")
         }

@@ -13,6 +13,7 @@ struct ApprovalRoutes: RouteCollection {
     let events: any EventBus
     let storage: Storage
     let openWaits: OpenWaits
+    let clock: any WallClock
 
     /// How long an inbox request may be held open at most.
     static let maximumWait = 30
@@ -79,7 +80,6 @@ struct ApprovalRoutes: RouteCollection {
     private func inbox(
         of deviceID: String, _ proof: SignedRequest, waiting seconds: Int, on mailbox: EventMailbox?
     ) async throws -> [[String: String]] {
-        let clock = interactions.services.clock
         let (named, pending) = try await storage.approvals.inbox(ofDevice: deviceID, at: clock.now())
         let (device, signatureUse) = try verifier.check(named, message: proof.message, timestamp: proof.timestamp, signature: proof.signature)
         try await storage.commit([.statement(signatureUse)])
@@ -119,8 +119,7 @@ struct ApprovalRoutes: RouteCollection {
             await events.unsubscribe(mailbox)
             throw error
         }
-        let clock = interactions.services.clock
-        let (bus, openWaits) = (events, openWaits)
+        let (bus, openWaits, clock) = (events, openWaits, clock)
         let (streamEnd, statusRead) = (wait.interaction.expiresAt, wait.status)
         // Managed: Vapor ends the stream when the closure returns, or fails it when the browser has gone
         // and a write throws.

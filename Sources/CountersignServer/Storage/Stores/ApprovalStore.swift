@@ -119,18 +119,22 @@ struct ApprovalStore {
 
     /// The status of approval `id` as of `now`; a vanished approval reads as expired.
     func status(of id: String, at now: Date) async throws -> ApprovalStatus {
-        struct Row: Decodable {
-            let status: String
-            let expiresAt: Date
-            enum CodingKeys: String, CodingKey {
-                case status
-                case expiresAt = "expires_at"
-            }
-        }
-        guard let row = try await sql.raw("SELECT status, expires_at FROM \(name: Self.table(of: id)) WHERE id = \(bind: id)")
-            .first(decoding: Row.self)
-        else { return .expired }
-        return ApprovalRecord.status(stored: row.status, expiresAt: row.expiresAt, at: now)
+        let row = try await sql.raw("""
+            SELECT status AS \(name: Self.statusPrefix + "status"), expires_at AS \(name: Self.statusPrefix + "expires_at")
+            FROM \(name: Self.table(of: id)) WHERE id = \(bind: id)
+            """).first()
+        return try Self.status(in: row, at: now)
+    }
+
+    /// How an approval's columns `status` and `expires_at` are named where `status(in:at:)` reads them.
+    static let statusPrefix = "approval_"
+
+    /// How the approval read in `row` (its `status` and `expires_at`, named with `statusPrefix`) stands as of
+    /// `now`. An approval the read did not find (no row, or a join that found none) has been swept after
+    /// its expiry: it reads as expired.
+    static func status(in row: (any SQLRow)?, at now: Date) throws -> ApprovalStatus {
+        guard let row, let stored = try row.decode(column: statusPrefix + "status", as: String?.self) else { return .expired }
+        return ApprovalRecord.status(stored: stored, expiresAt: try row.decode(column: statusPrefix + "expires_at", as: Date.self), at: now)
     }
 
     /// Ends the approval (or decoy) if it is still open: pending and not past its expiry. It changes no row

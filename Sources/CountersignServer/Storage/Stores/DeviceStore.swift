@@ -28,9 +28,7 @@ struct DeviceStore {
             SELECT dev.*, \(ClientStore.webClientApplicationColumns),
                 \(unsafeRaw: UserRecord.CodingKeys.columns(of: "users", prefixedWith: Self.userPrefix))
             FROM \(ClientStore.webClientWithApplication(clientID))
-            LEFT JOIN \(name: UserStore.table) users ON users.external_user_id = \(bind: externalUserID) AND EXISTS (
-                SELECT 1 FROM \(name: MembershipStore.table) membership
-                WHERE membership.user_id = users.id AND membership.application_id = web.application_id)
+            LEFT JOIN \(name: UserStore.table) users ON \(UserStore.isUser(externalUserID, ofApplication: "web.application_id"))
             LEFT JOIN \(name: Self.table) dev ON dev.user_id = users.id AND dev.status = \(bind: CredentialStatus.active.rawValue)
             ORDER BY dev.created_at DESC
             """).all()

@@ -11,21 +11,17 @@ struct InteractionStore {
         try await sql.raw("SELECT * FROM \(name: Self.table) WHERE id = \(bind: id)").first(decoding: InteractionRecord.self)
     }
 
-    /// The interaction `id` and, in the same read, how approval (or decoy) `approvalID` stands as of `now`:
-    /// for a browser's wait on the approval its run is expected to wait on. A vanished approval reads as
-    /// expired, as `ApprovalStore.status(of:at:)` reads it.
+    /// The interaction `id` and, in the same read, how approval (or decoy) `approvalID` stands as of `now`
+    /// (`ApprovalStore.status(in:at:)`): for a browser's wait on the approval its run is expected to wait on.
     func find(_ id: String, withStatusOf approvalID: String, at now: Date) async throws -> (record: InteractionRecord, approvalStatus: ApprovalStatus)? {
-        let approvals = ApprovalStore.table(of: approvalID)
+        let prefix = ApprovalStore.statusPrefix
         guard let row = try await sql.raw("""
-            SELECT i.*, a.status AS approval_status, a.expires_at AS approval_expires_at
-            FROM \(name: Self.table) i LEFT JOIN \(name: approvals) a ON a.id = \(bind: approvalID)
+            SELECT i.*, a.status AS \(name: prefix + "status"), a.expires_at AS \(name: prefix + "expires_at")
+            FROM \(name: Self.table) i LEFT JOIN \(name: ApprovalStore.table(of: approvalID)) a ON a.id = \(bind: approvalID)
             WHERE i.id = \(bind: id)
             """).first()
         else { return nil }
-        let status = try row.decode(column: "approval_status", as: String?.self).map {
-            ApprovalRecord.status(stored: $0, expiresAt: try row.decode(column: "approval_expires_at", as: Date.self), at: now)
-        }
-        return (try row.decode(model: InteractionRecord.self), status ?? .expired)
+        return (try row.decode(model: InteractionRecord.self), try ApprovalStore.status(in: row, at: now))
     }
 
     func insert(_ record: InteractionRecord) throws -> HeldStatement {

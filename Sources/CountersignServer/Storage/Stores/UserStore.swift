@@ -24,10 +24,18 @@ struct UserStore {
     /// `FROM` of a read of that user, to which a caller may join more.
     static func user(_ externalUserID: String, inApplicationOfClient clientID: String) -> SQLQueryString {
         """
-        \(name: table) users
-        JOIN \(name: MembershipStore.table) membership ON membership.user_id = users.id
-            AND users.external_user_id = \(bind: externalUserID)
-        JOIN \(name: ClientStore.table) client ON client.application_id = membership.application_id AND client.id = \(bind: clientID)
+        \(name: ClientStore.table) client
+        JOIN \(name: table) users ON client.id = \(bind: clientID) AND \(isUser(externalUserID, ofApplication: "client.application_id"))
+        """
+    }
+
+    /// Whether the row `users` is user `externalUserID` and belongs to the application whose id is in
+    /// column `application`: the condition of every read of a user of an application.
+    static func isUser(_ externalUserID: String, ofApplication application: SQLQueryString) -> SQLQueryString {
+        """
+        users.external_user_id = \(bind: externalUserID) AND EXISTS (
+            SELECT 1 FROM \(name: MembershipStore.table) membership
+            WHERE membership.user_id = users.id AND membership.application_id = \(application))
         """
     }
 
