@@ -36,7 +36,7 @@ struct ApprovalLifecycle: Sendable {
         let (applicationID, applicationName, nativeClientID) = try Self.approving(application)
         let subject = ApprovalSubject(
             userID: request.user.userID, decoyDigest: DecoyApprovalRecord.subjectDigest(identifier: request.user.externalUserID, key: hashKey))
-        try await admit(subject, limits: request.limits, in: work)
+        let admission = try await admit(subject, limits: request.limits, in: work)
         let approvalID = SecureRandom.identifier(prefix: "apr")
         let approval = ApprovalRecord(
             id: approvalID, applicationID: applicationID, webClientID: request.clientID, nativeClientID: nativeClientID,
@@ -48,8 +48,9 @@ struct ApprovalLifecycle: Sendable {
             correlationID: request.correlationID,
             otpHash: request.otp.map { WebOTP.keyedHash(code: $0, approvalID: approvalID, key: hashKey) },
             otpLength: request.otp?.count, otpAttemptsLeft: request.otp == nil ? 0 : Self.otpAttempts, expiresAt: request.expiresAt,
-            createdAt: clock.now())
-        await work.hold(try storage.approvals.insert(approval))
+            createdAt: clock.now(), subjectSequence: admission.approvalSequence)
+        let limiter = limiter
+        await work.hold(try storage.approvals.insert(approval).refusing { _ in limiter.concurrentRequest(for: subject) })
         let metrics = metrics
         await work.afterCommit { metrics.approvalCreated() }
         try await queuePush(of: AddressedApproval(approval: approval, applicationName: applicationName), to: device, in: work)
@@ -67,13 +68,15 @@ struct ApprovalLifecycle: Sendable {
         let digest = DecoyApprovalRecord.subjectDigest(identifier: request.identifier, key: hashKey)
         // A user of another application only: their approvals there count too.
         let userID = if let known = request.userID { known } else { try await storage.users.find(externalUserID: request.identifier)?.id }
-        try await admit(ApprovalSubject(userID: userID, decoyDigest: digest), limits: request.limits, in: work)
+        let subject = ApprovalSubject(userID: userID, decoyDigest: digest)
+        let admission = try await admit(subject, limits: request.limits, in: work)
         let decoy = DecoyApprovalRecord(
             id: SecureRandom.identifier(prefix: DecoyApprovalRecord.idPrefix), applicationID: applicationID, subjectDigest: digest,
             webInteractionID: webInteractionID, status: ApprovalStatus.pending.rawValue, failureCode: nil,
-            expiresAt: request.expiresAt, createdAt: clock.now(), resolvedAt: nil)
+            expiresAt: request.expiresAt, createdAt: clock.now(), resolvedAt: nil, subjectSequence: admission.decoySequence)
         // A statement, as an approval's insert is: on PostgreSQL the decoy's call commits in one round trip too.
-        await work.hold(try storage.approvals.insertDecoy(decoy))
+        let limiter = limiter
+        await work.hold(try storage.approvals.insertDecoy(decoy).refusing { _ in limiter.concurrentRequest(for: subject) })
         let metrics = metrics
         await work.afterCommit { metrics.decoyApprovalCreated() }
         return decoy.id
@@ -94,12 +97,14 @@ struct ApprovalLifecycle: Sendable {
     }
 
     /// Passes the push-fatigue limits for `subject`; with one pending approval per user, cancels the ones
-    /// waiting as superseded.
-    private func admit(_ subject: ApprovalSubject, limits: ApprovalLimits, in work: UnitOfWork) async throws {
-        let pending = try await limiter.admit(subject, limits: limits)
+    /// waiting as superseded. The new request's insert must carry the admission's number, and refuse the
+    /// call when it inserts nothing (`ApprovalLimiter.admit`).
+    private func admit(_ subject: ApprovalSubject, limits: ApprovalLimits, in work: UnitOfWork) async throws -> ApprovalLimiter.Admission {
+        let admission = try await limiter.admit(subject, limits: limits)
         if limits.onePendingPerUser {
-            for older in pending { await close(older, as: .cancelled, failureCode: ErrorCode.approvalSuperseded, in: work) }
+            for older in admission.pending { await close(older, as: .cancelled, failureCode: ErrorCode.approvalSuperseded, in: work) }
         }
+        return admission
     }
 
     /// Sends the approval's push to `device` again.

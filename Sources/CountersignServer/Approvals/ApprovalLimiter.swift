@@ -14,16 +14,33 @@ struct ApprovalLimiter: Sendable {
     /// is past an hour).
     static let approvalsLookedAt = 16
 
-    /// Refuses a new request for `subject` when `limits` say so; otherwise returns the subject's approvals
-    /// and decoys still pending, newest first. One read: the subject's newest requests.
-    func admit(_ subject: ApprovalSubject, limits: ApprovalLimits) async throws -> [ApprovalOutcomeRow] {
+    /// What a new request for a subject goes ahead with.
+    struct Admission {
+        /// The subject's approvals and decoys still pending, newest first.
+        let pending: [ApprovalOutcomeRow]
+        /// The number a new approval takes among the user's approvals; nil when the limits do not depend on
+        /// earlier requests.
+        let approvalSequence: Int?
+        /// The number a new decoy takes among the identifier's decoys; nil as for an approval.
+        let decoySequence: Int?
+    }
+
+    /// Refuses a new request for `subject` when `limits` say so. One read: the subject's newest requests.
+    ///
+    /// The request is admitted on the history as read. Its insert carries the next number in that
+    /// history, which is unique there: if another call creates a request for the subject before this one
+    /// commits, this one's insert changes nothing and the call is refused (`concurrentRequest(for:)`).
+    /// Where the limits do not depend on earlier requests (neither one pending per user nor a backoff),
+    /// requests made at once are all admitted and carry no number.
+    func admit(_ subject: ApprovalSubject, limits: ApprovalLimits) async throws -> Admission {
         let now = clock.now()
+        let read = try await storage.approvals.outcomes(of: subject, limit: Self.approvalsLookedAt)
+        let recent = read.prefix(Self.approvalsLookedAt)
         // While a report blocks, no newer approval is created: the reported one stays among those read.
-        let recent = try await storage.approvals.outcomes(of: subject, limit: Self.approvalsLookedAt)
         if limits.notMeBlock > 0, let reported = recent.compactMap(\.reportedNotMineAt).max(),
             now < reported.addingTimeInterval(limits.notMeBlock)
         {
-            try refuse(subject, until: reported.addingTimeInterval(limits.notMeBlock), now: now,
+            throw refusal(subject, until: reported.addingTimeInterval(limits.notMeBlock), now: now,
                 because: "the user reported a request as not theirs")
         }
         let unapproved = recent.prefix { $0.status(at: now) != .approved }.count
@@ -31,21 +48,34 @@ struct ApprovalLimiter: Sendable {
         if backoff > 0, let newest = recent.first {
             let allowedAt = newest.createdAt.addingTimeInterval(backoff)
             if now < allowedAt {
-                try refuse(subject, until: allowedAt, now: now, because: "\(unapproved) requests in a row were not approved")
+                throw refusal(subject, until: allowedAt, now: now, because: "\(unapproved) requests in a row were not approved")
             }
         }
-        return recent.filter { $0.status(at: now) == .pending }
+        func next(decoys: Bool) -> Int? {
+            guard limits.dependOnEarlierRequests else { return nil }
+            return (read.filter { DecoyApprovalRecord.isDecoy($0.id) == decoys }.compactMap(\.subjectSequence).max() ?? 0) + 1
+        }
+        return Admission(
+            pending: recent.filter { $0.status(at: now) == .pending }, approvalSequence: next(decoys: false),
+            decoySequence: next(decoys: true))
+    }
+
+    /// The refusal of a request whose insert found its number taken: another request for the subject was
+    /// created after this one read the history. It is answered as the limits' refusals are, for a second.
+    func concurrentRequest(for subject: ApprovalSubject) -> RecordedRefusal {
+        let now = clock.now()
+        return refusal(subject, until: now.addingTimeInterval(1), now: now, because: "another request was created at the same time")
     }
 
     /// The refusal is the same whether the identifier has a phone or not; only the security event (for
     /// the operator) names the user, when there is one. Refusals for identifiers naming no user share one
     /// source, so typing many of them cannot crowd out what is stored about real users. The event is
     /// recorded once the call ends with the refusal (`RecordedRefusal`).
-    private func refuse(_ subject: ApprovalSubject, until date: Date, now: Date, because reason: String) throws -> Never {
+    private func refusal(_ subject: ApprovalSubject, until date: Date, now: Date, because reason: String) -> RecordedRefusal {
         // Whole seconds, rounded up; less the millisecond a time read back from the database may gain.
         let seconds = max(1, Int((date.timeIntervalSince(now) - 0.001).rounded(.up)))
         let securityEvents = securityEvents
-        throw RecordedRefusal(
+        return RecordedRefusal(
             refusal: ServiceError(.tooSoon(retryAfter: seconds), ErrorCode.rateLimited, "Too many requests for this user; try again in \(seconds) s.")
         ) {
             try await securityEvents.recordNow(

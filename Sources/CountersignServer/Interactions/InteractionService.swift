@@ -88,7 +88,7 @@ struct InteractionService: Sendable {
             finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime),
             state: try stored(state, interactionID: interactionID),
             createdAt: now, userID: state.user?.userID)
-        try await work.commit(on: storage, first: try storage.interactions.insert(record))
+        try await recordingRefusal { try await work.commit(on: storage, first: try storage.interactions.insert(record)) }
         if !state.isFinished { committedRuns.remember(record, state: state, approvalTerms: await effects.approvalTerms) }
         metrics.interactionStarted(journey: journey.id)
         if state.isFinished { metrics.interactionFinished(journey: journey.id, finalStep: presentation.journeyStepID) }

@@ -125,6 +125,7 @@ enum DatabaseSetup {
         migrations.add(AddInteractionApproval())
         migrations.add(DropInteractionApproval())
         migrations.add(CreateHeldStatementCheck())
+        migrations.add(AddApprovalSubjectSequence())
         let migrator = Migrator(databases: databases, migrations: migrations, logger: runtime.logger, on: runtime.eventLoopGroup.any())
         try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
     }

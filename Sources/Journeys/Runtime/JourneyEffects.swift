@@ -210,6 +210,12 @@ public struct ApprovalLimits: Sendable, Equatable {
         self.notMeBlock = notMeBlock
     }
 
+    /// Whether a new request's admission depends on the user's earlier requests (one pending per user, the
+    /// backoff), so that two requests made at once must not both be admitted on the same history.
+    public var dependOnEarlierRequests: Bool {
+        onePendingPerUser || firstBackoff > 0
+    }
+
     /// How long to wait after the newest of `unapprovedInARow` requests that were not approved.
     public func backoff(afterUnapproved unapprovedInARow: Int) -> TimeInterval {
         guard unapprovedInARow > 0, firstBackoff > 0 else { return 0 }

@@ -36,6 +36,8 @@ struct ApprovalRecord: Codable, Sendable, ClosableApproval {
     let otpAttemptsLeft: Int
     let expiresAt: Date
     let createdAt: Date
+    /// Its number among the user's approvals (`AddApprovalSubjectSequence`); nil on rows from before.
+    let subjectSequence: Int?
 
     enum CodingKeys: String, CodingKey {
         case id, status, amr
@@ -58,6 +60,7 @@ struct ApprovalRecord: Codable, Sendable, ClosableApproval {
         case otpAttemptsLeft = "otp_attempts_left"
         case expiresAt = "expires_at"
         case createdAt = "created_at"
+        case subjectSequence = "subject_sequence"
     }
 
     /// The status as of `now`: a pending approval past its expiry reads as expired.
@@ -93,6 +96,8 @@ struct ApprovalOutcomeRow: Codable, Sendable, ClosableApproval {
     let expiresAt: Date
     let createdAt: Date
     let resolvedAt: Date?
+    /// Its number in its subject's history: among the user's approvals, or the identifier's decoys.
+    let subjectSequence: Int?
 
     func status(at now: Date) -> ApprovalStatus {
         ApprovalRecord.status(stored: status, expiresAt: expiresAt, at: now)
@@ -105,6 +110,7 @@ struct ApprovalOutcomeRow: Codable, Sendable, ClosableApproval {
         case expiresAt = "expires_at"
         case createdAt = "created_at"
         case resolvedAt = "resolved_at"
+        case subjectSequence = "subject_sequence"
     }
 
     /// When the person denied this approval as "this wasn't me", if they did.

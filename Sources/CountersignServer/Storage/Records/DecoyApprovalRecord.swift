@@ -19,6 +19,8 @@ struct DecoyApprovalRecord: Codable, Sendable {
     let expiresAt: Date
     let createdAt: Date
     let resolvedAt: Date?
+    /// Its number among the identifier's decoys (`AddApprovalSubjectSequence`).
+    let subjectSequence: Int?
 
     enum CodingKeys: String, CodingKey {
         case id, status
@@ -29,6 +31,7 @@ struct DecoyApprovalRecord: Codable, Sendable {
         case expiresAt = "expires_at"
         case createdAt = "created_at"
         case resolvedAt = "resolved_at"
+        case subjectSequence = "subject_sequence"
     }
 
     static func isDecoy(_ approvalID: String) -> Bool {

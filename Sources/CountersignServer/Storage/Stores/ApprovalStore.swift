@@ -20,18 +20,32 @@ struct ApprovalStore {
         try await sql.raw("SELECT * FROM \(name: Self.table) WHERE id = \(bind: id)").first(decoding: ApprovalRecord.self)
     }
 
+    /// The column that numbers an approval within its user's history, and a decoy within its identifier's
+    /// (`AddApprovalSubjectSequence`).
+    static let sequenceColumn = "subject_sequence"
+
+    /// The approval's insert. It inserts nothing when the user's history already has an approval of its
+    /// number, which another call created since this one read that history: the caller makes it refuse.
     func insert(_ approval: ApprovalRecord) throws -> HeldStatement {
-        HeldStatement(try sql.insert(approval, into: Self.table).query)
+        try insert(approval, into: Self.table, numberedPer: "user_id")
     }
 
+    /// The decoy's insert; as an approval's, it inserts nothing when its number is taken.
     func insertDecoy(_ decoy: DecoyApprovalRecord) throws -> HeldStatement {
-        HeldStatement(try sql.insert(decoy, into: Self.decoyTable).query)
+        try insert(decoy, into: Self.decoyTable, numberedPer: "subject_digest")
     }
 
-    /// How the subject's newest `limit` approvals and decoys stand, newest first: what the push-fatigue
-    /// limits look at, on every new approval, so only the columns they need.
+    private func insert(_ record: some Encodable, into table: String, numberedPer subjectColumn: String) throws -> HeldStatement {
+        let insert = try sql.insert(record, into: table)
+            .ignoringConflicts(with: [subjectColumn, Self.sequenceColumn]).returning("id")
+        return HeldStatement(returningChangedRows: "\(insert.query)")
+    }
+
+    /// How the subject's newest approvals and decoys stand, newest first: the newest `limit` of each kind,
+    /// so that the newest of each (and its number) is there however the two interleave. The push-fatigue
+    /// limits read it on every new approval, so only the columns they need.
     func outcomes(of subject: ApprovalSubject, limit: Int) async throws -> [ApprovalOutcomeRow] {
-        // Each table's newest `limit` rows along its (subject, created_at) index, then the newest of both:
+        // Each table's newest `limit` rows along its (subject, created_at) index, then both in order:
         // sorting the subject's whole history instead cost more with every approval it had.
         func newest(in table: String, where condition: SQLQueryString) -> SQLQueryString {
             """
@@ -45,7 +59,7 @@ struct ApprovalStore {
         } ?? ""
         return try await sql.raw("""
             \(approvals)\(newest(in: Self.decoyTable, where: "subject_digest = \(bind: subject.decoyDigest)"))
-            ORDER BY created_at DESC LIMIT \(literal: limit)
+            ORDER BY created_at DESC
             """).all(decoding: ApprovalOutcomeRow.self)
     }
 
