@@ -212,6 +212,30 @@ struct PushDeliveryTests {
         }
     }
 
+    @Test("a device revoked while its push waits for a retry is not pushed to: the retry is dropped unsent, and a resend sends nothing")
+    func revokedDeviceIsNotPushed() async throws {
+        try await FakePushProviders.withPhone(on: "apns") { providers, server, phone in
+            providers.apns.script(ScriptedReply(status: 429, reason: "TooManyRequests", retryAfter: 30))
+            let browser = TestBrowser(server)
+            _ = try await browser.signIn(email: "ada@example.com")
+            try await eventually("Apple answered") { providers.apns.requests.count == 1 }
+            let approvalID = try #require(try providers.apnsPayload(0)["approval_id"])
+            try await eventually("the retry is scheduled") { try await server.deliveries(of: approvalID).count == 1 }
+            #expect(try await server.admin(.POST, "devices/\(phone.deviceID)/revoke").status == .ok)
+
+            server.clock.advance(by: 31)
+            let sql = try #require(server.app.countersignSQL)
+            try await eventually("the job is closed") {
+                try await sql.raw("SELECT status FROM push_jobs").first(decoding: [String: String].self)?["status"] == "failed"
+            }
+            server.clock.advance(by: 3)
+            _ = try await browser.client.submitClientResponse(.resend)
+            #expect(try await server.count("push_jobs") == 1, "the resend queued no push")
+            #expect(providers.apns.requests.count == 1, "Apple saw only the first request")
+            #expect(try await server.deliveries(of: approvalID).count == 1)
+        }
+    }
+
     @Test("a provider that has not answered does not hold up the browser: the sign-in answers while the push is still out")
     func slowProviderIsOffTheRequestPath() async throws {
         try await FakePushProviders.withPhone(on: "apns") { providers, server, phone in

@@ -43,7 +43,7 @@ struct MobileApproveService: Sendable {
         guard device.userID == approval.userID else {
             throw ServiceError(.forbidden, ErrorCode.deviceNotOwned, "The device does not belong to the user of this approval.")
         }
-        guard device.status == CredentialStatus.active.rawValue else {
+        guard device.isActive else {
             throw ServiceError(.forbidden, ErrorCode.deviceRevoked, "The device has been revoked.")
         }
         guard device.id == approval.deviceID else {

@@ -45,9 +45,10 @@ extension StoredJourneyEffects {
     }
 
     func resendApproval(_ approvalID: String) async throws {
-        // A decoy is pushed to no one, now as at first: `addressed` reads approvals only.
+        // A decoy is pushed to no one, now as at first: `addressed` reads approvals only. Nor is a device
+        // revoked since the approval was made.
         guard let approval = try await storage.approvals.addressed(approvalID),
-            let device = try await storage.devices.find(approval.approval.deviceID)
+            let device = try await storage.devices.find(approval.approval.deviceID), device.isActive
         else { return }
         try await approvals.resend(approval, to: device, in: work)
     }

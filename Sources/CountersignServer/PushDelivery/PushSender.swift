@@ -98,12 +98,13 @@ final class PushSender: ServerLifecycle {
         return try await storage.pushJobs.claimDue(at: now, limit: limit, leaseEnd: now.addingTimeInterval(Self.lease))
     }
 
-    /// One attempt of one job, and what follows from its outcome.
+    /// One attempt of one job, and what follows from its outcome. A job whose approval is no longer
+    /// pending, or whose device was revoked since it was queued, is dropped unsent.
     private func process(_ job: PushJobRecord) async {
         do {
             let now = clock.now()
             guard let addressed = try await storage.approvals.addressed(job.approvalID), addressed.approval.status(at: now) == .pending,
-                let device = try await storage.devices.find(job.deviceID)
+                let device = try await storage.devices.find(job.deviceID), device.isActive
             else {
                 return try await abandon(job)
             }

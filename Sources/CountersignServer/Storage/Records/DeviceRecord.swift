@@ -20,6 +20,9 @@ struct DeviceRecord: Codable, Sendable {
     let createdAt: Date?
     let revokedAt: Date?
 
+    /// Not revoked: it may be pushed to and may answer.
+    var isActive: Bool { status == CredentialStatus.active.rawValue }
+
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id, name, model, os, status
         case userID = "user_id"
