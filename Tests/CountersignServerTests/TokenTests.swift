@@ -74,7 +74,11 @@ struct TokenTests {
             _ = try await server.verifiedClaims(newToken)
             #expect(try await server.send(.GET, "/.well-known/jwks.json").body["keys"]?.arrayValue?.count == 2)
 
-            server.clock.advance(by: 3601)
+            // The old key stays a token's lifetime and one key set refresh (another instance may have
+            // signed with it until it read the key set again), then goes.
+            server.clock.advance(by: 3629)
+            #expect(try await server.send(.GET, "/.well-known/jwks.json").body["keys"]?.arrayValue?.count == 2)
+            server.clock.advance(by: 2)
             let keys = try await server.send(.GET, "/.well-known/jwks.json").body["keys"]?.arrayValue
             #expect(keys?.count == 1)
             #expect(keys?.first?["kid"] == .string(newKid))
@@ -115,6 +119,42 @@ struct TokenTests {
             server.clock.advance(by: 3601)
             let remaining = try await server.send(.GET, "/.well-known/jwks.json").body["keys"]?.arrayValue?.compactMap { $0["kid"]?.stringValue }
             #expect(remaining == [newKid])
+        }
+    }
+
+    @Test("a token this instance signed with its old key after another instance rotated, before it read the key set again, stays verifiable until it expires")
+    func signedJustAfterRotationElsewhere() async throws {
+        let masterKey = Data((0..<MasterKeySource.keyLength).map { _ in UInt8.random(in: 0...255) })
+        try await TestServer.run(adjust: { $0.masterKey = .key(masterKey) }) { server in
+            let phone = TestPhone(client: server.client())
+            let firstToken = try #require(try await phone.register(email: "ada@example.com").token)
+            let oldKid = try #require(try kid(of: firstToken))
+
+            // Another instance retires the key and stores its own, as `rotationByAnotherInstance` does.
+            let newKid = "key_other_instance"
+            let sealed = try AES.GCM.seal(
+                Data(ES256PrivateKey().pemRepresentation.utf8), using: SymmetricKey(data: masterKey), authenticating: Data(newKid.utf8))
+            let sealedPEM = try #require(sealed.combined).base64EncodedString()
+            let sql = try #require(server.app.countersignSQL)
+            server.clock.advance(by: 1)
+            let retiredAt = server.clock.now()
+            try await sql.raw("UPDATE signing_keys SET retired_at = \(bind: retiredAt) WHERE retired_at IS NULL").run()
+            try await sql.raw("""
+                INSERT INTO signing_keys (id, private_key_pem, created_at)
+                VALUES (\(bind: newKid), \(bind: sealedPEM), \(bind: retiredAt))
+                """).run()
+
+            // This instance has not read the key set again yet: it still signs with the old key.
+            server.clock.advance(by: 25)
+            let lateToken = try #require(try await phone.login(as: "ada@example.com").token)
+            #expect(try kid(of: lateToken) == oldKid)
+            let expiresAt = TimeInterval(try await server.verifiedClaims(lateToken).exp)
+
+            // A second before that token expires, its key is still published, and it verifies.
+            server.clock.advance(by: expiresAt - 1 - server.clock.now().timeIntervalSince1970)
+            let kids = try await server.send(.GET, "/.well-known/jwks.json").body["keys"]?.arrayValue?.compactMap { $0["kid"]?.stringValue }
+            #expect(kids == [newKid, oldKid])
+            _ = try await server.verifiedClaims(lateToken)
         }
     }
 

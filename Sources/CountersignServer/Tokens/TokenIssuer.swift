@@ -7,7 +7,8 @@ import Journeys
 /// Signs tokens with the newest signing key and publishes the keys relying parties need.
 ///
 /// The first start generates a key and stores it; `rotate()` adds a new one and retires the old, which
-/// stays in the JWKS until every token it signed has expired.
+/// stays in the JWKS until every token it signed has expired: on any instance, which may sign with it for
+/// up to one `keySetRefresh` after another instance retired it (`retiredKeyPublished`).
 ///
 /// Every relying party fetches the JWKS, so it is served from memory, encoded once. The key set is read
 /// again from the database at most every `keySetRefresh` (or sooner, when a retired key's last tokens
@@ -25,6 +26,10 @@ actor TokenIssuer {
 
     /// How long the key set read from the database is trusted.
     static let keySetRefresh: TimeInterval = 30
+
+    /// How long a retired key stays published: the lifetime of a token signed with it at the last moment
+    /// an instance may still sign with it, one key set refresh after its retirement.
+    private var retiredKeyPublished: TimeInterval { lifetime + Self.keySetRefresh }
 
     /// The JWKS as sent, and until when it stays right.
     private struct EncodedJWKS {
@@ -91,13 +96,13 @@ actor TokenIssuer {
     private func currentKeySet() async throws -> EncodedJWKS {
         let now = clock.now()
         if let encodedJWKS, now < encodedJWKS.validUntil { return encodedJWKS }
-        let records = try await keyVault.published(retiredAfter: now.addingTimeInterval(-lifetime))
+        let records = try await keyVault.published(retiredAfter: now.addingTimeInterval(-retiredKeyPublished))
         if let newest = records.first(where: { $0.retiredAt == nil }), newest.id != activeKeyID { try await sign(with: newest) }
         var jwks: [String: PublishedKey] = [:]
         for record in records { jwks[record.id] = try publicKeys[record.id] ?? Self.publicKey(record) }
         publicKeys = jwks
         let body = try JSONEncoder.wire.encode(PublishedKeySet(keys: records.compactMap { jwks[$0.id] }))
-        let lastTokensExpire = records.compactMap { $0.retiredAt?.addingTimeInterval(lifetime) }.min() ?? .distantFuture
+        let lastTokensExpire = records.compactMap { $0.retiredAt?.addingTimeInterval(retiredKeyPublished) }.min() ?? .distantFuture
         let keySet = EncodedJWKS(body: body, validUntil: min(lastTokensExpire, now.addingTimeInterval(Self.keySetRefresh)))
         encodedJWKS = keySet
         return keySet
