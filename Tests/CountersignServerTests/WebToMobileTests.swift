@@ -177,6 +177,26 @@ struct WebToMobileTests {
         }
     }
 
+    @Test(
+        "a browser that leaves the waiting step another way (reporting a failure, taking a branch) ends the approval on the phone too",
+        arguments: ["failure", "other_way"])
+    func leaveWaitingStep(option: String) async throws {
+        let journeys = try TestServer.journeysWithFixtures()
+        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            _ = try await browser.signIn("web_login_other_way", email: "ada@example.com")
+            let payload = try #require(try await phone.inbox().first)
+            let left = try await browser.client.submitClientResponse(option: option)
+            #expect(left.journeyStepID == JourneyStepID.rejection)
+            #expect(try await phone.inbox().isEmpty)
+            await expectRefusal(410, "approval_closed") {
+                _ = try await phone.phone.client.startMobileApproveJourney(
+                    payload: payload, deviceID: phone.deviceID, authenticator: phone.phone.authenticator)
+            }
+        }
+    }
+
     @Test("a phone answering a request the browser cancelled, or that expired, while it was open is refused with the reason")
     func phoneAnswersTooLate() async throws {
         try await TestServer.run { server in

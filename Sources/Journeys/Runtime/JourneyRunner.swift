@@ -67,10 +67,14 @@ public struct JourneyRunner: Sendable {
         where behavior(of: step.type).extraOptions(secrets: current.secrets).contains { $0.type == .resend }:
             outcome = try await behavior(of: step.type).resend(&state, environment)
         case ClientResponseOptionType.failure.rawValue:
+            // Leaving the step any way but by its own outcome ends what it started, as a cancel does (a
+            // waiting approval is cancelled on the phone).
+            try await behavior(of: step.type).cancel(&state, environment)
             let message = response.data?["message"]?.stringValue ?? "The client reported a failure."
             outcome = .failure(WireError(code: ErrorCode.clientFailure, message: message))
         case let option where step.branches[option] != nil:
             let branch = step.branches[option]!
+            try await behavior(of: step.type).cancel(&state, environment)
             return try await take(branch, option: option, data: response.data, from: step, &state)
         default:
             throw ClientResponseNotValid("option '\(response.option)' is not offered by this step")
