@@ -1,6 +1,5 @@
 import CountersignClient
 import CountersignCore
-@testable import CountersignServer
 import Foundation
 import Testing
 
@@ -67,41 +66,15 @@ struct PushFatigueTests {
                 let started = try await server.send(.POST, "/v1/journeys/web_login_biometric_only/start", json: ["client_id": "demo-web"])
                 browsers.append((try #require(started.body["interaction_id"]?.stringValue), started.body["interaction_token"]?.stringValue))
             }
-            // No request can be written until every browser has sent its email and read the person's
-            // history: on SQLite the test holds the one writer, on PostgreSQL the requests' tables.
-            let storage = try #require(server.app.countersignStorage)
-            let (held, writesHeld) = AsyncStream.makeStream(of: Void.self)
-            let (released, release) = AsyncStream.makeStream(of: Void.self)
-            let holder = Task {
-                // Finished however the hold went, so that a failure here fails the test instead of hanging it.
-                defer { writesHeld.finish() }
-                try await storage.transaction { holder in
-                    if TestDatabase.postgresURL != nil {
-                        try await holder.sql.raw("LOCK TABLE approvals, decoy_approvals IN SHARE MODE").run()
-                    }
-                    writesHeld.finish()
-                    for await _ in released {}
+            // No request is written until every browser has sent its email and read the person's history.
+            let answers = try await server.atOnce(writingTo: ["approvals", "decoy_approvals"], browsers.map { browser in
+                { @Sendable in
+                    let submitted = try await server.send(
+                        .POST, "/v1/interactions/\(browser.id)/submit", json: ["option": "client_input", "data": ["email": .string(email)]],
+                        bearer: browser.token)
+                    return (status: submitted.status.code, body: submitted.body)
                 }
-            }
-            for await _ in held {}
-            let submitted = Task {
-                try await withThrowingTaskGroup(of: (status: UInt, body: JSONValue).self) { group in
-                    for browser in browsers {
-                        group.addTask {
-                            let submitted = try await server.send(
-                                .POST, "/v1/interactions/\(browser.id)/submit", json: ["option": "client_input", "data": ["email": .string(email)]],
-                                bearer: browser.token)
-                            return (submitted.status.code, submitted.body)
-                        }
-                    }
-                    return try await group.reduce(into: []) { $0.append($1) }
-                }
-            }
-            // Time to read, not a deadline: a browser that reads later sees the first request and is refused anyway.
-            try await Task.sleep(for: .milliseconds(500))
-            release.finish()
-            try await holder.value
-            let answers = try await submitted.value
+            })
             #expect(answers.filter { $0.status == 200 }.count == 1)
             for refused in answers where refused.status != 200 {
                 #expect(refused.status == 429)

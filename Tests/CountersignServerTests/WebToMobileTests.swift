@@ -101,6 +101,39 @@ struct WebToMobileTests {
         }
     }
 
+    @Test("web codes typed at once in several of the phone's interactions count one at a time: one is answered, the others refused alike, right code or wrong")
+    func otpTriesAtOnce() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let otp = try #require(try await TestBrowser(server).signIn("web_login", email: "ada@example.com").data?["otp"]?.stringValue)
+            let wrong = otp == "000000" ? "111111" : "000000"
+            let payload = try #require(try await phone.inbox().first)
+            // Six interactions for the one approval, each at the code step; the last types the right code.
+            var clients: [OrchestrationClient] = []
+            for _ in 0..<6 {
+                let client = server.client()
+                let step = try await client.startMobileApproveJourney(payload: payload, deviceID: phone.deviceID, authenticator: phone.phone.authenticator)
+                #expect(step.journeyStepID == JourneyStepID.otpValidation)
+                clients.append(client)
+            }
+            let last = clients.count - 1
+            let answers = try await server.atOnce(writingTo: ["approvals"], clients.enumerated().map { index, client in
+                { @Sendable in
+                    do {
+                        let passcode = index == last ? otp : wrong
+                        _ = try await client.submitClientResponse(.clientInput, data: ["passcode": .string(passcode)])
+                        return "answered"
+                    } catch CountersignClientError.server(let status, let error) {
+                        return "\(status) \(error.code) \(error.message)"
+                    }
+                }
+            })
+            #expect(answers.filter { $0 == "answered" }.count == 1, "\(answers)")
+            let refusal = "409 \(ErrorCode.otpAttemptConflict) Another try of this code was counted at the same time; try again."
+            #expect(answers.filter { $0 != "answered" }.allSatisfy { $0 == refusal }, "\(answers)")
+        }
+    }
+
     @Test("with two devices the browser lists them and the chosen one gets the request")
     func deviceSelection() async throws {
         try await TestServer.run { server in

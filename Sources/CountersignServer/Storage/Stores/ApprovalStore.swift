@@ -167,10 +167,11 @@ struct ApprovalStore {
             """)
     }
 
-    /// Counts one wrong web OTP if `attemptsLeftSeen` is still the count (compare and set); returns whether it did.
-    func countWrongOTP(_ id: String, attemptsLeftSeen seen: Int) async throws -> Bool {
+    /// Counts one try of the web OTP if `attemptsLeftSeen` is still the count (compare and set): a wrong
+    /// one uses an attempt, a right one leaves the count. Returns whether it counted.
+    func countOTPTry(_ id: String, attemptsLeftSeen seen: Int, wrong: Bool) async throws -> Bool {
         try await !sql.raw("""
-            UPDATE \(name: Self.table) SET otp_attempts_left = \(bind: seen - 1)
+            UPDATE \(name: Self.table) SET otp_attempts_left = \(bind: wrong ? seen - 1 : seen)
             WHERE id = \(bind: id) AND otp_attempts_left = \(bind: seen)
             RETURNING id
             """).all().isEmpty
