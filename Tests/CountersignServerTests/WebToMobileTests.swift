@@ -78,6 +78,21 @@ struct WebToMobileTests {
         }
     }
 
+    @Test("a mobile journey that ends with the web code approves in the call that checks the code")
+    func codeOnlyApproval() async throws {
+        let journeys = try TestServer.journeysWithFixtures()
+        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            let otp = try #require(try await browser.signIn("web_login_code_only", email: "ada@example.com").data?["otp"]?.stringValue)
+            #expect(try await phone.startApproval().journeyStepID == JourneyStepID.otpValidation)
+            let done = try await phone.phone.client.submitClientResponse(.clientInput, data: ["passcode": .string(otp)])
+            #expect(done.journeyStepID == JourneyStepID.success)
+            let claims = try await server.verifiedClaims(try #require(try await browser.poll().token))
+            #expect(claims.amr.contains("code_otp"))
+        }
+    }
+
     @Test("three wrong codes fail the approval and the web sign-in")
     func otpWrongThreeTimes() async throws {
         try await TestServer.run { server in

@@ -142,17 +142,12 @@ struct ApprovalLifecycle: Sendable {
         }
         let right = WebOTP.matches(code: code, approvalID: approval.id, storedHash: hash, key: hashKey)
         let seen = approval.otpAttemptsLeft
-        // Code rather than a held statement: this call may also close the approval (with the last wrong
-        // code, or a journey that ends with the right one), and two statements on one row cannot go as one
-        // (`OneStatementCommit`).
-        await work.hold { storage in
-            // Compare and set, for a right code as for a wrong one: of tries sent at once through several
-            // interactions, one is counted and the others retry, refused alike. So parallel tries cannot
-            // share one attempt, and a refusal does not tell whether its code was right.
-            guard try await storage.approvals.countOTPTry(approval.id, attemptsLeftSeen: seen, wrong: !right) else {
-                throw ServiceError(.conflict, ErrorCode.otpAttemptConflict, "Another try of this code was counted at the same time; try again.")
-            }
-        }
+        // Compare and set, for a right code as for a wrong one: of tries sent at once through several
+        // interactions, one is counted and the others retry, refused alike. So parallel tries cannot share
+        // one attempt, and a refusal does not tell whether its code was right.
+        await work.hold(storage.approvals.countOTPTry(approval.id, attemptsLeftSeen: seen, wrong: !right).refusing { _ in
+            ServiceError(.conflict, ErrorCode.otpAttemptConflict, "Another try of this code was counted at the same time; try again.")
+        })
         if right { return .valid }
         let left = seen - 1
         guard left > 0 else {

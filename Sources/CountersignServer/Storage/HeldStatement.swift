@@ -12,6 +12,9 @@ struct HeldStatement: Sendable {
     /// Whether `query` ends in `RETURNING`, answering a row for each row it changed. One that does not
     /// (an insert) either changes its row or fails.
     let answersChangedRows: Bool
+    /// The one row it changes, by table and key, when a call may hold another statement on that row:
+    /// such statements run one after another, never as one (`Storage.commit(_:)`).
+    let row: String?
     /// The error that refuses the call when the statement changed no row; read after the call's writes
     /// were rolled back.
     private(set) var refusal: (@Sendable (Storage) async throws -> any Error)?
@@ -22,12 +25,15 @@ struct HeldStatement: Sendable {
     init(_ query: any SQLExpression) {
         self.query = query
         answersChangedRows = false
+        row = nil
     }
 
-    /// A statement ending in `RETURNING`, so that what it changed is known.
-    init(returningChangedRows query: SQLQueryString) {
+    /// A statement ending in `RETURNING`, so that what it changed is known; `row` names the one row it
+    /// changes when the call may hold another statement on it.
+    init(returningChangedRows query: SQLQueryString, row: String? = nil) {
         self.query = query
         answersChangedRows = true
+        self.row = row
     }
 
     /// This statement refusing the whole call with `error` when it changes no row.

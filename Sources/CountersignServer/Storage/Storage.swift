@@ -40,7 +40,7 @@ struct Storage: Sendable {
         do {
             if writes.count == 1, let statement = statements.first {
                 outcomes = [try await sql.run(statement)]
-            } else if statements.count == writes.count, statements.count > 1, engine.commitsStatementsAsOne {
+            } else if statements.count == writes.count, statements.count > 1, engine.commitsStatementsAsOne, Self.changeDistinctRows(statements) {
                 outcomes = try await OneStatementCommit.run(statements, on: sql)
             } else if !writes.isEmpty {
                 outcomes = try await transaction { storage in
@@ -60,6 +60,13 @@ struct Storage: Sendable {
             throw try await refused.refusal(self)
         }
         for (statement, changed) in zip(statements, outcomes) { await statement.outcome?(changed) }
+    }
+
+    /// Whether no two of `statements` name the same row: statements run as one see the same snapshot, so
+    /// two on one row must run one after another instead (`OneStatementCommit`).
+    private static func changeDistinctRows(_ statements: [HeldStatement]) -> Bool {
+        let rows = statements.compactMap(\.row)
+        return Set(rows).count == rows.count
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.

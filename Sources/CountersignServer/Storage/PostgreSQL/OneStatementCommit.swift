@@ -10,7 +10,7 @@ import SQLKit
 /// (`CreateHeldStatementCheck`) raise, which rolls the whole statement back; the error's detail names it.
 ///
 /// The statements run on one snapshot and none sees another's changes, so they must not depend on each
-/// other's: a call holds at most one statement for any one row.
+/// other's: calls whose statements name one row twice (`HeldStatement.row`) commit in a transaction instead.
 enum OneStatementCommit {
     /// The SQLSTATE `countersign_refuse_unless` raises.
     static let refusedState = "CS001"

@@ -164,17 +164,23 @@ struct ApprovalStore {
             SET status = \(bind: status.rawValue), failure_code = \(bind: failureCode), resolved_at = \(bind: now)\(proof)
             WHERE id = \(bind: id) AND status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)
             RETURNING id
-            """)
+            """, row: Self.row(id))
     }
 
     /// Counts one try of the web OTP if `attemptsLeftSeen` is still the count (compare and set): a wrong
-    /// one uses an attempt, a right one leaves the count. Returns whether it counted.
-    func countOTPTry(_ id: String, attemptsLeftSeen seen: Int, wrong: Bool) async throws -> Bool {
-        try await !sql.raw("""
+    /// one uses an attempt, a right one leaves the count. It changes no row when another try was counted
+    /// since.
+    func countOTPTry(_ id: String, attemptsLeftSeen seen: Int, wrong: Bool) -> HeldStatement {
+        HeldStatement(returningChangedRows: """
             UPDATE \(name: Self.table) SET otp_attempts_left = \(bind: wrong ? seen - 1 : seen)
             WHERE id = \(bind: id) AND otp_attempts_left = \(bind: seen)
             RETURNING id
-            """).all().isEmpty
+            """, row: Self.row(id))
+    }
+
+    /// Approval (or decoy) `id` as the row a held statement names.
+    private static func row(_ id: String) -> String {
+        table(of: id) + "/" + id
     }
 
     /// Approval `id` with its application's name, in one query (the push sender, before each send).
