@@ -45,6 +45,31 @@ extension TestBrowser {
     }
 }
 
+extension FakePushProviders {
+    /// A sign-in whose first push Apple answered 429 (retry after 30 s), with its retry scheduled.
+    func signInWaitingForRetry(_ server: TestServer) async throws -> (browser: TestBrowser, approvalID: String) {
+        apns.script(ScriptedReply(status: 429, reason: "TooManyRequests", retryAfter: 30))
+        let browser = TestBrowser(server)
+        _ = try await browser.signIn(email: "ada@example.com")
+        try await eventually("Apple answered 429") { self.apns.requests.count == 1 }
+        let approvalID = try #require(try apnsPayload(0)["approval_id"])
+        try await eventually("the retry is scheduled") { try await server.deliveries(of: approvalID).count == 1 }
+        return (browser, approvalID)
+    }
+
+    /// Once the retry of `approvalID`'s push falls due, its job is closed without an attempt: Apple saw only
+    /// the first request, and no attempt was added.
+    func expectRetryDroppedUnsent(_ server: TestServer, approvalID: String) async throws {
+        server.clock.advance(by: 31)
+        let sql = try #require(server.app.countersignSQL)
+        try await eventually("the job is closed") {
+            try await sql.raw("SELECT status FROM push_jobs").first(decoding: [String: String].self)?["status"] == "failed"
+        }
+        #expect(apns.requests.count == 1)
+        #expect(try await server.deliveries(of: approvalID).count == 1)
+    }
+}
+
 @Suite("Push delivery through APNs and FCM, off the request path")
 struct PushDeliveryTests {
     @Test("APNs: the sign-in is pushed over HTTP/2 and the phone approves from the payload Apple received")
@@ -133,12 +158,7 @@ struct PushDeliveryTests {
     @Test("429 with Retry-After waits at least that long, then the push goes through")
     func retryAfter() async throws {
         try await FakePushProviders.withPhone(on: "apns") { providers, server, phone in
-            providers.apns.script(ScriptedReply(status: 429, reason: "TooManyRequests", retryAfter: 30))
-            let browser = TestBrowser(server)
-            _ = try await browser.signIn(email: "ada@example.com")
-            try await eventually("Apple answered 429") { providers.apns.requests.count == 1 }
-            let approvalID = try #require(try providers.apnsPayload(0)["approval_id"])
-            try await eventually("the retry is scheduled") { try await server.deliveries(of: approvalID).count == 1 }
+            let (browser, approvalID) = try await providers.signInWaitingForRetry(server)
             let first = try #require(try await server.deliveries(of: approvalID).first)
             #expect(first["status"] == "retry_scheduled" && first["reason"] == "TooManyRequests")
             #expect(try server.retryDelay(first) >= 30)
@@ -193,46 +213,24 @@ struct PushDeliveryTests {
     @Test("a push waiting for its retry is dropped, unsent, once the browser has cancelled its approval")
     func cancelledApprovalIsNotPushedAgain() async throws {
         try await FakePushProviders.withPhone(on: "apns") { providers, server, _ in
-            providers.apns.script(ScriptedReply(status: 429, reason: "TooManyRequests", retryAfter: 30))
-            let browser = TestBrowser(server)
-            _ = try await browser.signIn(email: "ada@example.com")
-            try await eventually("Apple answered") { providers.apns.requests.count == 1 }
-            let approvalID = try #require(try providers.apnsPayload(0)["approval_id"])
-            try await eventually("the retry is scheduled") { try await server.deliveries(of: approvalID).count == 1 }
+            let (browser, approvalID) = try await providers.signInWaitingForRetry(server)
             #expect(try await browser.client.submitClientResponse(.cancel).data?["reason"] == "cancelled")
 
-            server.clock.advance(by: 31)
-            let sql = try #require(server.app.countersignSQL)
-            try await eventually("the job is closed") {
-                try await sql.raw("SELECT status FROM push_jobs").first(decoding: [String: String].self)?["status"] == "failed"
-            }
-            // The job was closed without an attempt: Apple saw only the first request, and no attempt was added.
-            #expect(providers.apns.requests.count == 1)
-            #expect(try await server.deliveries(of: approvalID).count == 1)
+            try await providers.expectRetryDroppedUnsent(server, approvalID: approvalID)
         }
     }
 
     @Test("a device revoked while its push waits for a retry is not pushed to: the retry is dropped unsent, and a resend sends nothing")
     func revokedDeviceIsNotPushed() async throws {
         try await FakePushProviders.withPhone(on: "apns") { providers, server, phone in
-            providers.apns.script(ScriptedReply(status: 429, reason: "TooManyRequests", retryAfter: 30))
-            let browser = TestBrowser(server)
-            _ = try await browser.signIn(email: "ada@example.com")
-            try await eventually("Apple answered") { providers.apns.requests.count == 1 }
-            let approvalID = try #require(try providers.apnsPayload(0)["approval_id"])
-            try await eventually("the retry is scheduled") { try await server.deliveries(of: approvalID).count == 1 }
+            let (browser, approvalID) = try await providers.signInWaitingForRetry(server)
             #expect(try await server.admin(.POST, "devices/\(phone.deviceID)/revoke").status == .ok)
 
-            server.clock.advance(by: 31)
-            let sql = try #require(server.app.countersignSQL)
-            try await eventually("the job is closed") {
-                try await sql.raw("SELECT status FROM push_jobs").first(decoding: [String: String].self)?["status"] == "failed"
-            }
+            try await providers.expectRetryDroppedUnsent(server, approvalID: approvalID)
             server.clock.advance(by: 3)
             _ = try await browser.client.submitClientResponse(.resend)
             #expect(try await server.count("push_jobs") == 1, "the resend queued no push")
             #expect(providers.apns.requests.count == 1, "Apple saw only the first request")
-            #expect(try await server.deliveries(of: approvalID).count == 1)
         }
     }
 

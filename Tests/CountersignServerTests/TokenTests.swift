@@ -7,6 +7,23 @@ import Testing
 
 @Suite("Tokens, JWKS and discovery")
 struct TokenTests {
+    /// What another instance's rotation leaves in the shared database, now: the key retired, and a new one
+    /// sealed with the shared master key, bound to its kid. Returns the new kid.
+    func rotateAsAnotherInstance(_ server: TestServer, masterKey: Data) async throws -> String {
+        let newKid = "key_other_instance"
+        let sealed = try AES.GCM.seal(
+            Data(ES256PrivateKey().pemRepresentation.utf8), using: SymmetricKey(data: masterKey), authenticating: Data(newKid.utf8))
+        let sealedPEM = try #require(sealed.combined).base64EncodedString()
+        let sql = try #require(server.app.countersignSQL)
+        let now = server.clock.now()
+        try await sql.raw("UPDATE signing_keys SET retired_at = \(bind: now) WHERE retired_at IS NULL").run()
+        try await sql.raw("""
+            INSERT INTO signing_keys (id, private_key_pem, created_at)
+            VALUES (\(bind: newKid), \(bind: sealedPEM), \(bind: now))
+            """).run()
+        return newKid
+    }
+
     func kid(of token: String) throws -> String? {
         let header = try #require(token.split(separator: ".").first)
         let json = try JSONDecoder().decode(JSONValue.self, from: try #require(LenientBase64.decode(String(header))))
@@ -94,20 +111,8 @@ struct TokenTests {
             let oldKid = try #require(try kid(of: firstToken))
             #expect(try await server.send(.GET, "/.well-known/jwks.json").body["keys"]?.arrayValue?.count == 1)
 
-            // What another instance's rotation leaves in the shared database: a key sealed with the shared
-            // master key, bound to its kid.
-            let newKid = "key_other_instance"
-            let sealed = try AES.GCM.seal(
-                Data(ES256PrivateKey().pemRepresentation.utf8), using: SymmetricKey(data: masterKey), authenticating: Data(newKid.utf8))
-            let sealedPEM = try #require(sealed.combined).base64EncodedString()
-            let sql = try #require(server.app.countersignSQL)
             server.clock.advance(by: 1)
-            let now = server.clock.now()
-            try await sql.raw("UPDATE signing_keys SET retired_at = \(bind: now) WHERE retired_at IS NULL").run()
-            try await sql.raw("""
-                INSERT INTO signing_keys (id, private_key_pem, created_at)
-                VALUES (\(bind: newKid), \(bind: sealedPEM), \(bind: now))
-                """).run()
+            let newKid = try await rotateAsAnotherInstance(server, masterKey: masterKey)
 
             server.clock.advance(by: 31)
             let kids = try await server.send(.GET, "/.well-known/jwks.json").body["keys"]?.arrayValue?.compactMap { $0["kid"]?.stringValue }
@@ -130,19 +135,8 @@ struct TokenTests {
             let firstToken = try #require(try await phone.register(email: "ada@example.com").token)
             let oldKid = try #require(try kid(of: firstToken))
 
-            // Another instance retires the key and stores its own, as `rotationByAnotherInstance` does.
-            let newKid = "key_other_instance"
-            let sealed = try AES.GCM.seal(
-                Data(ES256PrivateKey().pemRepresentation.utf8), using: SymmetricKey(data: masterKey), authenticating: Data(newKid.utf8))
-            let sealedPEM = try #require(sealed.combined).base64EncodedString()
-            let sql = try #require(server.app.countersignSQL)
             server.clock.advance(by: 1)
-            let retiredAt = server.clock.now()
-            try await sql.raw("UPDATE signing_keys SET retired_at = \(bind: retiredAt) WHERE retired_at IS NULL").run()
-            try await sql.raw("""
-                INSERT INTO signing_keys (id, private_key_pem, created_at)
-                VALUES (\(bind: newKid), \(bind: sealedPEM), \(bind: retiredAt))
-                """).run()
+            let newKid = try await rotateAsAnotherInstance(server, masterKey: masterKey)
 
             // This instance has not read the key set again yet: it still signs with the old key.
             server.clock.advance(by: 25)
