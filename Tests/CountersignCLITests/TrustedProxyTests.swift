@@ -48,4 +48,14 @@ struct TrustedProxyTests {
         #expect(try await startsClaiming((1...Self.starts).map { "203.0.113.\($0)" }, on: server).allSatisfy { $0 == 200 })
         #expect(try await startsClaiming(Array(repeating: "198.51.100.7", count: Self.starts), on: server).contains(429))
     }
+
+    @Test("behind a balancer that writes the client with its port, a client's own entry to the left of it is still ignored")
+    func balancerEntryWithPort() async throws {
+        let server = try await server(trusting: "127.0.0.1")
+        defer { server.stop() }
+        // What a client sends (a new address each time), then what the balancer adds: the client's address
+        // and port, a new port for each connection.
+        let claims = (1...Self.starts).map { "203.0.113.\($0), 198.51.100.7:\(41_000 + $0)" }
+        #expect(try await startsClaiming(claims, on: server).contains(429))
+    }
 }

@@ -2,9 +2,10 @@ import Foundation
 import Vapor
 
 /// Finds each request's client address once: the peer's, or, when the peer is a trusted load balancer,
-/// the address it names in `X-Forwarded-For` (the rightmost one that is not itself a trusted proxy).
+/// the address it names in `X-Forwarded-For` (the rightmost entry that is not itself a trusted proxy; a
+/// port the balancer wrote after it is left out, and an entry that names no address leaves the peer's).
 /// From any other peer the header is ignored, so a client cannot choose the address its start limit and
-/// the phone's request context see.
+/// the phone's request context see: entries to the left of the balancer's are the client's own words.
 struct ClientAddressMiddleware: Middleware {
     let trustedProxies: Set<String>
 
@@ -21,7 +22,23 @@ enum ClientAddress: StorageKey {
     static func of(peer: String?, forwardedFor: [String], trustedProxies: Set<String>) -> String? {
         guard let peer, trustedProxies.contains(peer) else { return peer }
         let named = forwardedFor.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
-        return named.reversed().first { !trustedProxies.contains($0) && isIPAddress($0) } ?? peer
+        guard let client = named.reversed().first(where: { !trustedProxies.contains($0) }) else { return peer }
+        return address(in: client) ?? peer
+    }
+
+    /// The IP address `entry` names: as it is, or without the port some balancers add (`203.0.113.5:41234`,
+    /// `[2001:db8::1]:41234`); nil when it names none (`unknown`, say).
+    private static func address(in entry: String) -> String? {
+        if isIPAddress(entry) { return entry }
+        let host: Substring
+        if entry.hasPrefix("["), let end = entry.firstIndex(of: "]") {
+            host = entry[entry.index(after: entry.startIndex)..<end]
+        } else if let colon = entry.firstIndex(of: ":"), colon == entry.lastIndex(of: ":") {
+            host = entry[..<colon]
+        } else {
+            return nil
+        }
+        return isIPAddress(String(host)) ? String(host) : nil
     }
 
     static func isIPAddress(_ text: String) -> Bool {
