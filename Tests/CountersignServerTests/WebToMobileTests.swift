@@ -116,14 +116,16 @@ struct WebToMobileTests {
         }
     }
 
-    @Test("web codes typed at once in several of the phone's interactions count one at a time: one is answered, the others refused alike, right code or wrong")
-    func otpTriesAtOnce() async throws {
+    @Test(
+        "web codes typed at once in several of the phone's interactions count one at a time: one is answered, the others refused alike, right code or wrong",
+        arguments: [true, false])
+    func otpTriesAtOnce(rightCodeFirst: Bool) async throws {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let otp = try #require(try await TestBrowser(server).signIn("web_login", email: "ada@example.com").data?["otp"]?.stringValue)
             let wrong = otp == "000000" ? "111111" : "000000"
             let payload = try #require(try await phone.inbox().first)
-            // Six interactions for the one approval, each at the code step; the last types the right code.
+            // Six interactions for the one approval, each at the code step; one of them types the right code.
             var clients: [OrchestrationClient] = []
             for _ in 0..<6 {
                 let client = server.client()
@@ -131,11 +133,12 @@ struct WebToMobileTests {
                 #expect(step.journeyStepID == JourneyStepID.otpValidation)
                 clients.append(client)
             }
-            let last = clients.count - 1
+            // The calls reach the writer in about the order they are made: the right code first, or last.
+            let right = rightCodeFirst ? 0 : clients.count - 1
             let answers = try await server.atOnce(writingTo: ["approvals"], clients.enumerated().map { index, client in
                 { @Sendable in
                     do {
-                        let passcode = index == last ? otp : wrong
+                        let passcode = index == right ? otp : wrong
                         _ = try await client.submitClientResponse(.clientInput, data: ["passcode": .string(passcode)])
                         return "answered"
                     } catch CountersignClientError.server(let status, let error) {

@@ -135,17 +135,18 @@ struct ApprovalLifecycle: Sendable {
         }
     }
 
-    /// Checks a web OTP typed on the phone; a wrong code uses up one attempt, and the last one fails the approval.
+    /// Checks a web OTP typed on the phone. Every try uses up one attempt; the last wrong one fails the approval.
     func checkOTP(_ approval: ApprovalRecord, code: String, in work: UnitOfWork) async -> OTPCheck {
         guard let hash = approval.otpHash, approval.status(at: clock.now()) == .pending, approval.otpAttemptsLeft > 0 else {
             return .exhausted
         }
         let right = WebOTP.matches(code: code, approvalID: approval.id, storedHash: hash, key: hashKey)
         let seen = approval.otpAttemptsLeft
-        // Compare and set, for a right code as for a wrong one: of tries sent at once through several
-        // interactions, one is counted and the others retry, refused alike. So parallel tries cannot share
-        // one attempt, and a refusal does not tell whether its code was right.
-        await work.hold(storage.approvals.countOTPTry(approval.id, attemptsLeftSeen: seen, wrong: !right).refusing { _ in
+        // Every try uses an attempt, by compare and set, a right code's as a wrong one's: of tries sent at
+        // once through several interactions, one is counted and the others retry, refused alike. So
+        // parallel tries cannot share one attempt, and a refusal does not tell whether its code was right.
+        // (A right code that left the count as it was would not stop the wrong ones racing it.)
+        await work.hold(storage.approvals.countOTPTry(approval.id, attemptsLeftSeen: seen).refusing { _ in
             ServiceError(.conflict, ErrorCode.otpAttemptConflict, "Another try of this code was counted at the same time; try again.")
         })
         if right { return .valid }

@@ -167,12 +167,11 @@ struct ApprovalStore {
             """, row: Self.row(id))
     }
 
-    /// Counts one try of the web OTP if `attemptsLeftSeen` is still the count (compare and set): a wrong
-    /// one uses an attempt, a right one leaves the count. It changes no row when another try was counted
-    /// since.
-    func countOTPTry(_ id: String, attemptsLeftSeen seen: Int, wrong: Bool) -> HeldStatement {
+    /// Counts one try of the web OTP, right or wrong, if `attemptsLeftSeen` is still the count (compare and
+    /// set). It changes no row when another try was counted since.
+    func countOTPTry(_ id: String, attemptsLeftSeen seen: Int) -> HeldStatement {
         HeldStatement(returningChangedRows: """
-            UPDATE \(name: Self.table) SET otp_attempts_left = \(bind: wrong ? seen - 1 : seen)
+            UPDATE \(name: Self.table) SET otp_attempts_left = \(bind: seen - 1)
             WHERE id = \(bind: id) AND otp_attempts_left = \(bind: seen)
             RETURNING id
             """, row: Self.row(id))
