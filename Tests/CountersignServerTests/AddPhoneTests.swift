@@ -40,8 +40,7 @@ struct AddPhoneTests {
 
     @Test("a browser that only typed an existing user's email gets no code for them")
     func namedUserGetsNoCode() async throws {
-        let journeys = try TestServer.journeysWithFixtures()
-        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+        try await TestServer.runWithFixtures { server in
             _ = try await RegisteredPhone.register(server, email: "ada@example.com")
             let browser = TestBrowser(server)
             _ = try await browser.client.startJourney("named_user_add_phone")

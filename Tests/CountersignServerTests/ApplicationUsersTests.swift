@@ -8,8 +8,7 @@ struct ApplicationUsersTests {
     /// A development server with the demo application and a second one, `shop`, with clients `shop-web`
     /// and `shop-app`; Ada's phone is registered through the demo's native client.
     static func twoApplications(_ body: (TestServer, RegisteredPhone, String) async throws -> Void) async throws {
-        let journeys = try TestServer.journeysWithFixtures()
-        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+        try await TestServer.runWithFixtures { server in
             #expect(try await server.admin(.POST, "applications", json: ["id": "shop", "name": "Shop"]).status == .created)
             for (id, kind) in [("shop-web", "web"), ("shop-app", "native")] {
                 let created = try await server.admin(.POST, "applications/shop/clients", json: ["id": .string(id), "name": "C", "kind": .string(kind)])

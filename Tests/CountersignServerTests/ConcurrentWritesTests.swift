@@ -9,8 +9,7 @@ struct ConcurrentWritesTests {
     @Test("forty sign-ins started at once each create their approval and push, and every phone answer lands")
     func concurrentSignIns() async throws {
         // Forty requests for two people at once is what the push-fatigue limits stop: they are off here.
-        let journeys = try TestServer.journeysWithFixtures()
-        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+        try await TestServer.runWithFixtures { server in
             let phones = [
                 try await RegisteredPhone.register(server, email: "ada@example.com"),
                 try await RegisteredPhone.register(server, email: "bo@example.com"),

@@ -59,8 +59,7 @@ struct SecretsAtRestTests {
 
     @Test("a run that ends at its first step keeps no state either")
     func runEndedAtOnceKeepsNoState() async throws {
-        let journeys = try TestServer.journeysWithFixtures()
-        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+        try await TestServer.runWithFixtures { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             _ = try await TestBrowser(server).client.startJourney("web_login_echo", additionalParams: ["email": "ada@example.com"])
             // The phone's journey rejects at once, in the call that starts it.

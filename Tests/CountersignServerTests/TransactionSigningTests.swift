@@ -125,8 +125,7 @@ struct TransactionSigningTests {
 
     @Test("the output variable holds the signed result, and its evidence verifies offline")
     func outputVariableAndEvidence() async throws {
-        let journeys = try TestServer.journeysWithFixtures()
-        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+        try await TestServer.runWithFixtures { server in
             let phone = TestPhone(client: server.client())
             let registered = try await phone.register(email: "ada@example.com")
             let step = try await phone.startSigning("txn_branches", as: "ada@example.com", approvalData: nil, params: ["amount": "25.00"])
@@ -158,8 +157,7 @@ struct TransactionSigningTests {
 
     @Test("failure_branch: wrong signatures up to max_attempts take the failure branch with the error in its variable")
     func failureBranch() async throws {
-        let journeys = try TestServer.journeysWithFixtures()
-        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+        try await TestServer.runWithFixtures { server in
             let phone = TestPhone(client: server.client())
             try await phone.register(email: "ada@example.com")
             var step = try await phone.startSigning("txn_branches", as: "ada@example.com", approvalData: nil, params: ["amount": "5"])
@@ -175,8 +173,7 @@ struct TransactionSigningTests {
 
     @Test("abort: a failed signature rejects the journey with the step's own error")
     func failureAborts() async throws {
-        let journeys = try TestServer.journeysWithFixtures()
-        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+        try await TestServer.runWithFixtures { server in
             let phone = TestPhone(client: server.client())
             try await phone.register(email: "ada@example.com")
             let step = try await phone.startSigning("txn_abort", as: "ada@example.com")
@@ -191,8 +188,7 @@ struct TransactionSigningTests {
 
     @Test("cancel_branch follows the cancel branch; abort rejects the journey as cancelled")
     func cancelBehaviors() async throws {
-        let journeys = try TestServer.journeysWithFixtures()
-        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+        try await TestServer.runWithFixtures { server in
             let phone = TestPhone(client: server.client())
             try await phone.register(email: "ada@example.com")
             _ = try await phone.startSigning("txn_branches", as: "ada@example.com", params: ["amount": "5"])
@@ -208,8 +204,7 @@ struct TransactionSigningTests {
 
     @Test("a custom branch takes data its schema accepts into the branch output variable, and refuses the rest")
     func customBranch() async throws {
-        let journeys = try TestServer.journeysWithFixtures()
-        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+        try await TestServer.runWithFixtures { server in
             let phone = TestPhone(client: server.client())
             try await phone.register(email: "ada@example.com")
             let step = try await phone.startSigning("txn_branches", as: "ada@example.com", params: ["amount": "5"])
@@ -228,8 +223,7 @@ struct TransactionSigningTests {
 
     @Test("external_user_id may come from the user the journey already identified")
     func userFromContext() async throws {
-        let journeys = try TestServer.journeysWithFixtures()
-        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+        try await TestServer.runWithFixtures { server in
             let phone = TestPhone(client: server.client())
             try await phone.register(email: "ada@example.com")
             let login = try await phone.client.startJourney("txn_after_login", approvalData: examplePayment)

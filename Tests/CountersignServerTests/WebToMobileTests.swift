@@ -80,8 +80,7 @@ struct WebToMobileTests {
 
     @Test("a mobile journey that ends with the web code approves in the call that checks the code")
     func codeOnlyApproval() async throws {
-        let journeys = try TestServer.journeysWithFixtures()
-        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+        try await TestServer.runWithFixtures { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let browser = TestBrowser(server)
             let otp = try #require(try await browser.signIn("web_login_code_only", email: "ada@example.com").data?["otp"]?.stringValue)
@@ -179,8 +178,7 @@ struct WebToMobileTests {
 
     @Test("with show_device_names: false the browser, not signed in yet, learns no device's name")
     func hiddenDeviceNames() async throws {
-        let journeys = try TestServer.journeysWithFixtures()
-        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+        try await TestServer.runWithFixtures { server in
             _ = try await RegisteredPhone.register(server, email: "ada@example.com")
             let chosen = try await RegisteredPhone.register(server, email: "ada@example.com")
             let browser = TestBrowser(server)
@@ -232,8 +230,7 @@ struct WebToMobileTests {
         "a browser that leaves the waiting step another way (reporting a failure, taking a branch) ends the approval on the phone too",
         arguments: ["failure", "other_way"])
     func leaveWaitingStep(option: String) async throws {
-        let journeys = try TestServer.journeysWithFixtures()
-        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+        try await TestServer.runWithFixtures { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let browser = TestBrowser(server)
             _ = try await browser.signIn("web_login_other_way", email: "ada@example.com")
@@ -368,8 +365,7 @@ struct WebToMobileTests {
 
     @Test("with unknown_user: reject, an unknown user and a user with no device fail the same way, at once")
     func noDevices() async throws {
-        let journeys = try TestServer.journeysWithFixtures()
-        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+        try await TestServer.runWithFixtures { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             #expect(try await server.admin(.POST, "devices/\(phone.deviceID)/revoke").status == .ok)
             for email in ["ada@example.com", "nobody@example.com"] {
@@ -382,8 +378,7 @@ struct WebToMobileTests {
 
     @Test("a mobile journey that completes without authenticating does not approve")
     func mobileJourneyWithoutAuthentication() async throws {
-        let journeys = try TestServer.journeysWithFixtures()
-        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+        try await TestServer.runWithFixtures { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let browser = TestBrowser(server)
             let waiting = try await browser.client.startJourney("web_login_no_auth", additionalParams: ["email": "ada@example.com"])
@@ -398,8 +393,7 @@ struct WebToMobileTests {
 
     @Test("the mobile journey reads every parameter of the web request")
     func mobileApproveParameters() async throws {
-        let journeys = try TestServer.journeysWithFixtures()
-        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+        try await TestServer.runWithFixtures { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let browser = TestBrowser(server)
             _ = try await browser.client.startJourney(

@@ -62,8 +62,7 @@ struct WebTransactionSigningTests {
 
     @Test("an approval fails when the phone signs details other than the ones the browser showed")
     func otherDetailsSigned() async throws {
-        let journeys = try TestServer.journeysWithFixtures()
-        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+        try await TestServer.runWithFixtures { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let browser = TestBrowser(server)
             _ = try await browser.client.startJourney(

@@ -6,6 +6,13 @@ import Vapor
 import VaporTesting
 
 extension TestServer {
+    /// Runs `body` against a server that loads the journey templates and the test fixtures.
+    static func runWithFixtures(_ body: (TestServer) async throws -> Void) async throws {
+        let journeys = try journeysWithFixtures()
+        defer { try? FileManager.default.removeItem(atPath: journeys) }
+        try await run(adjust: { $0.journeysDirectory = journeys }, body)
+    }
+
     /// A journeys directory with the shipped templates (the development ones in `development/`) plus the
     /// test fixtures.
     static func journeysWithFixtures() throws -> String {
