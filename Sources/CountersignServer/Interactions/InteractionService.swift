@@ -78,21 +78,22 @@ struct InteractionService: Sendable {
         let effects = StoredJourneyEffects(
             services: services, interactionID: interactionID, clientID: state.clientID, work: work, origin: origin,
             approvalRead: approvalRead, approvalTerms: approvalTerms)
-        let presentation = try await recordingRefusal {
-            try await run { try await JourneyRunner(journey: journey, effects: effects, now: now).start(&state) }
-        }
+        // A refusal worked out by the journey, or by a statement at the commit, is recorded once the call ends with it.
+        return try await recordingRefusal {
+            let presentation = try await run { try await JourneyRunner(journey: journey, effects: effects, now: now).start(&state) }
 
-        let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
-        let record = InteractionRecord(
-            id: interactionID, journeyID: journey.id, clientID: state.clientID, tokenHash: token.map(SecretDigest.hex), version: 1,
-            finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime),
-            state: try stored(state, interactionID: interactionID),
-            createdAt: now, userID: state.user?.userID)
-        try await recordingRefusal { try await work.commit(on: storage, first: try storage.interactions.insert(record)) }
-        if !state.isFinished { committedRuns.remember(record, state: state, approvalTerms: await effects.approvalTerms) }
-        metrics.interactionStarted(journey: journey.id)
-        if state.isFinished { metrics.interactionFinished(journey: journey.id, finalStep: presentation.journeyStepID) }
-        return Reply(body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
+            let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
+            let record = InteractionRecord(
+                id: interactionID, journeyID: journey.id, clientID: state.clientID, tokenHash: token.map(SecretDigest.hex), version: 1,
+                finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime),
+                state: try stored(state, interactionID: interactionID),
+                createdAt: now, userID: state.user?.userID)
+            try await work.commit(on: storage, first: try storage.interactions.insert(record))
+            if !state.isFinished { committedRuns.remember(record, state: state, approvalTerms: await effects.approvalTerms) }
+            metrics.interactionStarted(journey: journey.id)
+            if state.isFinished { metrics.interactionFinished(journey: journey.id, finalStep: presentation.journeyStepID) }
+            return Reply(body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
+        }
     }
 
     /// Answers the run's current step with the client's response.
