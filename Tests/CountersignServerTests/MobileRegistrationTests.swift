@@ -27,6 +27,27 @@ struct MobileRegistrationTests {
         }
     }
 
+    @Test(
+        "a registration that fails or is left after its biometric key leaves no key: it cannot sign in, and no key is listed",
+        arguments: [false, true])
+    func unfinishedRegistrationLeavesNoKey(reportsFailure: Bool) async throws {
+        try await TestServer.run { server in
+            let phone = TestPhone(client: server.client())
+            try await phone.registerUntilDeviceStep(email: "ivy@example.com")
+            if reportsFailure {
+                let failed = try await phone.client.submitClientResponse(.failure)
+                #expect(failed.journeyStepID == JourneyStepID.rejection)
+            }
+
+            // Whoever held the registration signs in with the key its first step sent.
+            let login = try await phone.login(as: "ivy@example.com")
+            #expect(login.error?.code == ErrorCode.invalidCredentials)
+            #expect(login.token == nil)
+            let userID = try #require(try await server.admin(.GET, "users").body.arrayValue?.first?["id"]?.stringValue)
+            #expect(try await server.admin(.GET, "users/\(userID)/biometric-keys").body.arrayValue?.isEmpty == true)
+        }
+    }
+
     @Test("registering the same email again finds the existing user")
     func findsExistingUser() async throws {
         try await TestServer.run { server in

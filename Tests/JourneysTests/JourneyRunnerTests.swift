@@ -31,7 +31,7 @@ final class MemoryEffects: JourneyEffects {
     func issueEnrollmentCode(for user: UserContext, lifetime: TimeInterval) async throws -> IssuedEnrollmentCode? {
         IssuedEnrollmentCode(code: "CODE", expiresAt: Date(timeIntervalSinceNow: lifetime), enrollmentURI: "countersign://enroll", qrCodeSVG: "<svg/>")
     }
-    func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String { "bio_1" }
+    func storeBiometricKeys(_ keys: [BiometricKeyRegistration], onDevice deviceID: String?) async throws {}
     func activeBiometricKey(externalUserID: String, publicKeyID: String) async throws -> BiometricCredential? {
         keys.withLock { $0[publicKeyID] }.flatMap { $0.user.externalUserID == externalUserID ? $0 : nil }
     }

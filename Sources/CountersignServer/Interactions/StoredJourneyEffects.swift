@@ -103,14 +103,17 @@ actor StoredJourneyEffects: JourneyEffects {
         return IssuedEnrollmentCode(code: issued.code, expiresAt: issued.expiresAt, enrollmentURI: issued.link.uri, qrCodeSVG: qrCode)
     }
 
-    func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String {
+    func storeBiometricKeys(_ keys: [BiometricKeyRegistration], onDevice deviceID: String?) async throws {
         let now = services.clock.now()
-        let key = BiometricKeyRecord(
-            id: SecureRandom.identifier(prefix: "bio"), userID: registration.userID, publicKeyID: registration.publicKeyID,
-            publicKey: registration.key.spkiBase64, keyFamily: registration.key.family.rawValue, os: registration.os, deviceID: nil,
-            status: CredentialStatus.active.rawValue, createdAt: now, revokedAt: nil)
-        await work.hold { storage in try await storage.biometricKeys.replace(with: key, at: now) }
-        return key.id
+        let records = keys.map { key in
+            BiometricKeyRecord(
+                id: SecureRandom.identifier(prefix: "bio"), userID: key.userID, publicKeyID: key.publicKeyID,
+                publicKey: key.publicKey, keyFamily: key.keyFamily, os: key.os, deviceID: deviceID,
+                status: CredentialStatus.active.rawValue, createdAt: now, revokedAt: nil)
+        }
+        await work.hold { storage in
+            for record in records { try await storage.biometricKeys.replace(with: record, at: now) }
+        }
     }
 
     /// One read for the user and the key. A user this call creates (`pendingUsers`) has no key yet.
@@ -130,10 +133,7 @@ actor StoredJourneyEffects: JourneyEffects {
             pushChannel: registration.pushChannel.rawValue, pushToken: registration.pushToken, pushAppID: registration.pushAppID,
             pushTokenInvalidAt: nil, pushTokenInvalidReason: nil, status: CredentialStatus.active.rawValue,
             createdAt: services.clock.now(), revokedAt: nil)
-        await work.hold { storage in
-            try await storage.devices.insert(device)
-            try await storage.biometricKeys.bind(registration.biometricKeyIDs, toDevice: device.id)
-        }
+        await work.hold { storage in try await storage.devices.insert(device) }
         return device.id
     }
 

@@ -28,8 +28,9 @@ public struct InteractionState: Codable, Sendable {
     public var signedApprovalData: ApprovalData?
     /// The device registered or used by this run.
     public var deviceID: String?
-    /// Biometric keys registered by this run, linked to the device it registers next.
-    public var registeredBiometricKeyIDs: [String]
+    /// Biometric keys this run registered, stored only when it completes (`complete`): a registration
+    /// that fails or is left halfway leaves no key behind. Nil when there are none.
+    public var biometricKeysToStore: [BiometricKeyRegistration]?
     /// The step waiting for the client; nil once the journey has ended.
     public var current: CurrentStep?
     /// For a mobile approve journey: the approval it settles when it ends.
@@ -53,7 +54,6 @@ public struct InteractionState: Codable, Sendable {
         self.amr = []
         self.authTime = nil
         self.deviceID = nil
-        self.registeredBiometricKeyIDs = []
         self.current = nil
         self.approvalID = nil
     }

@@ -20,9 +20,9 @@ public protocol JourneyEffects: ApprovalEffects {
     /// application of the journey's (web) client for `lifetime` seconds; nil when that application has no
     /// native client.
     func issueEnrollmentCode(for user: UserContext, lifetime: TimeInterval) async throws -> IssuedEnrollmentCode?
-    /// Stores a biometric public key for a user, replacing an earlier key with the same key id.
-    /// Returns the stored key's record id.
-    func registerBiometricKey(_ registration: BiometricKeyRegistration) async throws -> String
+    /// Stores the biometric public keys a completed run registered, on the device `deviceID` when the run
+    /// registered or used one; each replaces its user's earlier key with the same key id.
+    func storeBiometricKeys(_ keys: [BiometricKeyRegistration], onDevice deviceID: String?) async throws
     /// The active biometric key with this client-chosen id of the user `externalUserID` finds (as
     /// `findUser` would), with that user; nil when either is unknown, when the key is revoked, or when
     /// the device it belongs to was revoked.
@@ -85,12 +85,24 @@ public struct TransactionSignature: Sendable {
     public let approvalID: String?
 }
 
-/// A biometric key a phone registered.
-public struct BiometricKeyRegistration: Sendable {
+/// A biometric key a phone registered, kept in the run's state until the run completes.
+public struct BiometricKeyRegistration: Codable, Sendable {
     public let userID: String
+    /// The id the phone chose for the key.
     public let publicKeyID: String
-    public let key: VerifyingKey
+    /// Base64 SPKI DER.
+    public let publicKey: String
+    /// `ec` or `rsa`.
+    public let keyFamily: String
     public let os: String
+
+    init(userID: String, publicKeyID: String, key: VerifyingKey, os: String) {
+        self.userID = userID
+        self.publicKeyID = publicKeyID
+        self.publicKey = key.spkiBase64
+        self.keyFamily = key.family.rawValue
+        self.os = os
+    }
 }
 
 /// A device a phone registered, proven by a signature of its device key.
@@ -103,8 +115,6 @@ public struct DeviceRegistration: Sendable {
     public let pushChannel: PushChannel
     public let pushToken: String?
     public let pushAppID: String?
-    /// Biometric keys registered in the same run, which become bound to this device.
-    public let biometricKeyIDs: [String]
 }
 
 /// What a completed journey's token says.

@@ -1,7 +1,8 @@
 import CountersignCore
 
-/// `mobile_biometrics_registration`: store the public key the phone keeps behind biometrics.
-/// Input `{publicKey, publicKeyId, os, keyType?, attestation?}`; P-256 or RSA-2048+.
+/// `mobile_biometrics_registration`: register the public key the phone keeps behind biometrics.
+/// Input `{publicKey, publicKeyId, os, keyType?, attestation?}`; P-256 or RSA-2048+. The key is stored
+/// when the journey completes, on the device the run registers (`complete`), never before.
 struct BiometricsRegistrationStep: StepBehavior {
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
         await environment.enrolling(state) { user in
@@ -20,9 +21,8 @@ struct BiometricsRegistrationStep: StepBehavior {
         if let declared = try fields.optionalString("keyType"), declared.lowercased() != key.family.rawValue {
             throw ClientResponseNotValid("field 'keyType' says '\(declared)' but the key is \(key.family.rawValue)")
         }
-        let recordID = try await environment.effects.registerBiometricKey(
-            BiometricKeyRegistration(userID: user.userID, publicKeyID: publicKeyID, key: key, os: os))
-        state.registeredBiometricKeyIDs.append(recordID)
+        let registration = BiometricKeyRegistration(userID: user.userID, publicKeyID: publicKeyID, key: key, os: os)
+        state.biometricKeysToStore = (state.biometricKeysToStore ?? []).filter { $0.publicKeyID != publicKeyID } + [registration]
         return .next(output: ["public_key_id": .string(publicKeyID)])
     }
 }

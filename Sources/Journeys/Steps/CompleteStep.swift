@@ -1,9 +1,14 @@
 import CountersignCore
 
 /// `complete`: end the journey successfully and hand the client a token for the identified user.
-/// The success data carries `device_id` when the run registered or used a device.
+/// The success data carries `device_id` when the run registered or used a device. The biometric keys
+/// the run registered are stored now, in the same commit as the run's end.
 struct CompleteStep: StepBehavior {
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
+        if let keys = state.biometricKeysToStore {
+            try await environment.effects.storeBiometricKeys(keys, onDevice: state.deviceID)
+            state.biometricKeysToStore = nil
+        }
         var data: [String: JSONValue] = [:]
         if let deviceID = state.deviceID { data["device_id"] = .string(deviceID) }
         var token: String?

@@ -36,8 +36,7 @@ struct DeviceRegistrationStep: StepBehavior {
         }
         let deviceID = try await environment.effects.registerDevice(DeviceRegistration(
             userID: user.userID, publicKey: key, name: name, model: model, os: os, pushChannel: channel,
-            pushToken: pushToken, pushAppID: try push.optionalString("app_id"),
-            biometricKeyIDs: state.registeredBiometricKeyIDs))
+            pushToken: pushToken, pushAppID: try push.optionalString("app_id")))
         state.deviceID = deviceID
         return .next(output: ["device_id": .string(deviceID)])
     }

@@ -51,12 +51,6 @@ struct BiometricKeyStore {
         try await sql.insert(key, into: Self.table).run()
     }
 
-    /// Binds the keys `ids` to the device they live on.
-    func bind(_ ids: [String], toDevice deviceID: String) async throws {
-        guard !ids.isEmpty else { return }
-        try await sql.update(Self.table).set("device_id", to: deviceID).where("id", .in, ids).run()
-    }
-
     func revoke(_ id: String, at now: Date) async throws {
         try await revokeCredential(id, in: Self.table, at: now, on: sql)
     }
