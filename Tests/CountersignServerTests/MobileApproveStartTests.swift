@@ -352,6 +352,39 @@ extension MobileApproveStartTests {
             #expect(replayed.body.string.contains("signature_replayed"))
         }
     }
+
+    @Test("a signed request replayed to a server whose clock is behind the one that swept its record is refused")
+    func replayAfterSweepOnAnotherClock() async throws {
+        try await TestServer.run(adjust: { $0.sweepInterval = 0.02 }) { server in
+            let (phone, _) = try await pendingApproval(server)
+            let path = "/v1/devices/\(phone.deviceID)/pending"
+            func inbox(signedAt timestamp: Int) async throws -> HTTPHeaders {
+                var headers = HTTPHeaders()
+                headers.add(name: "Countersign-Device", value: phone.deviceID)
+                headers.add(name: "Countersign-Timestamp", value: String(timestamp))
+                headers.add(name: "Countersign-Signature", value: try await phone.phone.authenticator.signWithDeviceKey(
+                    DeviceProof.requestMessage(method: "GET", pathWithQuery: path, timestamp: timestamp)))
+                return headers
+            }
+            // A minute after the phone's first inbox call, a request signed by a phone clock almost two
+            // minutes ahead: fresh to a server clock until four minutes from now.
+            server.clock.advance(by: 60)
+            let signed = try await inbox(signedAt: Int(server.clock.now().timeIntervalSince1970) + 119)
+            #expect(try await server.app.testing().sendRequest(.GET, path, headers: signed).status == .ok)
+
+            // Four minutes and a second on, the sweep removes what no clock of its own could still take as
+            // fresh (the first call's record, at least).
+            server.clock.advance(by: 241)
+            try await eventually("the first inbox call's record was removed") { try await server.count("used_device_signatures") <= 1 }
+
+            // A clock 30 s behind the sweeper's (another instance's, or this one's stepped back) still
+            // takes the timestamp as fresh.
+            server.clock.advance(by: -30)
+            let replayed = try await server.app.testing().sendRequest(.GET, path, headers: signed)
+            #expect(replayed.status == .unauthorized)
+            #expect(replayed.body.string.contains("signature_replayed"))
+        }
+    }
 }
 
 /// What a task has answered, once it has.

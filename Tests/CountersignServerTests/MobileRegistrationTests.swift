@@ -33,7 +33,7 @@ struct MobileRegistrationTests {
     func unfinishedRegistrationLeavesNoKey(reportsFailure: Bool) async throws {
         try await TestServer.run { server in
             let phone = TestPhone(client: server.client())
-            try await phone.registerUntilDeviceStep(email: "ivy@example.com")
+            _ = try await phone.registerUntilDeviceStep(email: "ivy@example.com")
             if reportsFailure {
                 let failed = try await phone.client.submitClientResponse(.failure)
                 #expect(failed.journeyStepID == JourneyStepID.rejection)

@@ -5,6 +5,11 @@ import Foundation
 /// verifies with the device key. The signature's use, committed with the call, refuses a signature
 /// accepted before.
 struct DeviceSignatureVerifier: Sendable {
+    /// How far the clocks of the instances sharing a database may be apart, and how far a clock stepped
+    /// back may go, without a used signature's record being removed while some clock still takes the
+    /// signature as fresh.
+    static let clockDifferenceTolerated: TimeInterval = 60
+
     let storage: Storage
     let clock: any WallClock
     let securityEvents: SecurityEvents
@@ -31,10 +36,12 @@ struct DeviceSignatureVerifier: Sendable {
 
         // Keyed on what was signed and the signature's identity, not its text: the same signature
         // re-encoded is the same signature. The primary key keeps the second use from changing a row; the
-        // expiry sweeper removes the record once the timestamp could no longer be fresh.
+        // expiry sweeper removes the record once the timestamp could no longer be fresh to any instance's
+        // clock: it is fresh to this one for at most twice the skew from now.
         let fingerprint = SecretDigest.hex("\(device.id)\n\(message)\n\(identity.base64EncodedString())")
         let securityEvents = securityEvents
-        let use = storage.usedDeviceSignatures.record(fingerprint, until: now.addingTimeInterval(2 * DeviceProof.maximumClockSkew))
+        let keptUntil = now.addingTimeInterval(2 * DeviceProof.maximumClockSkew + Self.clockDifferenceTolerated)
+        let use = storage.usedDeviceSignatures.record(fingerprint, until: keptUntil)
             .refusing { _ in
                 try? await securityEvents.recordNow(
                     .signatureReplayed, userID: device.userID, deviceID: device.id, detail: "a device signature was sent a second time",
