@@ -2,6 +2,10 @@ import CountersignCore
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 @Suite("Anonymous starts cannot fill the database")
 struct StartLimitsTests {
     @Test("a client starts at most its rate in a ten-second window; the rest are 429 rate_limited and store nothing")
@@ -22,6 +26,54 @@ struct StartLimitsTests {
             #expect(try await server.send(.POST, "/v1/journeys/mobile_login/start", json: ["client_id": "demo-native"]).status == .ok)
             server.clock.advance(by: 10)
             #expect(try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"]).status == .ok)
+        }
+    }
+
+    /// A server on a real port behind a trusted balancer (itself, on the loopback), with these limits in
+    /// starts per second; `body` starts `web_login` as a client at the address given and gets the status.
+    private func behindBalancer(
+        perClient: Int, perAddress: Int, _ body: (_ startFrom: (String) async throws -> Int) async throws -> Void
+    ) async throws {
+        try await TestServer.run(adjust: {
+            $0.startRatePerClient = perClient
+            $0.startRatePerAddress = perAddress
+            $0.trustedProxies = ["127.0.0.1"]
+        }) { server in try await server.app.listening { port in
+            try await body { address in
+                var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/journeys/web_login/start")!)
+                request.httpMethod = "POST"
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                request.setValue(address, forHTTPHeaderField: "X-Forwarded-For")
+                request.httpBody = Data(#"{"client_id":"demo-web"}"#.utf8)
+                let (_, response) = try await URLSession.shared.data(for: request)
+                return try #require(response as? HTTPURLResponse).statusCode
+            }
+        } }
+    }
+
+    @Test("a client that takes a new IPv6 address of its /64 for every start is limited as one address")
+    func ipv6AddressesOfOneBlock() async throws {
+        try await behindBalancer(perClient: 0, perAddress: 1) { (startFrom: (String) async throws -> Int) async throws in
+            for host in 1...10 { #expect(try await startFrom("2001:db8:1:2::\(host)") == 200) }
+            #expect(try await startFrom("2001:db8:1:2:ffff:ffff:ffff:ffff") == 429)
+            // The next /64, and IPv4 addresses however written, are others.
+            #expect(try await startFrom("2001:db8:1:3::1") == 200)
+            for host in 1...10 { #expect(try await startFrom("::ffff:203.0.113.\(host)") == 200) }
+        }
+    }
+
+    @Test("a few busy addresses cannot use up their client's allowance for everyone: an address's first start still gets in, from a bounded reserve")
+    func busyAddressesLeaveOthersTheirFirstStart() async throws {
+        // 20 starts a window for the client, 10 for an address.
+        try await behindBalancer(perClient: 2, perAddress: 1) { (startFrom: (String) async throws -> Int) async throws in
+            for busy in ["198.51.100.1", "198.51.100.2"] {
+                for _ in 1...10 { #expect(try await startFrom(busy) == 200) }
+            }
+            #expect(try await startFrom("198.51.100.3") == 200)
+            #expect(try await startFrom("198.51.100.3") == 429)
+            // The reserve is half the client's allowance: 10 first starts in all, then nothing.
+            for host in 4...12 { #expect(try await startFrom("198.51.100.\(host)") == 200) }
+            #expect(try await startFrom("198.51.100.13") == 429)
         }
     }
 

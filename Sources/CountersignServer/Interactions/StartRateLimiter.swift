@@ -5,6 +5,11 @@ import Foundation
 /// stranger with a public client id cannot fill the database with anonymous interactions. Counted by each
 /// instance on its own, in fixed windows of ten seconds; a refusal is `429 rate_limited` with
 /// `Retry-After` and a security event (stored once a minute per key).
+///
+/// An address is counted with its block: an IPv4 address alone, an IPv6 address with the rest of its
+/// /64, which one home or one server is given whole. A client's allowance is shared by every address,
+/// so that a few busy addresses cannot use it up for everyone, an address's first start of a window is
+/// admitted even when it is spent, from a reserve of half the allowance again.
 actor StartRateLimiter {
     static let window: TimeInterval = 10
 
@@ -14,7 +19,8 @@ actor StartRateLimiter {
     private let clock: any WallClock
     private let securityEvents: SecurityEvents
     private var windowIndex = 0
-    /// Starts counted in the current window, by `client:` or `address:` key.
+    /// Starts counted in the current window, by `client:`, `address:` or `reserve:` (the client's starts
+    /// admitted from its reserve) key.
     private var counts: [String: Int] = [:]
 
     init(perClient: Int, perAddress: Int, clock: any WallClock, securityEvents: SecurityEvents) {
@@ -26,19 +32,50 @@ actor StartRateLimiter {
 
     /// Counts a start by `clientID` from `address`, or refuses it when either is over its limit.
     func admit(clientID: String, address: String?) async throws {
+        guard perClient > 0 || perAddress > 0 else { return }
         let now = clock.now().timeIntervalSince1970
         let index = Int(now / Self.window)
         if index != windowIndex {
             windowIndex = index
             counts.removeAll(keepingCapacity: true)
         }
-        let limited = [("client:" + clientID, perClient), ("address:" + (address ?? "unknown"), perAddress)].filter { $0.1 > 0 }
-        guard let (key, _) = limited.first(where: { counts[$0.0, default: 0] >= $0.1 * Int(Self.window) }) else {
-            for (key, _) in limited { counts[key, default: 0] += 1 }
-            return
+        let window = Int(Self.window)
+        let clientKey = "client:" + clientID
+        let addressKey = "address:" + (address.map(Self.block(of:)) ?? "unknown")
+        let reserveKey = "reserve:" + clientID
+        let addressStarts = counts[addressKey, default: 0]
+        if perAddress > 0, addressStarts >= perAddress * window {
+            return try await refuse(addressKey, index: index, now: now)
         }
+        if perClient > 0, counts[clientKey, default: 0] >= perClient * window {
+            guard addressStarts == 0, counts[reserveKey, default: 0] < perClient * window / 2 else {
+                return try await refuse(clientKey, index: index, now: now)
+            }
+            counts[reserveKey, default: 0] += 1
+        }
+        counts[clientKey, default: 0] += 1
+        counts[addressKey, default: 0] += 1
+    }
+
+    private func refuse(_ key: String, index: Int, now: TimeInterval) async throws {
         let retryAfter = max(1, Int((Double(index + 1) * Self.window - now).rounded(.up)))
         try await securityEvents.recordNow(.rateLimited, detail: "journey starts refused for \(key)", source: key)
         throw ServiceError(.tooSoon(retryAfter: retryAfter), ErrorCode.rateLimited, "Too many journeys started; try again in \(retryAfter) s.")
+    }
+
+    /// The block `address` is counted in: an IPv4 address (also one written IPv4-mapped, `::ffff:a.b.c.d`)
+    /// as it is, an IPv6 address as its /64 (`2001:db8:1:2::/64`).
+    static func block(of address: String) -> String {
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, address, &v6) == 1 else { return address }
+        return withUnsafeMutableBytes(of: &v6) { bytes -> String in
+            if bytes.prefix(10).allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
+                return bytes[12...].map { String($0) }.joined(separator: ".")
+            }
+            for index in 8..<16 { bytes[index] = 0 }
+            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+            guard inet_ntop(AF_INET6, bytes.baseAddress, &text, socklen_t(text.count)) != nil else { return address }
+            return text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) } + "/64"
+        }
     }
 }
