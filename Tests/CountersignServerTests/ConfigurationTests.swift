@@ -69,14 +69,15 @@ struct ConfigurationTests {
                 "COUNTERSIGN_ADMIN_KEY": "short", "COUNTERSIGN_INTERACTION_TTL": "-5", "COUNTERSIGN_TOKEN_TTL": "soon",
                 "COUNTERSIGN_MASTER_KEY": "not base64!", "COUNTERSIGN_RECORD_RETENTION": "a day", "COUNTERSIGN_SWEEP_INTERVAL": "-1",
                 "COUNTERSIGN_START_RATE_PER_CLIENT": "-3", "COUNTERSIGN_START_RATE_PER_ADDRESS": "many", "COUNTERSIGN_MAX_OPEN_WAITS": "0",
-                "COUNTERSIGN_IDLE_TIMEOUT": "10",
+                "COUNTERSIGN_IDLE_TIMEOUT": "10", "COUNTERSIGN_PUSH_ATTEMPT_TIME_LIMIT": "31",
             ])
             Issue.record("expected a configuration error")
         } catch {
             let names = ["COUNTERSIGN_PORT", "COUNTERSIGN_DATABASE_URL", "COUNTERSIGN_PUBLIC_URL", "COUNTERSIGN_ADMIN_KEY",
                          "COUNTERSIGN_INTERACTION_TTL", "COUNTERSIGN_TOKEN_TTL", "COUNTERSIGN_MASTER_KEY",
                          "COUNTERSIGN_RECORD_RETENTION", "COUNTERSIGN_SWEEP_INTERVAL", "COUNTERSIGN_START_RATE_PER_CLIENT",
-                         "COUNTERSIGN_START_RATE_PER_ADDRESS", "COUNTERSIGN_MAX_OPEN_WAITS", "COUNTERSIGN_IDLE_TIMEOUT"]
+                         "COUNTERSIGN_START_RATE_PER_ADDRESS", "COUNTERSIGN_MAX_OPEN_WAITS", "COUNTERSIGN_IDLE_TIMEOUT",
+                         "COUNTERSIGN_PUSH_ATTEMPT_TIME_LIMIT"]
             #expect(error.problems.count == names.count)
             for name in names { #expect(error.description.contains(name)) }
         }

@@ -257,6 +257,30 @@ struct PushDeliveryTests {
         }
     }
 
+    @Test("a provider that does not answer within the attempt's time limit is tried again: the attempt ends long before its lease, so no other instance can send the same push while it is still out")
+    func attemptTimeLimit() async throws {
+        try await FakePushProviders.withPhone(on: "apns", adjust: { $0.pushAttemptTimeLimit = 1 }) { providers, server, phone in
+            let apple = ReplyHold()
+            providers.apns.script(.success(heldBy: apple))
+            _ = try await TestBrowser(server).signIn(email: "ada@example.com")
+            await apple.reached()
+            let sql = try #require(server.app.countersignSQL)
+            let approvalID = try #require(try await sql.raw("SELECT id FROM approvals").first(decoding: [String: String].self)?["id"])
+
+            // Apple never answers the first request; the attempt ends at its limit, not at the 60 s lease.
+            try await eventually("the unanswered attempt ended") { try await server.deliveries(of: approvalID).count == 1 }
+            let first = try #require(try await server.deliveries(of: approvalID).first)
+            #expect(first["status"] == "retry_scheduled")
+            #expect(first["reason"] == "the provider did not answer within 1 s")
+
+            server.clock.advance(by: try server.retryDelay(first) + 1)
+            try await eventually("the retry is delivered") { try await server.deliveries(of: approvalID).last?["status"] == "delivered" }
+            #expect(try await server.deliveries(of: approvalID).map { $0["attempt"] } == [1, 2])
+            apple.release()
+            #expect(try await phone.approve(fromPush: providers.apnsPayload(0)).journeyStepID == JourneyStepID.success)
+        }
+    }
+
     @Test("one device's failing provider does not hold up another device's push")
     func oneDeviceFailingDoesNotAffectAnother() async throws {
         try await FakePushProviders.withPhone(on: "apns") { providers, server, _ in

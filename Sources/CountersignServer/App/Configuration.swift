@@ -26,6 +26,8 @@ public struct Configuration: Sendable {
     public var recordRetention: TimeInterval
     /// How often expired records are looked for.
     public var sweepInterval: TimeInterval
+    /// How long one push attempt may take, all its requests to the provider together; longer is a retry.
+    public var pushAttemptTimeLimit: TimeInterval
     /// Journeys one client, and one source address, may start per second (per instance); 0: no limit.
     public var startRatePerClient: Int
     public var startRatePerAddress: Int
@@ -81,6 +83,9 @@ public struct Configuration: Sendable {
             meaning: "seconds expired interactions, approvals and push records are kept (0: removed at expiry)"),
         Variable(name: "COUNTERSIGN_SWEEP_INTERVAL", defaultValue: "60", meaning: "seconds between sweeps for expired records"),
         Variable(
+            name: "COUNTERSIGN_PUSH_ATTEMPT_TIME_LIMIT", defaultValue: "20",
+            meaning: "seconds one push attempt may take, all its requests to the provider together (at most 30); longer is a retry"),
+        Variable(
             name: "COUNTERSIGN_START_RATE_PER_CLIENT", defaultValue: "200",
             meaning: "journeys one client may start per second, per instance (0: no limit)"),
         Variable(
@@ -108,7 +113,7 @@ public struct Configuration: Sendable {
         publicURL: String? = nil, adminKey: String? = nil, journeysDirectory: String = "./journeys",
         interactionLifetime: TimeInterval = 600, tokenLifetime: TimeInterval = 3600,
         masterKey: MasterKeySource = .file(MasterKeySource.defaultFile), recordRetention: TimeInterval = 86400,
-        sweepInterval: TimeInterval = 60, startRatePerClient: Int = 200, startRatePerAddress: Int = 20,
+        sweepInterval: TimeInterval = 60, pushAttemptTimeLimit: TimeInterval = 20, startRatePerClient: Int = 200, startRatePerAddress: Int = 20,
         maximumOpenWaits: Int = 10000, idleTimeout: TimeInterval = 60, trustedProxies: Set<String> = [], metricsToken: String? = nil,
         backupDirectory: String = "./backups"
     ) {
@@ -124,6 +129,7 @@ public struct Configuration: Sendable {
         self.masterKey = masterKey
         self.recordRetention = recordRetention
         self.sweepInterval = sweepInterval
+        self.pushAttemptTimeLimit = pushAttemptTimeLimit
         self.startRatePerClient = startRatePerClient
         self.startRatePerAddress = startRatePerAddress
         self.maximumOpenWaits = maximumOpenWaits
@@ -195,6 +201,11 @@ public struct Configuration: Sendable {
         let tokenLifetime = seconds("COUNTERSIGN_TOKEN_TTL", default: 3600)
         let recordRetention = seconds("COUNTERSIGN_RECORD_RETENTION", default: 86400, zeroAllowed: true)
         let sweepInterval = seconds("COUNTERSIGN_SWEEP_INTERVAL", default: 60)
+        let pushAttemptTimeLimit = seconds("COUNTERSIGN_PUSH_ATTEMPT_TIME_LIMIT", default: 20)
+        if pushAttemptTimeLimit > PushSender.lease / 2 {
+            problems.append(
+                "COUNTERSIGN_PUSH_ATTEMPT_TIME_LIMIT must be at most \(Int(PushSender.lease / 2)) seconds, half the lease under which an instance sends a push")
+        }
         func count(_ name: String, default fallback: Int, zeroAllowed: Bool) -> Int {
             guard let raw = value(name) else { return fallback }
             guard let number = Int(raw), number > 0 || (zeroAllowed && number == 0) else {
@@ -236,7 +247,8 @@ public struct Configuration: Sendable {
             mode: mode, hostname: host, port: listenPort, database: database, publicURL: publicURL, adminKey: adminKey,
             journeysDirectory: value("COUNTERSIGN_JOURNEYS_DIR") ?? "./journeys",
             interactionLifetime: interactionLifetime, tokenLifetime: tokenLifetime, masterKey: masterKey,
-            recordRetention: recordRetention, sweepInterval: sweepInterval, startRatePerClient: startRatePerClient,
+            recordRetention: recordRetention, sweepInterval: sweepInterval, pushAttemptTimeLimit: pushAttemptTimeLimit,
+            startRatePerClient: startRatePerClient,
             startRatePerAddress: startRatePerAddress, maximumOpenWaits: maximumOpenWaits, idleTimeout: idleTimeout,
             trustedProxies: trustedProxies, metricsToken: metricsToken, backupDirectory: value("COUNTERSIGN_BACKUP_DIR") ?? "./backups")
     }

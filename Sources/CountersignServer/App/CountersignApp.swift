@@ -75,7 +75,7 @@ public enum CountersignApp {
         let enrollmentCodes = EnrollmentCodes(storage: storage, key: hashKey, clock: clock, publicURL: configuration.publicURL)
         let pushSender = PushSender(
             storage: storage, gateways: gateways, clock: clock, events: events, approvals: approvals, retryPolicy: PushRetryPolicy(),
-            metrics: metrics, logger: app.logger)
+            attemptTimeLimit: configuration.pushAttemptTimeLimit, metrics: metrics, logger: app.logger)
         app.manage(pushSender)
         app.manage(ExpirySweeper(
             storage: storage, clock: clock, retention: configuration.recordRetention, interval: configuration.sweepInterval,

@@ -10,7 +10,8 @@ import Synchronization
 /// `push_jobs` (in the same commit as their approval) and ring; the sender claims due jobs, sends each
 /// in its own task (a slow or failing device holds up no other), records every attempt in
 /// `push_deliveries`, and schedules retries. Jobs survive restarts: a job claimed by an instance that
-/// stopped becomes due again when its lease runs out.
+/// stopped becomes due again when its lease runs out. An attempt ends within its time limit, at most half
+/// the lease, so a job is never due to another instance while its sender may still be sending it.
 final class PushSender: ServerLifecycle {
     private let storage: Storage
     private let gateways: PushGateways
@@ -18,6 +19,7 @@ final class PushSender: ServerLifecycle {
     private let events: any EventBus
     private let approvals: ApprovalLifecycle
     private let retryPolicy: PushRetryPolicy
+    private let attemptTimeLimit: TimeInterval
     private let metrics: ServerMetrics
     private let logger: Logger
     private let loop = ServerLifetimeTask()
@@ -32,14 +34,16 @@ final class PushSender: ServerLifecycle {
 
     init(
         storage: Storage, gateways: PushGateways, clock: any WallClock, events: any EventBus, approvals: ApprovalLifecycle,
-        retryPolicy: PushRetryPolicy, metrics: ServerMetrics, logger: Logger
+        retryPolicy: PushRetryPolicy, attemptTimeLimit: TimeInterval, metrics: ServerMetrics, logger: Logger
     ) {
+        precondition(attemptTimeLimit <= Self.lease / 2, "an attempt must end well within its lease")
         self.storage = storage
         self.gateways = gateways
         self.clock = clock
         self.events = events
         self.approvals = approvals
         self.retryPolicy = retryPolicy
+        self.attemptTimeLimit = attemptTimeLimit
         self.metrics = metrics
         self.logger = logger
     }
@@ -114,7 +118,9 @@ final class PushSender: ServerLifecycle {
             if let reason = device.pushTokenInvalidReason {
                 outcome = .tokenInvalid(reason: reason)
             } else {
-                outcome = await (try await gateways.gateway(for: target.channel)).send(addressed.pushNotification, to: target)
+                let gateway = try await gateways.gateway(for: target.channel)
+                let notification = addressed.pushNotification
+                outcome = await withinTimeLimit { await gateway.send(notification, to: target) }
             }
             let sending = started.duration(to: .now)
             if Task.isCancelled, case .retryable = outcome {
@@ -126,6 +132,22 @@ final class PushSender: ServerLifecycle {
             metrics.pushAttempted(provider: target.channel.rawValue, outcome: status.rawValue, duration: sending)
         } catch {
             logger.error("a push could not be processed", metadata: ["job_id": "\(job.id)", "error": "\(error)"])
+        }
+    }
+
+    /// What `send` gives, or a retryable outcome once it has taken longer than the attempt's time limit
+    /// (the send is then cancelled, and with it its request to the provider).
+    private func withinTimeLimit(_ send: @escaping @Sendable () async -> DeliveryOutcome) async -> DeliveryOutcome {
+        let limit = attemptTimeLimit
+        return await withTaskGroup(of: DeliveryOutcome?.self) { group in
+            group.addTask { await send() }
+            group.addTask {
+                try? await Task.sleep(for: .milliseconds(Int64(limit * 1000)))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .retryable(reason: "the provider did not answer within \(String(format: "%g", limit)) s", retryAfter: nil)
         }
     }
 

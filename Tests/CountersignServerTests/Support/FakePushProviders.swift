@@ -1,6 +1,7 @@
 import CountersignClient
 import CountersignCore
 import CountersignPushTesting
+import CountersignServer
 import Crypto
 import Foundation
 import NIOSSL
@@ -45,10 +46,11 @@ struct FakePushProviders {
 
     /// Runs `body` with a server configured for `channel` (`apns` or `fcm`) and Ada's phone registered on it.
     static func withPhone(
-        on channel: String, _ body: (FakePushProviders, TestServer, RegisteredPhone) async throws -> Void
+        on channel: String, adjust: (inout Configuration) -> Void = { _ in },
+        _ body: (FakePushProviders, TestServer, RegisteredPhone) async throws -> Void
     ) async throws {
         try await run { providers in
-            try await TestServer.run { server in
+            try await TestServer.run(adjust: adjust) { server in
                 let apple = channel == "apns"
                 try await server.configurePush(apple ? providers.apnsConfig : providers.fcmConfig)
                 let phone = try await RegisteredPhone.register(
