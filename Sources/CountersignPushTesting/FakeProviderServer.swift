@@ -1,8 +1,8 @@
 import Vapor
 
 /// A Vapor server on a free port of 127.0.0.1, speaking TLS with HTTP/2 and HTTP/1.1.
-enum FakeProviderServer {
-    static func start(
+public enum FakeProviderServer {
+    public static func start(
         authority: TestCertificateAuthority, routes: (Application) throws -> Void
     ) async throws -> (app: Application, url: String) {
         let app = try await Application.make(.testing)
@@ -17,7 +17,7 @@ enum FakeProviderServer {
         return (app, "https://127.0.0.1:\(port)")
     }
 
-    static func stop(_ app: Application) async {
+    public static func stop(_ app: Application) async {
         await app.server.shutdown()
         try? await app.asyncShutdown()
     }

@@ -1,4 +1,5 @@
 import CountersignCore
+import CountersignPushTesting
 import CountersignServer
 import Crypto
 import FluentKit
@@ -90,6 +91,7 @@ struct PushConfigTests {
         (["type": "fcm", "service_account": ["client_email": "a@b", "private_key": "x", "private_key_id": "k", "token_uri": "https://t", "project_id": "p"]], "private_key is not an RSA private key"),
         (["type": "fcm", "endpoint": "http://fcm.example.com"], "endpoint must be an https URL"),
         (["type": "fcm", "token_endpoint": "http://oauth2.example.com/token"], "token_endpoint must be an https URL"),
+        (["type": "fcm", "service_account": ["client_email": "a@b", "private_key": "x", "private_key_id": "k", "token_uri": "http://10.0.0.5:8500/token", "project_id": "p"]], "token_uri must be an https URL"),
     ] as [(JSONValue, String)])
     func refusals(body: JSONValue, message: String) async throws {
         try await TestServer.run { server in
@@ -145,16 +147,95 @@ struct PushConfigTests {
                 #expect(failed["reason"]?.stringValue?.hasPrefix("network") == true)
                 #expect(providers.apns.requests.isEmpty)
 
-                let badAuthority = try await server.admin(.PATCH, "push-configs/\(apnsID)", json: ["ca_certificate_pem": "not a certificate"])
+                let badAuthority = try await server.admin(.PATCH, "push-configs/\(apnsID)", json: [
+                    "ca_certificate_pem": "not a certificate", "private_key_pem": .string(providers.appleKey.pemRepresentation),
+                ])
                 #expect(badAuthority.status == .badRequest)
                 #expect(badAuthority.body["error"]?["message"]?.stringValue?.contains("ca_certificate_pem is not a certificate") == true)
-                let trusted = try await server.admin(
-                    .PATCH, "push-configs/\(apnsID)", json: ["ca_certificate_pem": .string(providers.apns.certificateAuthority.rootCertificatePEM)])
+                let trusted = try await server.admin(.PATCH, "push-configs/\(apnsID)", json: [
+                    "ca_certificate_pem": .string(providers.apns.certificateAuthority.rootCertificatePEM),
+                    "private_key_pem": .string(providers.appleKey.pemRepresentation),
+                ])
                 #expect(trusted.status == .ok)
                 server.clock.advance(by: 11)  // past the backoff after a request that was not approved
                 _ = try await TestBrowser(server).signIn(email: "ada@example.com")
                 try await eventually("with its authority the configuration reaches Apple's stand-in") { providers.apns.requests.last?.status == 200 }
             }
+        }
+    }
+
+    @Test("an update that sends the credentials somewhere else needs the key material again: the stored key never goes to a new destination", arguments: [
+        ("apns", "endpoint", "https://push-proxy.evil.example"), ("apns", "ca_certificate_pem", "(the fake's authority)"),
+        ("fcm", "endpoint", "https://fcm.evil.example"), ("fcm", "token_endpoint", "https://oauth2.evil.example/token"),
+    ])
+    func newDestinationNeedsTheKey(provider: String, field: String, value: String) async throws {
+        try await FakePushProviders.run { providers in
+            try await TestServer.run { server in
+                let apple = provider == "apns"
+                let created = try await server.admin(.POST, "push-configs", json: apple ? providers.apnsConfig : providers.fcmConfig)
+                let id = try #require(created.body["id"]?.stringValue)
+                let destination = field == "ca_certificate_pem" ? providers.google.certificateAuthority.rootCertificatePEM : value
+
+                let refused = try await server.admin(.PATCH, "push-configs/\(id)", json: [field: .string(destination)])
+                #expect(refused.status == .badRequest)
+                let message = refused.body["error"]?["message"]?.stringValue ?? ""
+                #expect(message.contains("missing \(apple ? "private_key_pem" : "service_account")"), "\(message)")
+                #expect(try await server.admin(.GET, "push-configs/\(id)").body == created.body, "nothing changed")
+
+                let key: JSONValue = apple ? .string(providers.appleKey.pemRepresentation) : providers.serviceAccount
+                let confirmed = try await server.admin(
+                    .PATCH, "push-configs/\(id)", json: [field: .string(destination), apple ? "private_key_pem" : "service_account": key])
+                #expect(confirmed.status == .ok)
+            }
+        }
+    }
+
+    @Test("a token endpoint's redirect is not followed, and what it answers is not shown back beyond its status and OAuth error code")
+    func tokenEndpointAnswersStayThere() async throws {
+        try await FakePushProviders.run { providers in
+            let (elsewhere, url) = try await FakeProviderServer.start(authority: providers.google.certificateAuthority) { app in
+                app.post("redirect") { _ in
+                    Response(status: .temporaryRedirect, headers: ["Location": providers.google.tokenURI])
+                }
+                app.post("refuse") { _ in
+                    Response(status: .badRequest, body: .init(string: #"{"error":"invalid_grant","internal":"db-password-here"}"#))
+                }
+            }
+            do {
+                try await refusedByTokenEndpoint(providers, at: url)
+            } catch {
+                await FakeProviderServer.stop(elsewhere)
+                throw error
+            }
+            await FakeProviderServer.stop(elsewhere)
+        }
+    }
+
+    /// Sign-ins pushed with an FCM configuration whose token endpoint is `url`'s `/redirect`, then its `/refuse`.
+    private func refusedByTokenEndpoint(_ providers: FakePushProviders, at url: String) async throws {
+        try await TestServer.run { server in
+            var fcm = providers.fcmConfig.objectValue ?? [:]
+            fcm["token_endpoint"] = .string(url + "/redirect")
+            let id = try #require(try await server.admin(.POST, "push-configs", json: .object(fcm)).body["id"]?.stringValue)
+            let phone = try await RegisteredPhone.register(
+                server, email: "grace@example.com", channel: "fcm", token: DeviceTokens.firebase, appID: nil)
+            func reasons() async throws -> [String] {
+                (try await server.admin(.GET, "push-deliveries?device_id=\(phone.deviceID)").body.arrayValue ?? [])
+                    .compactMap { $0["reason"]?.stringValue }
+            }
+
+            _ = try await TestBrowser(server).signIn(email: "grace@example.com")
+            try await eventually("the attempt is recorded") { try await reasons().count == 1 }
+            #expect(try await reasons() == ["access token: token endpoint answered 307"])
+            #expect(providers.google.issuedTokens.isEmpty, "the redirect was not followed to a token")
+
+            #expect(try await server.admin(.PATCH, "push-configs/\(id)", json: [
+                "token_endpoint": .string(url + "/refuse"), "service_account": providers.serviceAccount,
+            ]).status == .ok)
+            server.clock.advance(by: 3700)
+            _ = try await TestBrowser(server).signIn(email: "grace@example.com")
+            try await eventually("the second attempt is recorded") { try await reasons().count == 2 }
+            #expect(try await reasons().first == "access token: token endpoint answered 400: invalid_grant")
         }
     }
 

@@ -36,7 +36,7 @@ struct FCMAccessToken: Sendable {
         request.body = .bytes(ByteBuffer(string: form))
         let reply = try await ProviderReply.exchange(request, with: client, trust: account.trust)
         guard reply.status == 200, let grant = try? JSONDecoder().decode(Grant.self, from: reply.body) else {
-            throw TokenRefused(status: reply.status, body: String(decoding: reply.body.prefix(200), as: UTF8.self))
+            throw TokenRefused(status: reply.status, error: OAuthError.code(in: reply.body))
         }
         return grant
     }
@@ -59,10 +59,24 @@ struct FCMAccessToken: Sendable {
         }
     }
 
-    /// Google's token endpoint refused the assertion.
+    /// Google's token endpoint refused the assertion: its status and its OAuth `error` code, if it sent
+    /// one. Nothing else of the answer is kept, so no reply of whatever a `token_uri` names is shown back.
     struct TokenRefused: Error, CustomStringConvertible {
         let status: UInt
-        let body: String
-        var description: String { "token endpoint answered \(status): \(body)" }
+        let error: String?
+        var description: String { "token endpoint answered \(status)" + (error.map { ": \($0)" } ?? "") }
+    }
+
+    /// The part of an OAuth error answer (RFC 6749 §5.2) that is kept: its `error` code, when it is one
+    /// (a short word of ASCII letters and underscores, such as `invalid_grant`).
+    private struct OAuthError: Decodable {
+        let error: String
+
+        static func code(in body: Data) -> String? {
+            guard let code = (try? JSONDecoder().decode(Self.self, from: body))?.error, (1...64).contains(code.count),
+                code.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_") })
+            else { return nil }
+            return code
+        }
     }
 }

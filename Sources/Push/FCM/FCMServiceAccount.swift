@@ -42,6 +42,9 @@ public struct FCMServiceAccount: Sendable {
         guard missing.isEmpty, let pem = present["private_key"] else {
             throw Invalid(reason: "the service account is missing \(missing.joined(separator: ", "))")
         }
+        guard let tokenURL = URL(string: present["token_uri"]!), tokenURL.scheme == "https", tokenURL.host != nil else {
+            throw Invalid(reason: "token_uri must be an https URL")
+        }
         do {
             privateKey = try Insecure.RSA.PrivateKey(pem: pem)
         } catch {

@@ -46,7 +46,9 @@ struct PushAdminRoutes: RouteCollection {
         return try await PushConfigView(config).encodeResponse(status: .created, for: request)
     }
 
-    /// Changes the fields given; key material given replaces the stored one, absent keeps it.
+    /// Changes the fields given; key material given replaces the stored one, absent keeps it, except that a
+    /// change of where the credentials go (an endpoint, the authority trusted for them) needs the key
+    /// material given again: the stored key is never sent to a destination its holder has not confirmed.
     func update(request: Request) async throws -> PushConfigView {
         var config = try await find(request)
         let body = try request.decodeBody(PushConfigRequest.self)
@@ -86,6 +88,7 @@ struct PushAdminRoutes: RouteCollection {
     /// when updating), checks the result as a gateway would use it, and seals the key material.
     private func apply(_ body: PushConfigRequest, to config: inout PushConfigRecord, secret: String?) throws {
         let isNew = secret == nil
+        let stored = config
         var missing: [String] = []
         /// The value given, else the stored one when updating; a missing one is noted.
         func required(_ value: String?, _ stored: @autoclosure () -> String, _ field: String) -> String {
@@ -102,6 +105,10 @@ struct PushAdminRoutes: RouteCollection {
             config.tokenEndpoint = try Self.httpsURL(tokenEndpoint, field: "token_endpoint", pathAllowed: true)
         }
         if let pem = body.caCertificatePEM { config.caCertificatePEM = pem.isEmpty ? nil : pem }
+        let destinationChanged = !isNew
+            && (config.endpoint != stored.endpoint || config.tokenEndpoint != stored.tokenEndpoint
+                || config.caCertificatePEM != stored.caCertificatePEM)
+        let storedSecret = destinationChanged ? "" : (secret ?? "")
         let newSecret: String
         switch PushProvider(rawValue: config.provider) {
         case .apns:
@@ -109,16 +116,19 @@ struct PushAdminRoutes: RouteCollection {
             config.keyID = required(body.keyID, config.keyID, "key_id")
             config.issuer = required(body.teamID, config.issuer, "team_id")
             config.environment = required(body.environment, config.environment, "environment")
-            newSecret = required(body.privateKeyPEM, secret ?? "", "private_key_pem")
+            newSecret = required(body.privateKeyPEM, storedSecret, "private_key_pem")
         default:
-            newSecret = required(try body.serviceAccountText(), secret ?? "", "service_account")
+            newSecret = required(try body.serviceAccountText(), storedSecret, "service_account")
             // Project, key id and client email are read from the service account below.
             config.appID = body.projectID ?? (isNew || body.serviceAccount != nil ? "" : config.appID)
             config.keyID = ""
             config.issuer = ""
             config.environment = ""
         }
-        guard missing.isEmpty else { throw Self.invalid("missing \(missing.joined(separator: ", "))") }
+        guard missing.isEmpty else {
+            let why = destinationChanged ? " (a new endpoint or certificate authority needs the key material given again)" : ""
+            throw Self.invalid("missing \(missing.joined(separator: ", "))\(why)")
+        }
         let opened: PushProviderConfiguration
         do {
             opened = try config.validated(secret: newSecret)
