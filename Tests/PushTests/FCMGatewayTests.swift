@@ -125,9 +125,12 @@ struct FCMGatewayTests {
         #expect(refusal(FCMFixture.serviceAccount(tokenURI: "x", dropping: ["client_email", "token_uri"]))
             == "the service account is missing client_email, token_uri")
         #expect(refusal(Data("not json".utf8)) == "the service account must be the JSON key file from the Google Cloud console")
-        var fields = try! JSONSerialization.jsonObject(with: FCMFixture.serviceAccount(tokenURI: "x")) as! [String: Any]
+        var fields = try! JSONSerialization.jsonObject(with: FCMFixture.serviceAccount(tokenURI: "https://oauth2.example.com/token")) as! [String: Any]
         fields["private_key"] = "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"
         #expect(refusal(try! JSONSerialization.data(withJSONObject: fields)) == "private_key is not an RSA private key in PEM")
-        #expect(refusal(FCMFixture.serviceAccount(tokenURI: "x")) == nil)
+        for uri in ["x", "http://10.0.0.5:8500/token", "file:///etc/passwd"] {
+            #expect(refusal(FCMFixture.serviceAccount(tokenURI: uri)) == "token_uri must be an https URL")
+        }
+        #expect(refusal(FCMFixture.serviceAccount(tokenURI: "https://oauth2.example.com/token")) == nil)
     }
 }
