@@ -94,6 +94,26 @@ struct SecureEnrollmentTests {
         }
     }
 
+    @Test("a journey that only named an existing user gets no token for them: a sign-up naming Ada's email is refused, a new email is signed up")
+    func namingAUserGetsNoToken() async throws {
+        try await Self.production { server in
+            #expect(try await Self.enroll(try await Self.issueCode(server, for: "ada@example.com"), on: server).journeyStepID == JourneyStepID.success)
+
+            let attacker = TestPhone(client: server.client("bank-web"))
+            _ = try await attacker.client.startJourney("trusting_sign_up")
+            let refused = try await attacker.client.submitClientResponse(.clientInput, data: ["email": "ada@example.com"])
+            #expect(refused.journeyStepID == JourneyStepID.rejection)
+            #expect(refused.error?.code == ErrorCode.enrollmentRequired)
+            #expect(refused.token == nil)
+
+            let newcomer = TestPhone(client: server.client("bank-web"))
+            _ = try await newcomer.client.startJourney("trusting_sign_up")
+            let signedUp = try await newcomer.client.submitClientResponse(.clientInput, data: ["email": "bo@example.com"])
+            #expect(signedUp.journeyStepID == JourneyStepID.success)
+            #expect(try await server.verifiedClaims(try #require(signedUp.token)).externalUserID == "bo@example.com")
+        }
+    }
+
     @Test("a registered phone adds a new one by approving it with the code the new phone shows; denied, nothing is added")
     func registeredPhoneApproves() async throws {
         try await Self.production { server in

@@ -2,9 +2,15 @@ import CountersignCore
 
 /// `complete`: end the journey successfully and hand the client a token for the identified user.
 /// The success data carries `device_id` when the run registered or used a device. The biometric keys
-/// the run registered are stored now, in the same commit as the run's end.
+/// the run registered are stored now, in the same commit as the run's end. A user the client only named
+/// (`create_user` found them) gets no token: the step fails with `enrollment_required`, except in a
+/// development-only journey.
 struct CompleteStep: StepBehavior {
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
+        if state.userOnlyNamed == true, !environment.journeyIsDevelopmentOnly {
+            return .outcome(.failure(WireError(
+                code: ErrorCode.enrollmentRequired, message: "This user already exists: signing in as them needs proof, such as a registered phone.")))
+        }
         if let keys = state.biometricKeysToStore {
             try await environment.effects.storeBiometricKeys(keys, onDevice: state.deviceID)
             state.biometricKeysToStore = nil
