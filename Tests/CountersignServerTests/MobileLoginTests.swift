@@ -33,7 +33,7 @@ struct MobileLoginTests {
             try await phone.register(email: "ada@example.com")
             let step = try await phone.startLogin()
             let answer = try await phone.authenticator.authenticateNativeBiometrics(
-                userIdentifier: "ada@example.com", challenge: "some other challenge")
+                userIdentifier: "ada@example.com", challenge: AuthenticationChallenge.make())
             let repeated = try await phone.client.submitClientResponse(.clientInput, data: answer)
             #expect(repeated.error?.code == ErrorCode.invalidCredentials)
             #expect(repeated.journeyStepID == JourneyStepID.mobileBiometricsAuthentication)
@@ -128,7 +128,7 @@ struct MobileLoginTests {
             let phone = TestPhone(client: server.client())
             try await phone.register(email: "ada@example.com")
             _ = try await phone.startLogin()
-            let wrong = try await phone.authenticator.authenticateNativeBiometrics(userIdentifier: "ada@example.com", challenge: "x")
+            let wrong = try await phone.authenticator.authenticateNativeBiometrics(userIdentifier: "ada@example.com", challenge: AuthenticationChallenge.make())
             #expect(try await phone.client.submitClientResponse(.clientInput, data: wrong).error?.code == ErrorCode.invalidCredentials)
             #expect(try await phone.client.submitClientResponse(.clientInput, data: wrong).error?.code == ErrorCode.invalidCredentials)
             let last = try await phone.client.submitClientResponse(.clientInput, data: wrong)

@@ -8,7 +8,7 @@ struct BiometricsAuthenticationStep: StepBehavior {
     static let method = "mobile_biometrics"
 
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
-        let challenge = SecureRandom.challenge()
+        let challenge = AuthenticationChallenge.make()
         let identifier: JSONValue = environment.string("user_identifier").map { .string($0) } ?? .null
         return .present(
             journeyStepID: JourneyStepID.mobileBiometricsAuthentication,

@@ -1,5 +1,6 @@
 import CountersignClient
 import CountersignCore
+import Crypto
 import Foundation
 import Testing
 
@@ -32,7 +33,13 @@ extension TestPhone {
     func signOther(_ approvalData: [String: String], for step: IdoResponse, as email: String) async throws -> JSONValue {
         let nonce = try #require(step.data?["nonce"]?.stringValue)
         let challenge = try #require(TransactionChallenge.derive(approvalData: try ApprovalData(approvalData), nonceBase64URL: nonce))
-        return try await authenticator.authenticateNativeBiometrics(userIdentifier: email, challenge: challenge)
+        // The SDK signs no challenge it has not checked; a tampered app reaches the key itself.
+        let key = try #require(try await SoftwareKeyStore(url: keysURL).key(alias: "countersign.biometric." + email))
+        return [
+            "publicKeyId": .string(LenientBase64.urlEncoded(SHA256.hash(data: key.publicKeyDER).prefix(16))),
+            "signedChallenge": .string(try await key.sign(Data(challenge.utf8)).base64EncodedString()),
+            "userIdentifier": .string(email),
+        ]
     }
 }
 

@@ -26,6 +26,21 @@ struct AuthenticatorTests {
         #expect(input["userIdentifier"] == "ada@example.com")
     }
 
+    @Test("a sign-in step that sends a transaction's challenge gets no signature: it would verify as evidence of a payment never shown")
+    func transactionChallengeAsSignIn() async throws {
+        let keys = try KeysOnDisk()
+        let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: keys.url))
+        _ = try await authenticator.registerNativeBiometrics(userIdentifier: "ada@example.com")
+        let payment = try ApprovalData(["amount": "10000.00", "currency": "EUR", "payee": "Mallory"])
+        let nonce = LenientBase64.urlEncoded(Data(repeating: 9, count: 32))
+        let challenge = try #require(TransactionChallenge.derive(approvalData: payment, nonceBase64URL: nonce))
+
+        await #expect(throws: CountersignClientError.notAnAuthenticationChallenge) {
+            try await authenticator.authenticateNativeBiometrics(userIdentifier: "ada@example.com", challenge: challenge)
+        }
+        #expect(AuthenticationChallenge.isAuthentication(AuthenticationChallenge.make()))
+    }
+
     @Test("keys are kept in a file only its owner can read, and come back the same after a restart")
     func keysPersist() async throws {
         let keys = try KeysOnDisk()
@@ -35,10 +50,10 @@ struct AuthenticatorTests {
         let permissions = try FileManager.default.attributesOfItem(atPath: keys.url.path)[.posixPermissions] as? Int
         #expect(permissions == 0o600)
         let again = Authenticator(keyStore: SoftwareKeyStore(url: keys.url))
-        let signed = try await again.authenticateNativeBiometrics(userIdentifier: "ada@example.com", challenge: "abc")
+        let signed = try await again.authenticateNativeBiometrics(userIdentifier: "ada@example.com", challenge: AuthenticationChallenge.make())
         #expect(signed["publicKeyId"] == registration["publicKeyId"])
         await #expect(throws: CountersignClientError.keyNotFound(alias: "countersign.biometric.bob@example.com")) {
-            try await again.authenticateNativeBiometrics(userIdentifier: "bob@example.com", challenge: "abc")
+            try await again.authenticateNativeBiometrics(userIdentifier: "bob@example.com", challenge: AuthenticationChallenge.make())
         }
     }
 }

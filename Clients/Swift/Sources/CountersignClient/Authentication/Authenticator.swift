@@ -31,9 +31,17 @@ public struct Authenticator: Sendable {
         ]
     }
 
-    /// Signs `challenge` with the user's biometric key; returns the `mobile_biometrics_authentication`
-    /// input `{publicKeyId, signedChallenge, userIdentifier}`.
+    /// Signs a sign-in's `challenge` with the user's biometric key; returns the
+    /// `mobile_biometrics_authentication` input `{publicKeyId, signedChallenge, userIdentifier}`. Refuses a
+    /// challenge that is not a sign-in's (`AuthenticationChallenge`): a transaction's challenge is signed
+    /// only through `approvalNativeBiometrics`, after the person has seen its details.
     public func authenticateNativeBiometrics(userIdentifier: String, challenge: String) async throws -> JSONValue {
+        guard AuthenticationChallenge.isAuthentication(challenge) else { throw CountersignClientError.notAnAuthenticationChallenge }
+        return try await signWithBiometricKey(userIdentifier: userIdentifier, challenge: challenge)
+    }
+
+    /// The biometric step's input: `challenge` signed with the user's biometric key.
+    private func signWithBiometricKey(userIdentifier: String, challenge: String) async throws -> JSONValue {
         let key = try await biometricKey(for: userIdentifier)
         let signature = try await key.sign(Data(challenge.utf8))
         return [
@@ -52,7 +60,7 @@ public struct Authenticator: Sendable {
         guard let expected = TransactionChallenge.derive(approvalData: data, nonceBase64URL: nonce),
             ConstantTime.equals(Array(expected.utf8), Array(challenge.utf8))
         else { throw CountersignClientError.challengeMismatch }
-        return try await authenticateNativeBiometrics(userIdentifier: userIdentifier, challenge: challenge)
+        return try await signWithBiometricKey(userIdentifier: userIdentifier, challenge: challenge)
     }
 
     /// Creates the device key and proves it by signing `challenge`; returns the `device_registration`

@@ -10,6 +10,8 @@ public enum CountersignClientError: Error, Equatable, CustomStringConvertible {
     case noActiveInteraction
     /// The transaction challenge the server sent does not match the data shown: refuse to sign.
     case challengeMismatch
+    /// A sign-in step sent a challenge that is not a sign-in's (it could be a transaction's): refuse to sign.
+    case notAnAuthenticationChallenge
     /// The key the step needs is not in the key store.
     case keyNotFound(alias: String)
 
@@ -19,6 +21,7 @@ public enum CountersignClientError: Error, Equatable, CustomStringConvertible {
         case .unexpectedResponse(let status): "unexpected response (HTTP \(status))"
         case .noActiveInteraction: "no journey is in progress"
         case .challengeMismatch: "the challenge does not match the approval data shown"
+        case .notAnAuthenticationChallenge: "the sign-in challenge is not one: it could be a transaction's, which is never signed unseen"
         case .keyNotFound(let alias): "no key '\(alias)' in the key store"
         }
     }
