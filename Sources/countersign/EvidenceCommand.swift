@@ -12,7 +12,11 @@ struct EvidenceCommand: ParsableCommand {
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Recompute a bundle's challenge and verify its signature.",
-            discussion: "Exit codes: 0 verified, 1 does not verify, 2 not a readable evidence bundle.")
+            discussion: """
+                What verifies is that the holder of the bundle's key signed its approval data; who holds the key \
+                (user, device) and when it signed are the server's records, which the signature does not cover. \
+                Exit codes: 0 verified, 1 does not verify, 2 not a readable evidence bundle.
+                """)
 
         @Argument(help: "The bundle: a JSON file, or - for standard input.") var file: String
 
@@ -21,6 +25,10 @@ struct EvidenceCommand: ParsableCommand {
             do {
                 let data = file == "-"
                     ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
+                // Readers differ on a key named twice (the first value or the last): such a file has no one meaning.
+                if let key = StrictJSON.duplicateKey(in: String(decoding: data, as: UTF8.self)) {
+                    throw DuplicateKey(key: key)
+                }
                 bundle = try JSONDecoder().decode(EvidenceBundle.self, from: data)
             } catch {
                 FileHandle.standardError.write(Data("Not a readable evidence bundle: \(error)\n".utf8))
@@ -33,7 +41,16 @@ struct EvidenceCommand: ParsableCommand {
                 throw ExitCode(1)
             }
             let details = bundle.approvalData.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-            print("Verified: \(bundle.externalUserID) signed \(details.joined(separator: ", ")) at \(bundle.signedAt) with key \(bundle.publicKeyID).")
+            print("""
+                Verified: the key \(bundle.publicKeyID) signed \(details.joined(separator: ", ")).
+                The server's records, which the signature does not cover: user \(bundle.externalUserID) (\(bundle.userID)), \
+                device \(bundle.deviceID ?? "none"), approval \(bundle.approvalID ?? "none"), signed at \(bundle.signedAt).
+                """)
         }
+    }
+
+    struct DuplicateKey: Error, CustomStringConvertible {
+        let key: String
+        var description: String { "the key '\(key)' appears twice in one object" }
     }
 }

@@ -56,7 +56,22 @@ struct PaymentCommandTests {
 
         let verified = try await CommandRunner.run(["evidence", "verify", try Self.write(bundle).path])
         #expect(verified.status == 0, "\(verified.errors)")
-        #expect(verified.output.contains("Verified: ada@example.com signed amount=1000, currency=USD, payee=Merchant A"))
+        #expect(verified.output.contains("Verified: the key "))
+        #expect(verified.output.contains(" signed amount=1000, currency=USD, payee=Merchant A."))
+        #expect(verified.output.contains("The server's records, which the signature does not cover: user ada@example.com"))
+
+        // A user written into the bundle afterwards is reported as a record, never as the signer.
+        let renamed = try await CommandRunner.run(
+            ["evidence", "verify", try Self.write(bundle.replacingOccurrences(of: "\"ada@example.com\"", with: "\"eve@example.com\"")).path])
+        #expect(renamed.status == 0)
+        #expect(!renamed.output.contains("eve@example.com signed"))
+        #expect(renamed.output.contains("does not cover: user eve@example.com"))
+
+        // A detail named twice reads as 1000 to one reader and 10000 to another: not a bundle.
+        let doubled = try await CommandRunner.run(
+            ["evidence", "verify", try Self.write(bundle.replacingOccurrences(of: #""amount":"1000""#, with: #""amount":"1000","amount":"10000""#)).path])
+        #expect(doubled.status == 2)
+        #expect(doubled.errors.contains("the key 'amount' appears twice"))
 
         let tampered = try await CommandRunner.run(["evidence", "verify", try Self.write(bundle.replacingOccurrences(of: "\"1000\"", with: "\"1001\"")).path])
         #expect(tampered.status == 1)

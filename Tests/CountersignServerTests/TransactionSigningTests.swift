@@ -1,5 +1,6 @@
 import CountersignClient
 import CountersignCore
+import Crypto
 import Foundation
 import Testing
 
@@ -96,6 +97,7 @@ struct TransactionSigningTests {
         ("an empty key", ["": "x"], "keys must not be empty"),
         ("a value too long for the phone's screen", ["payee": .string(String(repeating: "A", count: 129))], "'payee': value must be at most 128 characters"),
         ("a key with a symbol", ["pay€e": "A"], "key may contain only"),
+        ("a key too long for the phone's screen", [String(repeating: "k", count: 65): "A"], "key must be at most 64 characters, got 65"),
         ("a string instead of an object", "amount=1000", "must be a JSON object"),
         ("an array instead of an object", ["1000"], "must be a JSON object"),
     ] as [(String, JSONValue, String)])
@@ -108,6 +110,26 @@ struct TransactionSigningTests {
             #expect(response.body["error"]?["code"] == .string(ErrorCode.invalidApprovalData), "\(name)")
             let message = response.body["error"]?["message"]?.stringValue ?? ""
             #expect(message.contains(rule), "\(name): \(message)")
+        }
+    }
+
+    @Test("a signature sent as raw r‖s is kept in the evidence as DER, the form openssl reads")
+    func rawSignatureKeptAsDER() async throws {
+        try await TestServer.run { server in
+            let phone = TestPhone(client: server.client())
+            try await phone.register(email: "ada@example.com")
+            let step = try await phone.startSigning(as: "ada@example.com")
+            var answer = try #require(try await phone.signShown(step, as: "ada@example.com").objectValue)
+            let der = try #require(answer["signedChallenge"]?.stringValue.flatMap { Data(base64Encoded: $0) })
+            let raw = try P256.Signing.ECDSASignature(derRepresentation: der).rawRepresentation
+            answer["signedChallenge"] = .string(raw.base64EncodedString())
+            #expect(try await phone.client.submitClientResponse(.clientInput, data: .object(answer)).journeyStepID == JourneyStepID.success)
+
+            let listed = try await server.admin(.GET, "evidence").body["evidence"]?.arrayValue ?? []
+            let bundle = try await server.evidence(try #require(listed.first?["id"]?.stringValue))
+            let kept = try #require(Data(base64Encoded: bundle.signature))
+            #expect(try P256.Signing.ECDSASignature(derRepresentation: kept).rawRepresentation == raw)
+            try bundle.verify()
         }
     }
 

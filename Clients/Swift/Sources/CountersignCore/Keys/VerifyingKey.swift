@@ -69,6 +69,23 @@ public enum VerifyingKey: Sendable {
         verifiedSignatureIdentity(signatureBase64: signatureBase64, of: message) != nil
     }
 
+    /// `signatureBase64` in the one form evidence keeps (standard padded base64): for ECDSA its DER, also
+    /// when the phone sent raw r‖s (openssl reads only DER); for RSA its bytes. Nil when it is not base64,
+    /// or not an ECDSA signature of either form.
+    public func evidenceSignature(base64 signatureBase64: String) -> String? {
+        guard let signature = LenientBase64.decode(signatureBase64) else { return nil }
+        switch self {
+        case .p256:
+            if let der = try? P256.Signing.ECDSASignature(derRepresentation: signature) {
+                return der.derRepresentation.base64EncodedString()
+            }
+            guard signature.count == 64, let raw = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return nil }
+            return raw.derRepresentation.base64EncodedString()
+        case .rsa:
+            return signature.base64EncodedString()
+        }
+    }
+
     /// For a valid signature, what makes it this signature however it is written, to refuse replays:
     /// ECDSA's `r` (base64 alphabets, DER or raw r‖s, and the negated `s` all keep it, while a new
     /// signature has a new random nonce and so a new `r`); an RSA signature's bytes. `nil` when the

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Transaction details a person approves on the phone (DESIGN.md §3, F14): a flat object of at most
-/// ten string values of at most 128 characters (so the details fit the phone's screen) whose keys and
-/// values use only ASCII letters, digits, spaces and `. , _ -`.
+/// ten string values of at most 128 characters, under keys of at most 64 (so the details fit the phone's
+/// screen), whose keys and values use only ASCII letters, digits, spaces and `. , _ -`.
 ///
 /// Because of that alphabet the canonical JSON needs no escaping, so the server and every SDK derive
 /// the same bytes from the same details.
@@ -11,6 +11,8 @@ public struct ApprovalData: Sendable, Equatable, Codable {
     public static let maximumProperties = 10
     /// The longest value, in characters.
     public static let maximumValueLength = 128
+    /// The longest key, in characters.
+    public static let maximumKeyLength = 64
 
     public let values: [String: String]
 
@@ -51,6 +53,9 @@ public struct ApprovalData: Sendable, Equatable, Codable {
         }
         for (key, value) in values.sorted(by: { $0.key < $1.key }) {
             guard !key.isEmpty else { throw Violation(key: key, rule: "keys must not be empty") }
+            guard key.count <= Self.maximumKeyLength else {
+                throw Violation(key: String(key.prefix(Self.maximumKeyLength)) + "…", rule: "key must be at most \(Self.maximumKeyLength) characters, got \(key.count)")
+            }
             guard Self.usesAllowedCharacters(key) else {
                 throw Violation(key: key, rule: "key may contain only letters, digits, spaces and . , _ -")
             }
