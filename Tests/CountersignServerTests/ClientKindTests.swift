@@ -7,7 +7,8 @@ struct ClientKindTests {
     @Test("a web client cannot start a phone journey, a native client cannot start a web journey, and nobody starts a mobile approve journey directly", arguments: [
         ("mobile_registration", "demo-web"), ("mobile_login", "demo-web"), ("mobile_transaction_signing", "demo-web"),
         ("web_login", "demo-native"), ("web_transaction_signing", "demo-native"),
-        ("mobile_approve", "demo-native"), ("mobile_approve_otp", "demo-native"), ("mobile_approve_transaction", "demo-web"),
+        ("mobile_approve", "demo-native"), ("mobile_approve_otp", "demo-native"), ("mobile_approve_add_phone", "demo-native"),
+        ("mobile_approve_transaction", "demo-web"),
         ("mobile_approve_transaction", "demo-native"),
     ])
     func refused(journey: String, client: String) async throws {

@@ -125,7 +125,14 @@ struct SecureEnrollmentTests {
             _ = try await added.client.startJourney("mobile_registration_by_phone")
             let waiting = try await added.client.submitClientResponse(.clientInput, data: ["email": "ada@example.com"])
             let code = try #require(waiting.data?["otp"]?.stringValue)
-            #expect(try await registered.approve(otp: code).journeyStepID == JourneyStepID.success)
+            // Ada's phone does not ask for a sign-in: it shows what she approves and she signs exactly that.
+            #expect(try await registered.startApproval().journeyStepID == JourneyStepID.otpValidation)
+            let typed = try await registered.phone.client.submitClientResponse(.clientInput, data: ["passcode": .string(code)])
+            #expect(typed.journeyStepID == JourneyStepID.mobileBiometricsTransactionSigning)
+            #expect(typed.data?["approval_data"] == ["action": "Add a new phone to this account"])
+            let signed = try await registered.phone.client.submitClientResponse(
+                .clientInput, data: try await registered.phone.signShown(typed, as: "ada@example.com"))
+            #expect(signed.journeyStepID == JourneyStepID.success)
             let approved = try await added.client.submitClientResponse(.clientInput, data: [:])
             #expect(try await Self.registerKeys(of: added, from: approved).journeyStepID == JourneyStepID.success)
             #expect(try await Self.devices(of: "ada@example.com", on: server).count == 2)
