@@ -20,7 +20,7 @@ struct BrowserSDKTests {
         }
     }
 
-    @Test("/demo serves the demo app under a policy that allows only its own scripts; / leads to it")
+    @Test("/demo serves the demo app (development mode) under a policy that allows only its own scripts; / leads to it")
     func demo() async throws {
         try await TestServer.run { server in
             let page = try await server.app.testing().sendRequest(.GET, "/demo")
@@ -41,6 +41,16 @@ struct BrowserSDKTests {
             let root = try await server.app.testing().sendRequest(.GET, "/")
             #expect(root.status == .seeOther)
             #expect(root.headers.first(name: .location) == "/demo")
+        }
+    }
+
+    @Test("a production server serves the SDK but not the demo, which has no client to run with there")
+    func noDemoInProduction() async throws {
+        try await TestServer.run(adjust: { $0.mode = .production }) { (server: TestServer) async throws in
+            #expect(try await server.app.testing().sendRequest(.GET, "/sdk/countersign.js").status == .ok)
+            for path in ["/demo", "/demo/demo.js", "/"] {
+                #expect(try await server.app.testing().sendRequest(.GET, path).status == .notFound, "\(path)")
+            }
         }
     }
 }

@@ -102,7 +102,7 @@ public enum CountersignApp {
         try app.register(collection: ApprovalRoutes(
             mobileApprove: MobileApproveService(interactions: interactions, verifier: verifier, storage: storage, clock: clock),
             interactions: interactions, verifier: verifier, events: events, storage: storage, openWaits: openWaits, clock: clock))
-        try app.register(collection: try BrowserRoutes())
+        try app.register(collection: try BrowserRoutes(servingDemo: configuration.mode == .development))
         try app.register(collection: try OpenAPIRoutes())
         try app.register(collection: try WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer))
         try app.register(collection: AdminRoutes(
