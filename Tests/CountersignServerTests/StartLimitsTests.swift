@@ -91,4 +91,20 @@ struct StartLimitsTests {
             #expect(small.status == .ok)
         }
     }
+
+    @Test("a correlation_id over 128 characters is refused and nothing is stored: it would be kept with the interaction and its approvals")
+    func correlationIDCap() async throws {
+        try await TestServer.run { server in
+            let refused = try await server.send(.POST, "/v1/journeys/web_login/start", json: [
+                "client_id": "demo-web", "correlation_id": .string(String(repeating: "c", count: 129)),
+            ])
+            #expect(refused.status == .badRequest)
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.clientResponseNotValid))
+            #expect(try await server.count("interactions") == 0)
+            let fits = try await server.send(.POST, "/v1/journeys/web_login/start", json: [
+                "client_id": "demo-web", "correlation_id": .string(String(repeating: "c", count: 128)),
+            ])
+            #expect(fits.status == .ok)
+        }
+    }
 }

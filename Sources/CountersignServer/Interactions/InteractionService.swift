@@ -34,12 +34,17 @@ struct InteractionService: Sendable {
 
     /// The most `additional_params` a start may carry, as JSON: they live in the interaction's state.
     static let additionalParamsLimit = 4096
+    /// The longest `correlation_id`, in characters: it is kept with the interaction and every approval it makes.
+    static let correlationIDLimit = 128
 
     func start(journeyID: String, request: StartJourneyRequest, origin: RequestOrigin) async throws -> Reply {
         guard let journey = journeys[journeyID] else { throw ServiceError.notFound("No journey '\(journeyID)'.") }
         try await startLimiter.admit(clientID: request.clientID, address: origin.clientIP)
         if let params = request.additionalParams, try JSONEncoder.wire.encode(params).count > Self.additionalParamsLimit {
             throw ServiceError.notValid("'additional_params' must be at most \(Self.additionalParamsLimit / 1024) KiB of JSON.")
+        }
+        if let correlationID = request.correlationID, correlationID.count > Self.correlationIDLimit {
+            throw ServiceError.notValid("'correlation_id' must be at most \(Self.correlationIDLimit) characters.")
         }
         guard let client = try await storage.clients.client(request.clientID) else {
             throw ServiceError(.unauthenticated, ErrorCode.invalidClient, "Unknown client_id '\(request.clientID)'.")
