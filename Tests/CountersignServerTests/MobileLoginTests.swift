@@ -122,6 +122,20 @@ struct MobileLoginTests {
         }
     }
 
+    @Test("max_attempts no whole number holds (.inf) is taken as the most tries allowed: a wrong signature is refused, and the server stays up")
+    func unboundedTries() async throws {
+        try await TestServer.runWithFixtures { server in
+            let phone = TestPhone(client: server.client())
+            try await phone.register(email: "ada@example.com")
+            _ = try await phone.client.startJourney("mobile_login_tries_given")
+            let wrong = try await phone.authenticator.authenticateNativeBiometrics(userIdentifier: "ada@example.com", challenge: AuthenticationChallenge.make())
+            let refused = try await phone.client.submitClientResponse(.clientInput, data: wrong)
+            #expect(refused.error?.code == ErrorCode.invalidCredentials)
+            #expect(refused.journeyStepID == JourneyStepID.mobileBiometricsAuthentication)
+            #expect(try await server.send(.GET, "/healthz").status == .ok)
+        }
+    }
+
     @Test("three wrong signatures end the journey in its failure branch")
     func attemptsRunOut() async throws {
         try await TestServer.run { server in

@@ -208,6 +208,18 @@ struct WebToMobileTests {
         }
     }
 
+    @Test("an approval lifetime a client sends (huge) is clamped to the step's longest, and the server stays up")
+    func lifetimeFromTheClient() async throws {
+        try await TestServer.runWithFixtures { server in
+            _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            _ = try await browser.client.startJourney("web_login_lifetime_given", additionalParams: ["lifetime": .number(1e300)])
+            let waiting = try await browser.client.submitClientResponse(.clientInput, data: ["email": "ada@example.com"])
+            let expiresAt = try #require(waiting.data?["expires_at"]?.stringValue.flatMap { ISO8601DateFormatter().date(from: $0) })
+            #expect(abs(expiresAt.timeIntervalSince(server.clock.now()) - 3600) <= 1, "the whole seconds the wire shows")
+        }
+    }
+
     @Test("cancel in the browser ends the approval on the phone too")
     func cancelFromBrowser() async throws {
         try await TestServer.run { server in

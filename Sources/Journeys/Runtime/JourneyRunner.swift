@@ -8,6 +8,8 @@ import Foundation
 public struct JourneyRunner: Sendable {
     /// Wrong credentials a step accepts before it fails, unless its config sets `max_attempts`.
     public static let defaultMaxAttempts = 3
+    /// The most tries `max_attempts` may allow.
+    static let mostMaxAttempts = 100
     /// Steps that may run without the client before the runner assumes a loop.
     static let maximumAutomaticSteps = 64
 
@@ -115,8 +117,7 @@ public struct JourneyRunner: Sendable {
             return try await finish(.rejection(error), &state)
         case .retry(let error):
             let attempts = (state.current?.failedAttempts ?? 0) + 1
-            let limit = step.config["max_attempts"].flatMap { if case .number(let n) = $0 { Int(n) } else { nil } }
-                ?? Self.defaultMaxAttempts
+            let limit = step.config["max_attempts"]?.wholeNumber(clampedTo: 1...Self.mostMaxAttempts) ?? Self.defaultMaxAttempts
             guard attempts < limit else { return try await follow(.failure(error), from: step, &state) }
             var presentation = try await enter(step, &state)
             state.current?.failedAttempts = attempts

@@ -47,8 +47,17 @@ struct StepEnvironment: Sendable {
 
     /// A configured whole number, clamped to `range`; `fallback` when absent or not a number.
     func integer(_ key: String, default fallback: Int, in range: ClosedRange<Int>) -> Int {
-        guard case .number(let value) = config[key] else { return fallback }
-        return min(max(Int(value), range.lowerBound), range.upperBound)
+        config[key]?.wholeNumber(clampedTo: range) ?? fallback
+    }
+}
+
+extension JSONValue {
+    /// This number clamped to `range`, its fraction dropped; nil when it is not a number (or is NaN).
+    /// Clamped before it becomes an `Int`, so a huge or infinite value (from YAML, or an expression
+    /// reading a start's parameters) cannot trap the conversion.
+    func wholeNumber(clampedTo range: ClosedRange<Int>) -> Int? {
+        guard case .number(let value) = self, !value.isNaN else { return nil }
+        return Int(min(max(value, Double(range.lowerBound)), Double(range.upperBound)))
     }
 }
 
