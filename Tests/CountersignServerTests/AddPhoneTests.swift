@@ -38,6 +38,25 @@ struct AddPhoneTests {
         }
     }
 
+    @Test("a code the browser was shown is withdrawn when the person leaves the step another way: someone who saw it cannot enroll with it", arguments: ["cancel", "failure"])
+    func leftCodeIsWithdrawn(option: String) async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            _ = try await browser.client.startJourney("web_add_phone")
+            let waiting = try await browser.client.submitClientResponse(.clientInput, data: ["email": "ada@example.com"])
+            try await phone.approve(otp: try #require(waiting.data?["otp"]?.stringValue))
+            let code = try #require(try await browser.poll().data?["enrollment_code"]?.stringValue)
+
+            let left = try await browser.client.submitClientResponse(option: option)
+            #expect(left.journeyStepID == JourneyStepID.rejection)
+            // Whoever looked over her shoulder tries the code on their own phone.
+            let (_, step) = try await SecureEnrollmentTests.redeem(code, on: server, client: "demo-native")
+            #expect(step.error?.code == ErrorCode.invalidCredentials)
+            #expect(try await SecureEnrollmentTests.devices(of: "ada@example.com", on: server).count == 1)
+        }
+    }
+
     @Test("a browser that only typed an existing user's email gets no code for them")
     func namedUserGetsNoCode() async throws {
         try await TestServer.runWithFixtures { server in

@@ -29,8 +29,9 @@ final class MemoryEffects: JourneyEffects {
         return try await createUser(externalUserID: externalUserID, email: nil)!
     }
     func issueEnrollmentCode(for user: UserContext, lifetime: TimeInterval) async throws -> IssuedEnrollmentCode? {
-        IssuedEnrollmentCode(code: "CODE", expiresAt: Date(timeIntervalSinceNow: lifetime), enrollmentURI: "countersign://enroll", qrCodeSVG: "<svg/>")
+        IssuedEnrollmentCode(id: "enr_1", code: "CODE", expiresAt: Date(timeIntervalSinceNow: lifetime), enrollmentURI: "countersign://enroll", qrCodeSVG: "<svg/>")
     }
+    func withdrawEnrollmentCode(_ id: String) async throws {}
     func storeBiometricKeys(_ keys: [BiometricKeyRegistration], onDevice deviceID: String?) async throws {}
     func activeBiometricKey(externalUserID: String, publicKeyID: String) async throws -> BiometricCredential? {
         keys.withLock { $0[publicKeyID] }.flatMap { $0.user.externalUserID == externalUserID ? $0 : nil }

@@ -100,7 +100,13 @@ actor StoredJourneyEffects: JourneyEffects {
         let (record, issued) = services.enrollmentCodes.make(externalUserID: user.externalUserID, clientID: nativeClientID, lifetime: lifetime)
         guard let qrCode = QRCodeSVG.encoding(issued.link.uri) else { throw QRCodeTooLong() }
         await work.hold { storage in try await storage.enrollmentCodes.insert(record) }
-        return IssuedEnrollmentCode(code: issued.code, expiresAt: issued.expiresAt, enrollmentURI: issued.link.uri, qrCodeSVG: qrCode)
+        return IssuedEnrollmentCode(
+            id: record.id, code: issued.code, expiresAt: issued.expiresAt, enrollmentURI: issued.link.uri, qrCodeSVG: qrCode)
+    }
+
+    func withdrawEnrollmentCode(_ id: String) async throws {
+        let now = services.clock.now()
+        await work.hold { storage in _ = try await storage.enrollmentCodes.markUsed(id, at: now) }
     }
 
     func storeBiometricKeys(_ keys: [BiometricKeyRegistration], onDevice deviceID: String?) async throws {

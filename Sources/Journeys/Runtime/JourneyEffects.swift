@@ -20,6 +20,9 @@ public protocol JourneyEffects: ApprovalEffects {
     /// application of the journey's (web) client for `lifetime` seconds; nil when that application has no
     /// native client.
     func issueEnrollmentCode(for user: UserContext, lifetime: TimeInterval) async throws -> IssuedEnrollmentCode?
+    /// Makes the enrollment code with record id `id` unusable: the browser that showed it left its step
+    /// without going on (cancelled it, reported a failure, took a branch).
+    func withdrawEnrollmentCode(_ id: String) async throws
     /// Stores the biometric public keys a completed run registered, on the device `deviceID` when the run
     /// registered or used one; each replaces its user's earlier key with the same key id.
     func storeBiometricKeys(_ keys: [BiometricKeyRegistration], onDevice deviceID: String?) async throws
@@ -38,13 +41,16 @@ public protocol JourneyEffects: ApprovalEffects {
 /// A one-time enrollment code, the only time it exists in clear, ready to show: as text, as the link a
 /// phone opens, and as that link's QR code.
 public struct IssuedEnrollmentCode: Sendable {
+    /// The code's record id (never shown: it is not the code).
+    public let id: String
     public let code: String
     public let expiresAt: Date
     public let enrollmentURI: String
     /// The QR code of `enrollmentURI`, an SVG image.
     public let qrCodeSVG: String
 
-    public init(code: String, expiresAt: Date, enrollmentURI: String, qrCodeSVG: String) {
+    public init(id: String, code: String, expiresAt: Date, enrollmentURI: String, qrCodeSVG: String) {
+        self.id = id
         self.code = code
         self.expiresAt = expiresAt
         self.enrollmentURI = enrollmentURI

@@ -8,7 +8,8 @@ import Foundation
 /// or created: a user the browser only named gets `enrollment_required`.
 ///
 /// Config: `expires_in` (seconds, 1–86400, default 600, as for codes the admin API issues). The browser continues with `client_input` once
-/// the phone has scanned the code.
+/// the phone has scanned the code; leaving the step any other way (cancel, failure, a branch) withdraws
+/// the code, so someone who saw it cannot use it after the person changed their mind.
 struct IssueEnrollmentCodeStep: StepBehavior {
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
         try await environment.enrolling(state) { user in
@@ -24,9 +25,16 @@ struct IssueEnrollmentCodeStep: StepBehavior {
                     "enrollment_code": .string(issued.code), "expires_at": .string(issued.expiresAt.formatted(.iso8601)),
                     "enrollment_uri": .string(issued.enrollmentURI), "enrollment_qr_svg": .string(issued.qrCodeSVG),
                 ],
-                secrets: [:])
+                secrets: [Self.codeIDSecret: issued.id])
         }
     }
+
+    func cancel(_ state: inout InteractionState, _ environment: StepEnvironment) async throws {
+        guard let id = environment.secrets[Self.codeIDSecret] else { return }
+        try await environment.effects.withdrawEnrollmentCode(id)
+    }
+
+    private static let codeIDSecret = "enrollment_code_id"
 
     func receive(_ input: JSONValue?, _ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepOutcome {
         .next(output: [:])
