@@ -79,6 +79,23 @@ struct MetricsTests {
     }
 }
 
+extension MetricsTests {
+    @Test("a production server without COUNTERSIGN_METRICS_TOKEN does not serve the metrics, which tell which emails reached a phone; with one, a scraper holding it reads them")
+    func productionNeedsAToken() async throws {
+        try await TestServer.run(adjust: { $0.mode = .production }) { (server: TestServer) async throws in
+            _ = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
+            let unserved = try await server.app.testing().sendRequest(.GET, "/metrics")
+            #expect(unserved.status == .notFound)
+            #expect(!unserved.body.string.contains("countersign_"))
+        }
+        let token = "scrape-token-0123456789"
+        try await TestServer.run(adjust: { $0.mode = .production; $0.metricsToken = token }) { (server: TestServer) async throws in
+            #expect(try await server.app.testing().sendRequest(.GET, "/metrics").status == .unauthorized)
+            #expect(try await server.scrapeMetrics(bearer: token).value("countersign_http_requests_total", ["method": "GET", "route": "/metrics", "status": "401"]) == 1)
+        }
+    }
+}
+
 extension TestServer {
     /// `GET /metrics`, checked to be Prometheus' text format, parsed.
     func scrapeMetrics(bearer: String? = nil) async throws -> MetricsExposition {

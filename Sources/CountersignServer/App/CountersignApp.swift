@@ -97,7 +97,12 @@ public enum CountersignApp {
         app.middleware.use(ErrorMiddleware(metrics: metrics))
         app.middleware.use(ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
         try app.register(collection: HealthRoutes(storage: storage, events: events))
-        try app.register(collection: MetricsRoutes(metrics: metrics, openWaits: openWaits, token: configuration.metricsToken))
+        try app.register(collection: MetricsRoutes(
+            metrics: metrics, openWaits: openWaits, token: configuration.metricsToken,
+            servedWithoutToken: configuration.mode == .development))
+        if configuration.mode == .production, configuration.metricsToken == nil {
+            app.logger.notice("GET /metrics is not served: set COUNTERSIGN_METRICS_TOKEN for a scraper to read the metrics")
+        }
         try app.register(collection: OrchestrationRoutes(service: interactions))
         try app.register(collection: ApprovalRoutes(
             mobileApprove: MobileApproveService(interactions: interactions, verifier: verifier, storage: storage, clock: clock),

@@ -2,21 +2,26 @@ import CountersignCore
 import Vapor
 
 /// `GET /metrics`: the server's metrics in Prometheus' text format. With `COUNTERSIGN_METRICS_TOKEN` set,
-/// only a scraper sending it as a bearer token gets them; otherwise keep the path from the outside at
-/// the load balancer (docs/DEPLOYMENT.md).
+/// only a scraper sending it as a bearer token gets them. Without one they are served in development mode
+/// only: the figures tell which sign-ins reached a phone (an email with no phone gets a decoy, which
+/// pushes nothing), so a production server without a token does not serve them at all.
 struct MetricsRoutes: RouteCollection {
     let metrics: ServerMetrics
     let openWaits: OpenWaits
     /// SHA-256 (hex) of the token a scraper must send, when one is configured.
     let tokenDigest: String?
+    /// Whether the metrics are served when no token is configured.
+    let servedWithoutToken: Bool
 
-    init(metrics: ServerMetrics, openWaits: OpenWaits, token: String?) {
+    init(metrics: ServerMetrics, openWaits: OpenWaits, token: String?, servedWithoutToken: Bool) {
         self.metrics = metrics
         self.openWaits = openWaits
         tokenDigest = token.map(SecretDigest.hex)
+        self.servedWithoutToken = servedWithoutToken
     }
 
     func boot(routes: any RoutesBuilder) throws {
+        guard tokenDigest != nil || servedWithoutToken else { return }
         routes.get("metrics") { request in try await scrape(request) }
     }
 
