@@ -20,6 +20,14 @@ struct SecurityEventsTests {
             #expect(details.contains { $0.hasPrefix("GET /admin/v1/users with a wrong admin key") })
             #expect(details.contains { $0.hasPrefix("GET /admin/v1/stats with no admin key") })
             #expect(!details.joined().contains(tried))
+
+            // A long path is recorded by its beginning only: a stranger cannot fill the table with paths.
+            server.clock.advance(by: 61)
+            let long = "/admin/v1/users/" + String(repeating: "x", count: 4000)
+            #expect(try await server.send(.GET, long).status == .unauthorized)
+            let recorded = try #require(try await events(server, kind: "admin_auth_failed").first?["detail"]?.stringValue)
+            #expect(recorded.hasPrefix("GET " + long.prefix(128) + "… with no admin key"))
+            #expect(recorded.count < 200)
         }
     }
 

@@ -58,8 +58,9 @@ struct SecurityEvents: Sendable {
 
 /// When each throttled event was last stored, by kind and source.
 private actor RecentlyStored {
-    /// Sources remembered at most; past it, the entries older than the window are forgotten.
-    static let capacity = 10_000
+    /// Sources remembered at most, which is also the most throttled events stored in one window; past
+    /// it, the entries older than the window are forgotten.
+    static let capacity = 1_000
     private var storedAt: [String: Date] = [:]
 
     /// Whether `key` was not stored within `window` before `now`; if so, it counts as stored now. When

@@ -22,15 +22,20 @@ struct AdminKeyVerifier: Sendable {
         return AdminKeyVerifier(keyHash: SecretDigest.hex(key), securityEvents: securityEvents)
     }
 
+    static let recordedPathLength = 128
+
     func accepts(_ key: String) -> Bool {
         SecretDigest.matches(key, storedHex: keyHash)
     }
 
-    /// Records a request refused for its key as a security event: where it went and from where, never
-    /// the key it tried.
+    /// Records a request refused for its key as a security event: where it went (the path's first
+    /// `recordedPathLength` characters, so that a stranger's long paths do not fill the table) and from
+    /// where, never the key it tried.
     func recordRefusal(of request: Request, keyGiven: Bool) async {
         let source = request.clientAddress ?? "an unknown address"
-        let detail = "\(request.method.rawValue) \(request.url.path) with \(keyGiven ? "a wrong" : "no") admin key from \(source)"
+        let path = request.url.path
+        let shownPath = path.count > Self.recordedPathLength ? path.prefix(Self.recordedPathLength) + "…" : path
+        let detail = "\(request.method.rawValue) \(shownPath) with \(keyGiven ? "a wrong" : "no") admin key from \(source)"
         try? await securityEvents.recordNow(.adminAuthenticationFailed, detail: detail, source: source)
     }
 }
