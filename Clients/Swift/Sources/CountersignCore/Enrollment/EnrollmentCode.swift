@@ -35,8 +35,13 @@ public enum EnrollmentCode {
     }
 }
 
-/// What the enrollment QR code carries: `countersign://enroll?server=…&client_id=…&code=…`. The phone app
-/// learns from it which server to register with, through which client, and the code.
+/// What the enrollment QR code carries: `countersign://enroll?server=…&client_id=…&code=…`: the server to
+/// register with, through which client, and the code.
+///
+/// Anyone can make such a link, so an app registers only with the server it was built for
+/// (`isFor(server:)`): a link naming another would have the phone take that server's requests for its
+/// bank's. A link whose server is not https (but for the phone's own loopback, in development) is not
+/// read at all: the code would cross the network in clear.
 public struct EnrollmentLink: Sendable, Equatable {
     public static let scheme = "countersign"
     public let server: String
@@ -50,12 +55,38 @@ public struct EnrollmentLink: Sendable, Equatable {
         self.code = code
     }
 
-    /// Reads a scanned link; nil when it is not an enrollment link.
+    /// Reads a scanned link; nil when it is not an enrollment link, or names a server that is not https
+    /// (http only on the loopback).
     public init?(uri: String) {
         guard let components = URLComponents(string: uri), components.scheme == Self.scheme, components.host == "enroll" else { return nil }
         func item(_ name: String) -> String? { components.queryItems?.first { $0.name == name }?.value }
-        guard let server = item("server"), let code = item("code") else { return nil }
+        guard let server = item("server"), let code = item("code"), let origin = Self.origin(of: server) else { return nil }
+        guard origin.scheme == "https" || ["127.0.0.1", "::1", "[::1]", "localhost"].contains(origin.host) else { return nil }
         self.init(server: server, clientID: item("client_id"), code: code)
+    }
+
+    /// Whether the link names `server` (scheme, host, port and path; the host in any case, a default port
+    /// written or not): an app registers only with links for the server it was built for.
+    public func isFor(server expected: String) -> Bool {
+        guard let named = Self.origin(of: server), let wanted = Self.origin(of: expected) else { return false }
+        return named == wanted
+    }
+
+    /// A server URL's parts that say where requests go.
+    private struct Origin: Equatable {
+        let scheme: String
+        let host: String
+        let port: Int
+        let path: String
+    }
+
+    private static func origin(of server: String) -> Origin? {
+        guard let components = URLComponents(string: server), let scheme = components.scheme?.lowercased(),
+            ["http", "https"].contains(scheme), let host = components.host?.lowercased(), !host.isEmpty,
+            components.user == nil, components.password == nil
+        else { return nil }
+        let path = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
+        return Origin(scheme: scheme, host: host, port: components.port ?? (scheme == "https" ? 443 : 80), path: path)
     }
 
     public var uri: String {
