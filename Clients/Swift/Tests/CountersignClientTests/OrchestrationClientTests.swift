@@ -82,6 +82,20 @@ struct OrchestrationClientTests {
         #expect(!publicKey.isValidSignature(signature, for: Data(signed.replacingOccurrences(of: "dev_1", with: "dev_2").utf8)))
     }
 
+    @Test("behind a balancer's path prefix the inbox request keeps the base URL's path, and signs the path from the server's root")
+    func inboxUnderAPathPrefix() async throws {
+        let keys = try KeysOnDisk()
+        let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: keys.url))
+        _ = try await authenticator.registerDevice(
+            challenge: "challenge", name: "Phone", model: "Test", push: PushRegistration(channel: "inbox", token: nil, appID: nil))
+        let client = OrchestrationClient(baseURL: URL(string: "https://bank.example/countersign")!, clientID: "bank-app", transport: server)
+        await server.reply(200, #"{"approvals": []}"#)
+
+        _ = try await client.pendingApprovals(deviceID: "dev_1", authenticator: authenticator, wait: 5)
+        let request = try #require(await server.requests.first)
+        #expect(request.url?.absoluteString == "https://bank.example/countersign/v1/devices/dev_1/pending?wait=5")
+    }
+
     private func step(token: String) -> String {
         #"{"interaction_id": "int_1", "interaction_token": "\#(token)", "journey_id": "mobile_login", "journey_step_id": "client_input"}"#
     }
