@@ -37,6 +37,7 @@ struct LoadBalancerTests {
                 #expect(served.contains("127.0.0.1:\(server.port)"), "instance on port \(server.port) served none of the flow")
             }
             #expect(try await exchange(nginx.url + "/metrics").status == 404)
+            #expect(try await exchange(nginx.url + "/healthz").header("Strict-Transport-Security")?.hasPrefix("max-age=31536000") == true)
             #expect(try await exchange(instances[0].url + "/metrics").status == 200, "scraped at each instance directly")
         }
     }
