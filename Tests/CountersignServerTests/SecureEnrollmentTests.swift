@@ -193,8 +193,8 @@ struct SecureEnrollmentTests {
             let issued = try await server.admin(.POST, "enrollment-codes", json: ["external_user_id": "ada", "client_id": "bank-app"]).body
             let code = try #require(issued["code"]?.stringValue)
             let uri = try #require(issued["enrollment_uri"]?.stringValue)
-            let link = try #require(EnrollmentLink(uri: uri))
-            #expect(link == EnrollmentLink(server: TestServer.issuer, clientID: "bank-app", code: code))
+            // (The test server's public URL is plain http, which a phone's SDK would refuse to follow.)
+            #expect(uri == EnrollmentLink(server: TestServer.issuer, clientID: "bank-app", code: code).uri)
             #expect(issued["expires_at"]?.stringValue != nil)
 
             let sql = try #require(server.app.countersignSQL)
