@@ -71,6 +71,37 @@ struct JourneyLoaderTests {
         #expect(found.contains { $0.stepID == stepID && $0.reason.contains(reason) && $0.file == "sample.yaml" }, "\(name): \(found)")
     }
 
+    @Test("a misspelt config key, or a switch written as a string, is refused: number matching must not quietly go off", arguments: [
+        ("display_web_opt: true", "unknown config 'display_web_opt' for a web_to_mobile_authentication step"),
+        ("display_web_otp: \"true\"", "config 'display_web_otp' must be true or false"),
+        ("one_pending_per_user: \"no\"", "config 'one_pending_per_user' must be true or false"),
+    ])
+    func misspeltProtection(line: String, reason: String) {
+        let yaml = """
+            id: sample
+            steps:
+              - id: login
+                type: login_form
+                config:
+                  form_id: login
+                  schema: {type: object, required: [email], properties: {email: {type: string}}}
+                next: approve
+              - id: approve
+                type: web_to_mobile_authentication
+                config:
+                  external_user_id: "@login.email"
+                  mobile_journey: mobile_approve_otp
+                  \(line)
+                next: done
+              - id: done
+                type: complete
+            """
+        let found = problems(yaml)
+        #expect(found.contains { $0.stepID == "approve" && $0.reason.contains(reason) }, "\(found)")
+        let spelt = yaml.replacingOccurrences(of: line, with: "display_web_otp: \"@policy.request().params.otp\"")
+        #expect(problems(spelt).isEmpty, "an expression may decide a switch")
+    }
+
     @Test("duplicate step ids and bad YAML are refused")
     func documentLevel() {
         #expect(problems("id: x\nsteps:\n  - {id: a, type: complete}\n  - {id: a, type: complete}").contains { $0.reason == "duplicate step id" })

@@ -34,6 +34,41 @@ public enum StepType: String, Sendable, CaseIterable {
         }
     }
 
+    /// Every config key the step reads; any other is refused at load, so that a misspelt key (say
+    /// `display_web_opt`) cannot quietly leave a protection at its default. Keys every step takes (its
+    /// tries, its output variables, its failure and cancel behaviour) are in `commonConfig`.
+    var knownConfig: Set<String> {
+        switch self {
+        case .loginForm, .collectInformation: ["form_id", "schema"]
+        case .createUser: ["external_user_id", "username", "email"]
+        case .mobileBiometricsAuthentication: ["user_identifier"]
+        case .mobileBiometricsTransactionSigning: ["external_user_id", "approval_data"]
+        case .webToMobileAuthentication:
+            [
+                "external_user_id", "mobile_journey", "approval_data", "additional_data", "display_web_otp", "otp_length", "expires_in",
+                "resend_attempts", "polling_interval", "device_selection", "show_device_names", "unknown_user", "one_pending_per_user",
+                "backoff_seconds", "backoff_max_seconds", "not_me_block_seconds",
+            ]
+        case .issueEnrollmentCode: ["expires_in"]
+        case .reject: ["error_code", "message", "data"]
+        case .mobileBiometricsRegistration, .deviceRegistration, .otpValidation, .enrollmentCode, .complete: []
+        }
+    }
+
+    /// Config keys any step may take.
+    static let commonConfig: Set<String> = [
+        "max_attempts", "output_variable", "error_output_variable", "branch_output_variable", "failure_behavior", "cancel_behavior",
+    ]
+
+    /// Config keys that switch a protection on or off: they take `true` or `false` (or an expression),
+    /// never a string such as `"true"` that would read as off.
+    var switchConfig: [String] {
+        switch self {
+        case .webToMobileAuthentication: ["display_web_otp", "show_device_names", "one_pending_per_user"]
+        default: []
+        }
+    }
+
     /// Groups of keys of which at least one must be present.
     var requiredOneOf: [[String]] {
         switch self {

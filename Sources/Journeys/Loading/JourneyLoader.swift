@@ -181,6 +181,16 @@ private struct DocumentValidator {
             }
             config = object
         }
+        for key in config.keys.sorted() where !type.knownConfig.contains(key) && !StepType.commonConfig.contains(key) {
+            let known = (type.knownConfig.union(StepType.commonConfig)).sorted().joined(separator: ", ")
+            problem(id, "unknown config '\(key)' for a \(type.rawValue) step (known: \(known))")
+        }
+        for key in type.switchConfig {
+            guard let value = config[key], value != .null else { continue }
+            if case .bool = value { continue }
+            if let text = value.stringValue, text.hasPrefix("@"), !text.hasPrefix("@@") { continue }  // an expression
+            problem(id, "config '\(key)' must be true or false")
+        }
         for key in type.requiredConfig where config[key] == nil || config[key] == .null {
             problem(id, "missing required config '\(key)'")
         }
