@@ -77,29 +77,16 @@ struct JourneyLoaderTests {
         ("one_pending_per_user: \"no\"", "config 'one_pending_per_user' must be true or false"),
     ])
     func misspeltProtection(line: String, reason: String) {
-        let yaml = """
-            id: sample
-            steps:
-              - id: login
-                type: login_form
-                config:
-                  form_id: login
-                  schema: {type: object, required: [email], properties: {email: {type: string}}}
-                next: approve
-              - id: approve
-                type: web_to_mobile_authentication
-                config:
-                  external_user_id: "@login.email"
-                  mobile_journey: mobile_approve_otp
-                  \(line)
-                next: done
-              - id: done
-                type: complete
-            """
-        let found = problems(yaml)
-        #expect(found.contains { $0.stepID == "approve" && $0.reason.contains(reason) }, "\(found)")
-        let spelt = yaml.replacingOccurrences(of: line, with: "display_web_otp: \"@policy.request().params.otp\"")
-        #expect(problems(spelt).isEmpty, "an expression may decide a switch")
+        // The sample with its create step turned into a web-to-mobile step carrying `line`.
+        func sample(with line: String) -> String {
+            Self.valid.replacingOccurrences(
+                of: "type: create_user\n    config: {email: \"@login.email\"}\n    next: done\n    branches: {user_exists: done}",
+                with: "type: web_to_mobile_authentication\n    config: {external_user_id: \"@login.email\", mobile_journey: mobile_approve_otp, \(line)}\n    next: done")
+        }
+        let found = problems(sample(with: line))
+        #expect(sample(with: line) != Self.valid)
+        #expect(found.contains { $0.stepID == "create" && $0.reason.contains(reason) }, "\(found)")
+        #expect(problems(sample(with: "display_web_otp: \"@policy.request().params.otp\"")).isEmpty, "an expression may decide a switch")
     }
 
     @Test("duplicate step ids and bad YAML are refused")
