@@ -29,14 +29,17 @@ final class Instances {
     private let databaseName: String
     private let directory: URL
 
-    /// Runs `body` with `count` fresh instances, and stops them and removes their database after.
-    static func run(count: Int = 2, environment: [String: String] = [:], _ body: (Instances) async throws -> Void) async throws {
-        let instances = try await Instances(count: count, environment: environment)
+    /// Runs `body` with `count` fresh instances, and stops them and removes their database after. They
+    /// start one after another unless `together`.
+    static func run(
+        count: Int = 2, environment: [String: String] = [:], together: Bool = false, _ body: (Instances) async throws -> Void
+    ) async throws {
+        let instances = try await Instances(count: count, environment: environment, together: together)
         try await withCleanup { try await body(instances) } then: { try await instances.stop() }
     }
 
-    /// Starts `count` instances one after another (the first brings the schema up to date).
-    private init(count: Int, environment extra: [String: String]) async throws {
+    /// Starts `count` instances, one after another or all at once.
+    private init(count: Int, environment extra: [String: String], together: Bool) async throws {
         let adminURL = try #require(Self.postgresURL, "COUNTERSIGN_TEST_DATABASE_URL names no PostgreSQL server")
         databaseName = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         try await Self.run("CREATE DATABASE \"\(databaseName)\"", adminURL: adminURL)
@@ -55,7 +58,15 @@ final class Instances {
             "COUNTERSIGN_PUBLIC_URL": Self.publicURL,
             "COUNTERSIGN_START_RATE_PER_ADDRESS": "0",
         ].merging(extra) { _, new in new }
-        for _ in 0..<count { try await start() }
+        guard together else {
+            for _ in 0..<count { try await start() }
+            return
+        }
+        let (directory, environment) = (directory, environment)
+        servers = try await withThrowingTaskGroup(of: RunningServer.self) { group in
+            for _ in 0..<count { group.addTask { try await RunningServer(directory: directory, environment: environment) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
     }
 
     private func start() async throws {

@@ -7,7 +7,7 @@ import FoundationNetworking
 
 /// `countersign serve` as a child process on a free port, ready once it has said so. What it prints goes
 /// to a file, never a pipe: a pipe the test stopped reading would block the server's next log line.
-final class RunningServer {
+final class RunningServer: Sendable {
     let child: ChildProcess
     let port: Int
     private let logFile: URL

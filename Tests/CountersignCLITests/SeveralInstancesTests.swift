@@ -17,6 +17,22 @@ import FoundationNetworking
 /// test script's PostgreSQL pass, one test at a time (two of them stop the shared cluster).
 @Suite("Several instances on one PostgreSQL", .serialized, .enabled(if: Instances.postgresURL != nil))
 struct SeveralInstancesTests {
+    @Test("instances started at once on an empty database both come up: one brings the schema and the first secrets while the other waits, and the one admin key printed works on both")
+    func startedTogether() async throws {
+        try await Instances.run(environment: ["COUNTERSIGN_ADMIN_KEY": ""], together: true) { instances in
+            let printed = instances.servers.compactMap { server -> String? in
+                let output = server.output
+                guard let shown = output.range(of: "keep it safe): ") else { return nil }
+                return String(output[shown.upperBound...].prefix { !$0.isWhitespace })
+            }
+            #expect(printed.count == 1, "one admin key generated: \(printed)")
+            let key = try #require(printed.first)
+            for server in instances.servers {
+                #expect(try await exchange(server.url + "/admin/v1/stats", bearer: key).status == 200)
+            }
+        }
+    }
+
     @Test("a browser waiting on instance A is woken by the phone's answer on B, and the phone's long-poll on B by the request made on A")
     func wakeUpsCrossInstances() async throws {
         try await Instances.run { instances in

@@ -37,6 +37,10 @@ public enum CountersignApp {
         // process-wide metrics system, which nothing reads, at a cost in every request.
         app.http.server.configuration.reportMetrics = false
         let metrics = ServerMetrics()
+        // Held until the start has settled the database's first secrets (below); managed, so that a start
+        // failing before then lets it go too.
+        let startupLock = try await DatabaseSetup.startupLock(for: configuration.database, on: app.databaseRuntime)
+        if let startupLock { app.manage(startupLock) }
         let storage = try await DatabaseSetup.open(configuration.database, on: app.databaseRuntime, metrics: metrics)
         // Registered first, so it closes last: after the background services that use it have stopped.
         app.manage(StorageLifetime(storage: storage))
@@ -68,6 +72,7 @@ public enum CountersignApp {
         // Opens every stored key: a wrong master key stops the server here rather than failing its first push.
         try await gateways.refresh()
         let hashKey = try await ServerSecrets.hashKey(on: storage, secrets: secretBox)
+        await startupLock?.release()
         let approvals = ApprovalLifecycle(
             storage: storage, clock: clock, hashKey: hashKey, events: events, inbox: gateways.inbox,
             limiter: ApprovalLimiter(storage: storage, clock: clock, securityEvents: securityEvents), securityEvents: securityEvents,
@@ -134,14 +139,21 @@ public enum CountersignApp {
     /// Connects the database, applies any migrations that have not run (and removes the development
     /// mode's demo application when asked), and closes it.
     public static func prepareDatabase(_ app: Application, location: DatabaseLocation, removingDemoApplication: Bool = false) async throws {
-        let storage = try await DatabaseSetup.open(location, on: app.databaseRuntime)
+        let startupLock = try await DatabaseSetup.startupLock(for: location, on: app.databaseRuntime)
         do {
-            if removingDemoApplication { try await DevelopmentMode.removeDemoApplication(storage) }
+            let storage = try await DatabaseSetup.open(location, on: app.databaseRuntime)
+            do {
+                if removingDemoApplication { try await DevelopmentMode.removeDemoApplication(storage) }
+            } catch {
+                try? await storage.shutdown()
+                throw error
+            }
+            try await storage.shutdown()
         } catch {
-            try? await storage.shutdown()
+            await startupLock?.release()
             throw error
         }
-        try await storage.shutdown()
+        await startupLock?.release()
     }
 }
 

@@ -45,6 +45,17 @@ enum DatabaseSetup {
         }
     }
 
+    /// For a shared PostgreSQL database, the lock that keeps other instances from starting on it until it
+    /// is released (`PostgresStartupLock`); nil for SQLite, where one server holds the file already.
+    static func startupLock(for location: DatabaseLocation, on runtime: Runtime) async throws -> PostgresStartupLock? {
+        guard case .postgres(let url) = location else { return nil }
+        do {
+            return try await PostgresStartupLock.acquire(try postgresConfiguration(url).coreConfiguration, logger: runtime.logger)
+        } catch {
+            throw PostgresStartFailure.explaining(error, url: url)
+        }
+    }
+
     /// The longest a request waits for a PostgreSQL connection, and a connection for PostgreSQL to
     /// answer, before it is refused as `503 database_unavailable`.
     static let postgresWaitLimit = TimeAmount.seconds(5)

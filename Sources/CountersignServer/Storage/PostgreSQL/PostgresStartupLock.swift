@@ -1,0 +1,53 @@
+import Logging
+import PostgresNIO
+
+/// One instance at a time brings a shared PostgreSQL database up and settles its first secrets: the
+/// migrations, the demo application, the token signing key, the admin key and the server secrets. Without
+/// it, instances started together on an empty database each ran the migrations (one failed on a table the
+/// other had just made) and each generated an admin key, of which one then stopped working.
+///
+/// A session advisory lock on a connection of its own, held from before the migrations until the start
+/// has settled what it needs (`release()`), or until the connection closes (a start that failed).
+final class PostgresStartupLock: ServerLifecycle {
+    /// The lock's number: any constant the instances share ("CSUP").
+    private static let key = 0x4353_5550
+
+    private let connection: PostgresConnection
+    private let released = ReleasedOnce()
+
+    private init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    /// Waits until no other instance is starting on the database `configuration` names, then holds the lock.
+    static func acquire(_ configuration: PostgresConnection.Configuration, logger: Logger) async throws -> PostgresStartupLock {
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+        do {
+            _ = try await connection.query("SELECT pg_advisory_lock(\(Self.key))", logger: logger).collect()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        return PostgresStartupLock(connection: connection)
+    }
+
+    /// Lets the next instance start; closing the connection ends its session, and with it the lock.
+    func release() async {
+        guard await released.first() else { return }
+        try? await connection.close()
+    }
+
+    func shutdown() async {
+        await release()
+    }
+}
+
+/// Whether `release()` has run.
+private actor ReleasedOnce {
+    private var done = false
+
+    func first() -> Bool {
+        defer { done = true }
+        return !done
+    }
+}
