@@ -1,5 +1,6 @@
 import CountersignServer
 import Foundation
+import Logging
 import Testing
 
 @Suite("Configuration from the environment")
@@ -81,6 +82,18 @@ struct ConfigurationTests {
             #expect(error.problems.count == names.count)
             for name in names { #expect(error.description.contains(name)) }
         }
+    }
+
+    @Test("a production server whose public URL is plain http (not the loopback) warns at start that phones will refuse its enrollment links", arguments: [
+        ("http://countersign.test", true), ("https://countersign.test", false), ("http://127.0.0.1:8080", false),
+    ])
+    func plainHTTPPublicURL(publicURL: String, warned: Bool) async throws {
+        let store = LogStore()
+        try await TestServer.run(
+            adjust: { $0.mode = .production; $0.publicURL = publicURL },
+            prepare: { app in app.logger = Logger(label: "countersign.tests.capture") { _ in CapturingLogHandler(store: store) } }
+        ) { _ in }
+        #expect(store.lines.withLock { $0 }.contains { $0.contains("phones will refuse the enrollment links") } == warned)
     }
 
     @Test("a public URL whose origin cannot be read is refused (pages there are the server's own)", arguments: [

@@ -1,3 +1,4 @@
+import CountersignCore
 import Fluent
 import FluentSQL
 import Foundation
@@ -105,6 +106,11 @@ public enum CountersignApp {
         try app.register(collection: MetricsRoutes(
             metrics: metrics, openWaits: openWaits, token: configuration.metricsToken,
             servedWithoutToken: configuration.mode == .development))
+        // Asked of the SDK's own reader of enrollment links, so the rule is written once.
+        if configuration.mode == .production, EnrollmentLink(uri: EnrollmentLink(server: configuration.publicURL, clientID: nil, code: "-").uri) == nil {
+            app.logger.warning(
+                "COUNTERSIGN_PUBLIC_URL is not https: phones will refuse the enrollment links this server issues (the SDK follows https only, or http on the loopback)")
+        }
         if configuration.mode == .production, configuration.metricsToken == nil {
             app.logger.notice("GET /metrics is not served: set COUNTERSIGN_METRICS_TOKEN for a scraper to read the metrics")
         }

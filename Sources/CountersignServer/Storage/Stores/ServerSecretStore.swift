@@ -22,9 +22,11 @@ struct ServerSecretStore {
         try await sql.raw("UPDATE \(name: Self.table) SET value = \(bind: value) WHERE id = \(bind: id)").run()
     }
 
-    /// The stored admin key hash, if one was generated.
+    /// The stored admin key hash, if one was generated (the first, should two instances of an older
+    /// version have raced to generate one).
     func adminKeyHash() async throws -> String? {
-        try await sql.raw("SELECT key_hash FROM \(name: Self.adminCredentialTable) LIMIT 1").first(decodingColumn: "key_hash", as: String.self)
+        try await sql.raw("SELECT key_hash FROM \(name: Self.adminCredentialTable) ORDER BY created_at, id LIMIT 1")
+            .first(decodingColumn: "key_hash", as: String.self)
     }
 
     func insertAdminKeyHash(_ hash: String, id: String, at now: Date) async throws {
