@@ -31,6 +31,23 @@ struct SecurityEventsTests {
         }
     }
 
+    @Test("an admin change whose record cannot be stored is not made: no change without its security event")
+    func noChangeWithoutItsRecord() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            // The record's table gone, so every event's insert fails.
+            try await #require(server.app.countersignSQL).raw("DROP TABLE security_events").run()
+
+            #expect(try await server.admin(.POST, "applications", json: ["id": "shop", "name": "Shop"]).status == .internalServerError)
+            let applications = try await server.admin(.GET, "applications").body.arrayValue ?? []
+            #expect(!applications.contains { $0["id"] == "shop" })
+
+            #expect(try await server.admin(.POST, "devices/\(phone.deviceID)/revoke").status == .internalServerError)
+            let userID = try #require(try await server.admin(.GET, "users").body.arrayValue?.first?["id"]?.stringValue)
+            #expect(try await server.admin(.GET, "users/\(userID)/devices").body.arrayValue?.first?["status"] == "active")
+        }
+    }
+
     @Test("a web code typed wrong until no try is left is recorded with the user, approval and device")
     func exhaustedCode() async throws {
         try await TestServer.run { server in

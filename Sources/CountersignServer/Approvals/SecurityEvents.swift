@@ -30,6 +30,22 @@ struct SecurityEvents: Sendable {
         await work.afterCommit { Self.log(event, to: logger) }
     }
 
+    /// Runs `change` and stores its event in one transaction, so that an admin change is never kept
+    /// without its record; logs the event once committed.
+    func recording<T: Sendable>(
+        _ kind: SecurityEventKind, userID: String? = nil, deviceID: String? = nil, detail: String,
+        _ change: @escaping @Sendable (Storage) async throws -> T
+    ) async throws -> T {
+        let event = event(kind, userID: userID, approvalID: nil, deviceID: deviceID, detail: detail)
+        let result = try await storage.transaction { storage in
+            let result = try await change(storage)
+            try await storage.securityEvents.insert(event)
+            return result
+        }
+        Self.log(event, to: logger)
+        return result
+    }
+
     /// Records `kind` at once: for a refusal, whose call commits nothing, or an admin action. With a
     /// `source`, a repeat from the same source within `repeatWindow` is logged but not stored.
     func recordNow(

@@ -50,12 +50,11 @@ struct AdminRoutes: RouteCollection {
         let origins = try Self.checkOrigins(body.allowedOrigins ?? [])
         let application = ApplicationRecord(id: body.id, name: body.name, createdAt: clock.now())
         try await refusingDuplicate("An application '\(body.id)' already exists.") {
-            try await storage.transaction { storage in
+            try await securityEvents.recording(.applicationChanged, detail: "application \(body.id) was created") { storage in
                 try await storage.clients.insert(application)
                 try await storage.applicationOrigins.replace(of: application.id, with: origins)
             }
         }
-        try await securityEvents.recordNow(.applicationChanged, detail: "application \(body.id) was created")
         return try await ApplicationView(id: body.id, name: body.name, clients: [], allowedOrigins: origins)
             .encodeResponse(status: .created, for: request)
     }
@@ -65,15 +64,16 @@ struct AdminRoutes: RouteCollection {
         let application = try await findApplication(request)
         let body = try request.decodeBody(UpdateApplicationRequest.self)
         let origins = try body.allowedOrigins.map(Self.checkOrigins)
-        try await storage.transaction { storage in
-            if let name = body.name { try await storage.clients.rename(application: application.id, to: name) }
-            if let origins { try await storage.applicationOrigins.replace(of: application.id, with: origins) }
-        }
         var changes: [String] = []
         if let name = body.name { changes.append("its name set to '\(name)'") }
         if let origins { changes.append("its allowed web origins set to [\(origins.joined(separator: ", "))]") }
         if !changes.isEmpty {
-            try await securityEvents.recordNow(.applicationChanged, detail: "application \(application.id) changed: \(changes.joined(separator: "; "))")
+            try await securityEvents.recording(
+                .applicationChanged, detail: "application \(application.id) changed: \(changes.joined(separator: "; "))"
+            ) { storage in
+                if let name = body.name { try await storage.clients.rename(application: application.id, to: name) }
+                if let origins { try await storage.applicationOrigins.replace(of: application.id, with: origins) }
+            }
         }
         let allowedOrigins: [String]
         if let origins { allowedOrigins = origins } else { allowedOrigins = try await storage.applicationOrigins.origins(of: application.id) }
@@ -111,10 +111,11 @@ struct AdminRoutes: RouteCollection {
             throw ServiceError.notValid("'kind' must be web or native.")
         }
         let client = ClientRecord(id: body.id, applicationID: application.id, name: body.name, kind: kind.rawValue, createdAt: clock.now())
-        let clients = storage.clients
-        try await refusingDuplicate("A client '\(body.id)' already exists.") { try await clients.insert(client) }
-        try await securityEvents.recordNow(
-            .applicationChanged, detail: "\(kind.rawValue) client \(body.id) was created in application \(application.id)")
+        try await refusingDuplicate("A client '\(body.id)' already exists.") {
+            try await securityEvents.recording(
+                .applicationChanged, detail: "\(kind.rawValue) client \(body.id) was created in application \(application.id)"
+            ) { storage in try await storage.clients.insert(client) }
+        }
         return try await ClientView(client).encodeResponse(status: .created, for: request)
     }
 
@@ -135,9 +136,10 @@ struct AdminRoutes: RouteCollection {
     func linkUser(request: Request) async throws -> HTTPStatus {
         let user = try await findUser(request)
         let application = try await findApplication(request)
-        try await storage.memberships.add(userID: user.id, applicationID: application.id, at: clock.now())
-        try await securityEvents.recordNow(
-            .userApplicationsChanged, userID: user.id, detail: "the user was linked to application \(application.id)")
+        let now = clock.now()
+        try await securityEvents.recording(
+            .userApplicationsChanged, userID: user.id, detail: "the user was linked to application \(application.id)"
+        ) { storage in try await storage.memberships.add(userID: user.id, applicationID: application.id, at: now) }
         return .noContent
     }
 
@@ -145,11 +147,13 @@ struct AdminRoutes: RouteCollection {
     func unlinkUser(request: Request) async throws -> HTTPStatus {
         let user = try await findUser(request)
         let application = try await findApplication(request)
-        guard try await storage.memberships.remove(userID: user.id, applicationID: application.id) else {
-            throw ServiceError.notFound("The user is not linked to that application.")
+        try await securityEvents.recording(
+            .userApplicationsChanged, userID: user.id, detail: "the user was unlinked from application \(application.id)"
+        ) { storage in
+            guard try await storage.memberships.remove(userID: user.id, applicationID: application.id) else {
+                throw ServiceError.notFound("The user is not linked to that application.")
+            }
         }
-        try await securityEvents.recordNow(
-            .userApplicationsChanged, userID: user.id, detail: "the user was unlinked from application \(application.id)")
         return .noContent
     }
 
@@ -163,22 +167,28 @@ struct AdminRoutes: RouteCollection {
 
     /// Marks a device revoked (once; revoking again changes nothing).
     func revokeDevice(request: Request) async throws -> DeviceView {
-        let devices = storage.devices
         let id = request.parameters.get("deviceID")!
-        try await devices.revoke(id, at: clock.now())
-        guard let device = try await devices.find(id) else { throw ServiceError.notFound("No such device.") }
-        try await securityEvents.recordNow(.credentialRevoked, userID: device.userID, deviceID: id, detail: "the device was revoked")
-        return DeviceView(device)
+        guard let device = try await storage.devices.find(id) else { throw ServiceError.notFound("No such device.") }
+        let now = clock.now()
+        return DeviceView(try await securityEvents.recording(
+            .credentialRevoked, userID: device.userID, deviceID: id, detail: "the device was revoked"
+        ) { storage in
+            try await storage.devices.revoke(id, at: now)
+            return try await storage.devices.find(id) ?? device
+        })
     }
 
     /// Marks a biometric key revoked (once; revoking again changes nothing).
     func revokeBiometricKey(request: Request) async throws -> BiometricKeyView {
-        let keys = storage.biometricKeys
         let id = request.parameters.get("keyID")!
-        try await keys.revoke(id, at: clock.now())
-        guard let key = try await keys.find(id) else { throw ServiceError.notFound("No such biometric key.") }
-        try await securityEvents.recordNow(.credentialRevoked, userID: key.userID, detail: "biometric key \(id) was revoked")
-        return BiometricKeyView(key)
+        guard let key = try await storage.biometricKeys.find(id) else { throw ServiceError.notFound("No such biometric key.") }
+        let now = clock.now()
+        return BiometricKeyView(try await securityEvents.recording(
+            .credentialRevoked, userID: key.userID, detail: "biometric key \(id) was revoked"
+        ) { storage in
+            try await storage.biometricKeys.revoke(id, at: now)
+            return try await storage.biometricKeys.find(id) ?? key
+        })
     }
 
     func listJourneys(request: Request) async throws -> [JourneyView] {

@@ -40,9 +40,9 @@ struct PushAdminRoutes: RouteCollection {
         try apply(body, to: &config, secret: nil)
         config.createdAt = clock.now()
         config.updatedAt = config.createdAt
-        let configs = storage.pushConfigs
-        try await refusingDuplicate(Self.duplicate(config)) { try await configs.insert(config) }
-        try await recordChange(of: config.id, "created")
+        try await refusingDuplicate(Self.duplicate(config)) {
+            try await recordingChange(of: config.id, "created") { [config] storage in try await storage.pushConfigs.insert(config) }
+        }
         return try await PushConfigView(config).encodeResponse(status: .created, for: request)
     }
 
@@ -57,23 +57,23 @@ struct PushAdminRoutes: RouteCollection {
         }
         try apply(body, to: &config, secret: try secrets.open(config.sealedSecret, boundTo: config.id))
         config.updatedAt = clock.now()
-        let configs = storage.pushConfigs
-        try await refusingDuplicate(Self.duplicate(config)) { [config] in try await configs.update(config) }
-        try await recordChange(of: config.id, "changed")
+        try await refusingDuplicate(Self.duplicate(config)) {
+            try await recordingChange(of: config.id, "changed") { [config] storage in try await storage.pushConfigs.update(config) }
+        }
         return PushConfigView(config)
     }
 
     func delete(request: Request) async throws -> HTTPStatus {
         let id = request.parameters.get("configID")!
-        guard try await storage.pushConfigs.delete(id) else {
-            throw ServiceError.notFound("No such push configuration.")
+        try await recordingChange(of: id, "deleted") { storage in
+            guard try await storage.pushConfigs.delete(id) else { throw ServiceError.notFound("No such push configuration.") }
         }
-        try await recordChange(of: id, "deleted")
         return .noContent
     }
 
-    private func recordChange(of id: String, _ change: String) async throws {
-        try await securityEvents.recordNow(.pushConfigChanged, detail: "push configuration \(id) \(change)")
+    /// Makes the change `write` with its security event, in one transaction.
+    private func recordingChange(of id: String, _ change: String, _ write: @escaping @Sendable (Storage) async throws -> Void) async throws {
+        try await securityEvents.recording(.pushConfigChanged, detail: "push configuration \(id) \(change)", write)
     }
 
     /// `GET /admin/v1/push-deliveries?approval_id=…&device_id=…&limit=…`: newest first, at most `limit` (100).
