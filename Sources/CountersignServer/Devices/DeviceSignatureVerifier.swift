@@ -31,7 +31,7 @@ struct DeviceSignatureVerifier: Sendable {
             throw ServiceError(.unauthenticated, ErrorCode.timestampOutOfRange, "The signed timestamp is more than two minutes from the server's time.")
         }
         guard let key = try? VerifyingKey(base64: device.publicKey, allowRSA: false),
-            let identity = key.verifiedSignatureIdentity(signatureBase64: signature, of: message)
+            let identity = key.verifiedSignature(signatureBase64: signature, of: message)?.identity
         else { throw ServiceError(.unauthenticated, ErrorCode.invalidToken, "Unknown device or bad device signature.") }
 
         // Keyed on what was signed and the signature's identity, not its text: the same signature

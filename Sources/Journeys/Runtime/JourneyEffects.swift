@@ -83,7 +83,8 @@ public struct TransactionSignature: Sendable {
     /// The 32 random bytes, base64url without padding.
     public let nonce: String
     public let challenge: String
-    /// Base64 signature of the challenge's UTF-8 bytes, as the phone sent it.
+    /// The signature of the challenge's UTF-8 bytes, in the one form evidence keeps
+    /// (`VerifiedSignature.canonicalBase64`: DER for ECDSA, however the phone wrote it).
     public let signature: String
     public let signedAt: Date
     public let journeyID: String

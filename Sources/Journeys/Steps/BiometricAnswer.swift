@@ -13,14 +13,16 @@ struct BiometricAnswer {
         userIdentifier = try fields.string("userIdentifier")
     }
 
-    /// The key, with its user, behind a signature of `challenge` that verifies; nil for an unknown user,
-    /// an unknown or revoked key, a bad signature, or a key on another device than the one asked. All
-    /// fail alike, so the answer does not reveal which users exist.
-    func verify(challenge: String, _ state: InteractionState, _ environment: StepEnvironment) async throws -> BiometricCredential? {
+    /// The key, with its user, behind a signature of `challenge` that verifies, and the signature; nil for
+    /// an unknown user, an unknown or revoked key, a bad signature, or a key on another device than the one
+    /// asked. All fail alike, so the answer does not reveal which users exist.
+    func verify(
+        challenge: String, _ state: InteractionState, _ environment: StepEnvironment
+    ) async throws -> (credential: BiometricCredential, signature: VerifiedSignature)? {
         guard let credential = try await environment.effects.activeBiometricKey(externalUserID: userIdentifier, publicKeyID: publicKeyID),
-            credential.key.verifies(signatureBase64: signature, of: challenge), credential.isUsable(in: state)
+            let verified = credential.key.verifiedSignature(signatureBase64: signature, of: challenge), credential.isUsable(in: state)
         else { return nil }
-        return credential
+        return (credential, verified)
     }
 }
 

@@ -21,7 +21,7 @@ struct BiometricsAuthenticationStep: StepBehavior {
         guard let challenge = environment.secrets["challenge"] else { throw ClientResponseNotValid("no challenge is pending") }
         let refused = StepOutcome.retry(.invalidCredentials("The biometric signature does not verify."))
         if let expected = environment.string("user_identifier"), expected != answer.userIdentifier { return refused }
-        guard let user = try await answer.verify(challenge: challenge, state, environment)?.user else { return refused }
+        guard let user = try await answer.verify(challenge: challenge, state, environment)?.credential.user else { return refused }
         state.actFor(user)
         state.addAuthenticationMethod(Self.method, at: environment.now)
         return .next(output: ["user_id": .string(user.userID), "public_key_id": .string(answer.publicKeyID)])

@@ -53,13 +53,13 @@ struct TransactionSigningStep: StepBehavior {
         else { throw ClientResponseNotValid("no transaction is waiting to be signed") }
         let refused = StepOutcome.retry(.invalidCredentials("The transaction signature does not verify."))
         guard answer.userIdentifier == expectedUser,
-            let credential = try await answer.verify(challenge: challenge, state, environment)
+            let (credential, signature) = try await answer.verify(challenge: challenge, state, environment)
         else { return refused }
         let user = credential.user
         let signedAt = environment.now
         let evidenceID = try await environment.effects.recordTransactionSignature(TransactionSignature(
             user: user, deviceID: credential.deviceID ?? state.deviceID, publicKeyID: answer.publicKeyID, publicKey: credential.key,
-            approvalData: approvalData, nonce: nonce, challenge: challenge, signature: answer.signature, signedAt: signedAt,
+            approvalData: approvalData, nonce: nonce, challenge: challenge, signature: signature.canonicalBase64, signedAt: signedAt,
             journeyID: state.journeyID, approvalID: state.approvalID))
         state.actFor(user)
         state.deviceID = state.deviceID ?? credential.deviceID

@@ -43,9 +43,7 @@ struct TransactionEvidenceRecord: Codable, Sendable {
         approvalData = signature.approvalData.canonicalJSON
         nonce = signature.nonce
         challenge = signature.challenge
-        // Kept in one canonical encoding (DER for ECDSA, as openssl reads it), so that the evidence has
-        // exactly one text.
-        self.signature = signature.publicKey.evidenceSignature(base64: signature.signature) ?? signature.signature
+        self.signature = signature.signature
         journeyID = signature.journeyID
         approvalID = signature.approvalID
         signedAt = signature.signedAt

@@ -66,51 +66,52 @@ public enum VerifyingKey: Sendable {
     ///
     /// ECDSA signatures may be DER or raw r‖s; RSA signatures may use PSS or PKCS#1 v1.5 padding.
     public func verifies(signatureBase64: String, of message: String) -> Bool {
-        verifiedSignatureIdentity(signatureBase64: signatureBase64, of: message) != nil
+        verifiedSignature(signatureBase64: signatureBase64, of: message) != nil
     }
 
-    /// `signatureBase64` in the one form evidence keeps (standard padded base64): for ECDSA its DER, also
-    /// when the phone sent raw r‖s (openssl reads only DER); for RSA its bytes. Nil when it is not base64,
-    /// or not an ECDSA signature of either form.
-    public func evidenceSignature(base64 signatureBase64: String) -> String? {
-        guard let signature = LenientBase64.decode(signatureBase64) else { return nil }
-        switch self {
-        case .p256:
-            if let der = try? P256.Signing.ECDSASignature(derRepresentation: signature) {
-                return der.derRepresentation.base64EncodedString()
-            }
-            guard signature.count == 64, let raw = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return nil }
-            return raw.derRepresentation.base64EncodedString()
-        case .rsa:
-            return signature.base64EncodedString()
-        }
-    }
-
-    /// For a valid signature, what makes it this signature however it is written, to refuse replays:
-    /// ECDSA's `r` (base64 alphabets, DER or raw r‖s, and the negated `s` all keep it, while a new
-    /// signature has a new random nonce and so a new `r`); an RSA signature's bytes. `nil` when the
-    /// signature does not verify.
-    public func verifiedSignatureIdentity(signatureBase64: String, of message: String) -> Data? {
+    /// The signature, once it verifies as a SHA-256 signature of `message`'s UTF-8 bytes; nil when it
+    /// does not.
+    public func verifiedSignature(signatureBase64: String, of message: String) -> VerifiedSignature? {
         guard let signature = LenientBase64.decode(signatureBase64) else { return nil }
         let bytes = Data(message.utf8)
         switch self {
         case .p256(let key):
-            if let der = try? P256.Signing.ECDSASignature(derRepresentation: signature),
-                key.isValidSignature(der, for: bytes)
-            {
-                return der.rawRepresentation.prefix(32)
-            }
-            guard signature.count == 64,
-                let raw = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
-                key.isValidSignature(raw, for: bytes)
-            else { return nil }
-            return raw.rawRepresentation.prefix(32)
+            let forms = [
+                try? P256.Signing.ECDSASignature(derRepresentation: signature),
+                signature.count == 64 ? try? P256.Signing.ECDSASignature(rawRepresentation: signature) : nil,
+            ]
+            return forms.lazy.compactMap { $0 }.first { key.isValidSignature($0, for: bytes) }.map(VerifiedSignature.ecdsa)
         case .rsa(let key):
             let rsaSignature = _RSA.Signing.RSASignature(rawRepresentation: signature)
             guard key.isValidSignature(rsaSignature, for: bytes, padding: .PSS)
                 || key.isValidSignature(rsaSignature, for: bytes, padding: .insecurePKCS1v1_5)
             else { return nil }
-            return signature
+            return .rsa(signature)
+        }
+    }
+}
+
+/// A signature that verified, however the phone wrote it.
+public enum VerifiedSignature: Sendable {
+    case ecdsa(P256.Signing.ECDSASignature)
+    case rsa(Data)
+
+    /// What makes it this signature however it is written, to refuse replays: ECDSA's `r` (base64
+    /// alphabets, DER or raw r‖s, and the negated `s` all keep it, while a new signature has a new random
+    /// nonce and so a new `r`); an RSA signature's bytes.
+    public var identity: Data {
+        switch self {
+        case .ecdsa(let signature): signature.rawRepresentation.prefix(32)
+        case .rsa(let bytes): bytes
+        }
+    }
+
+    /// The one form evidence keeps, standard padded base64: ECDSA as DER, also when the phone sent raw
+    /// r‖s (openssl reads only DER); RSA as its bytes.
+    public var canonicalBase64: String {
+        switch self {
+        case .ecdsa(let signature): signature.derRepresentation.base64EncodedString()
+        case .rsa(let bytes): bytes.base64EncodedString()
         }
     }
 }
