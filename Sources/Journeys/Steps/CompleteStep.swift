@@ -7,10 +7,7 @@ import CountersignCore
 /// development-only journey.
 struct CompleteStep: StepBehavior {
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
-        if state.userOnlyNamed == true, !environment.journeyIsDevelopmentOnly {
-            return .outcome(.failure(WireError(
-                code: ErrorCode.enrollmentRequired, message: "This user already exists: signing in as them needs proof, such as a registered phone.")))
-        }
+        if let refusal = environment.onlyNamedUserRefusal(state) { return refusal }
         if let keys = state.biometricKeysToStore {
             try await environment.effects.storeBiometricKeys(keys, onDevice: state.deviceID)
             state.biometricKeysToStore = nil

@@ -10,14 +10,20 @@ extension StepEnvironment {
     /// `enrollment_required`, except in a development-only journey, which trusts what it is told.
     func enrolling(_ state: InteractionState, _ present: (UserContext) async throws -> StepEntry) async rethrows -> StepEntry {
         guard let user = state.user else { return Self.noUser }
-        if state.userOnlyNamed == true, !journeyIsDevelopmentOnly {
-            return .outcome(.failure(Self.enrollmentRequiredError))
-        }
+        if let refusal = onlyNamedUserRefusal(state) { return refusal }
         return try await present(user)
     }
 
-    /// A journey named a user who exists, without the proof that lets it bind a phone to them.
+    /// The failure of a step that would act for a user the client only named (bind a phone to them, hand
+    /// out their token); nil when the run created or proved its user, or the journey is development-only
+    /// and trusts what it is told.
+    func onlyNamedUserRefusal(_ state: InteractionState) -> StepEntry? {
+        guard state.userOnlyNamed == true, !journeyIsDevelopmentOnly else { return nil }
+        return .outcome(.failure(Self.enrollmentRequiredError))
+    }
+
+    /// A journey named a user who exists, without the proof that lets it act for them.
     static let enrollmentRequiredError = WireError(
         code: ErrorCode.enrollmentRequired,
-        message: "This user already exists: a new phone needs an enrollment code, or the approval of a registered phone.")
+        message: "This user already exists: acting for them needs proof, such as an enrollment code or the approval of a registered phone.")
 }
