@@ -106,8 +106,7 @@ public enum CountersignApp {
         try app.register(collection: MetricsRoutes(
             metrics: metrics, openWaits: openWaits, token: configuration.metricsToken,
             servedWithoutToken: configuration.mode == .development))
-        // Asked of the SDK's own reader of enrollment links, so the rule is written once.
-        if configuration.mode == .production, EnrollmentLink(uri: EnrollmentLink(server: configuration.publicURL, clientID: nil, code: "-").uri) == nil {
+        if configuration.mode == .production, !EnrollmentLink.isFollowable(server: configuration.publicURL) {
             app.logger.warning(
                 "COUNTERSIGN_PUBLIC_URL is not https: phones will refuse the enrollment links this server issues (the SDK follows https only, or http on the loopback)")
         }

@@ -60,9 +60,15 @@ public struct EnrollmentLink: Sendable, Equatable {
     public init?(uri: String) {
         guard let components = URLComponents(string: uri), components.scheme == Self.scheme, components.host == "enroll" else { return nil }
         func item(_ name: String) -> String? { components.queryItems?.first { $0.name == name }?.value }
-        guard let server = item("server"), let code = item("code"), let origin = Self.origin(of: server) else { return nil }
-        guard origin.scheme == "https" || ["127.0.0.1", "::1", "[::1]", "localhost"].contains(origin.host) else { return nil }
+        guard let server = item("server"), let code = item("code"), Self.isFollowable(server: server) else { return nil }
         self.init(server: server, clientID: item("client_id"), code: code)
+    }
+
+    /// Whether a phone may send an enrollment code to `server`: https, or http on its own loopback (in
+    /// development). A server issuing links to any other is misconfigured.
+    public static func isFollowable(server: String) -> Bool {
+        guard let origin = origin(of: server) else { return false }
+        return origin.scheme == "https" || ["127.0.0.1", "::1", "[::1]", "localhost"].contains(origin.host)
     }
 
     /// Whether the link names `server` (scheme, host, port and path; the host in any case, a default port
