@@ -75,16 +75,13 @@ public actor OrchestrationClient {
     /// seconds (at most 30) until one arrives. The request is signed with the device key, over its path
     /// from the server's root (the base URL's own path, a balancer's prefix, is not the server's).
     public func pendingApprovals(deviceID: String, authenticator: Authenticator, wait: Int = 0, now: Date = Date()) async throws -> [[String: String]] {
-        let pathComponents = ["v1", "devices", deviceID, "pending"]
-        var url = baseURL
-        for component in pathComponents { url.appendPathComponent(component) }
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+        var relative = URLComponents()
+        relative.path = "/v1/devices/\(deviceID)/pending"
+        if wait > 0 { relative.queryItems = [URLQueryItem(name: "wait", value: String(wait))] }
+        let base = baseURL.absoluteString.hasSuffix("/") ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
+        guard let path = relative.string, let requestURL = URL(string: base + path) else {
             throw CountersignClientError.unexpectedResponse(status: 0)
         }
-        if wait > 0 { components.queryItems = [URLQueryItem(name: "wait", value: String(wait))] }
-        guard let requestURL = components.url, let serverPath = URLComponents(string: "/" + pathComponents.joined(separator: "/"))?.percentEncodedPath
-        else { throw CountersignClientError.unexpectedResponse(status: 0) }
-        let path = serverPath + (wait > 0 ? "?wait=\(wait)" : "")
         let timestamp = Int(now.timeIntervalSince1970)
         let signature = try await authenticator.signWithDeviceKey(
             DeviceProof.requestMessage(method: "GET", pathWithQuery: path, timestamp: timestamp))
