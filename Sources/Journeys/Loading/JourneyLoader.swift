@@ -188,7 +188,7 @@ private struct DocumentValidator {
         for key in type.switchConfig {
             guard let value = config[key], value != .null else { continue }
             if case .bool = value { continue }
-            if let text = value.stringValue, text.hasPrefix("@"), !text.hasPrefix("@@") { continue }  // an expression
+            if (try? ConfigValue.expressions(in: value))?.isEmpty == false { continue }
             problem(id, "config '\(key)' must be true or false")
         }
         for key in type.requiredConfig where config[key] == nil || config[key] == .null {

@@ -88,7 +88,7 @@ struct PushAdminRoutes: RouteCollection {
     /// when updating), checks the result as a gateway would use it, and seals the key material.
     private func apply(_ body: PushConfigRequest, to config: inout PushConfigRecord, secret: String?) throws {
         let isNew = secret == nil
-        let stored = config
+        let before = config
         var missing: [String] = []
         /// The value given, else the stored one when updating; a missing one is noted.
         func required(_ value: String?, _ stored: @autoclosure () -> String, _ field: String) -> String {
@@ -106,8 +106,8 @@ struct PushAdminRoutes: RouteCollection {
         }
         if let pem = body.caCertificatePEM { config.caCertificatePEM = pem.isEmpty ? nil : pem }
         let destinationChanged = !isNew
-            && (config.endpoint != stored.endpoint || config.tokenEndpoint != stored.tokenEndpoint
-                || config.caCertificatePEM != stored.caCertificatePEM)
+            && (config.endpoint != before.endpoint || config.tokenEndpoint != before.tokenEndpoint
+                || config.caCertificatePEM != before.caCertificatePEM)
         let storedSecret = destinationChanged ? "" : (secret ?? "")
         let newSecret: String
         switch PushProvider(rawValue: config.provider) {

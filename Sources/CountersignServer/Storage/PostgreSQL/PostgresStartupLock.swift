@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// One instance at a time brings a shared PostgreSQL database up and settles its first secrets: the
 /// migrations, the demo application, the token signing key, the admin key and the server secrets. Without
@@ -13,7 +14,7 @@ final class PostgresStartupLock: ServerLifecycle {
     private static let key = 0x4353_5550
 
     private let connection: PostgresConnection
-    private let released = ReleasedOnce()
+    private let released = Mutex(false)
 
     private init(connection: PostgresConnection) {
         self.connection = connection
@@ -33,21 +34,11 @@ final class PostgresStartupLock: ServerLifecycle {
 
     /// Lets the next instance start; closing the connection ends its session, and with it the lock.
     func release() async {
-        guard await released.first() else { return }
+        guard !released.withLock({ released in defer { released = true }; return released }) else { return }
         try? await connection.close()
     }
 
     func shutdown() async {
         await release()
-    }
-}
-
-/// Whether `release()` has run.
-private actor ReleasedOnce {
-    private var done = false
-
-    func first() -> Bool {
-        defer { done = true }
-        return !done
     }
 }
