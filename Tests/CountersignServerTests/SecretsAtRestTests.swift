@@ -40,7 +40,7 @@ struct SecretsAtRestTests {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let browser = TestBrowser(server)
-            let otp = try #require(try await browser.signIn("web_login", email: "ada@example.com").data?["otp"]?.stringValue)
+            let otp = try await browser.codeShown(email: "ada@example.com")
             let sql = try #require(server.app.countersignSQL)
             let running = try await sql.raw("SELECT state FROM interactions WHERE finished = \(bind: false)").all()
                 .map { try $0.decode(column: "state", as: String.self) }

@@ -31,6 +31,18 @@ struct SecurityEventsTests {
         }
     }
 
+    @Test("refused admin requests from new IPv6 addresses of one /64 are stored once a minute, as from one source")
+    func adminRefusalsByBlock() async throws {
+        try await TestServer.runBehindBalancer(adjust: { _ in }) { server, port in
+            for host in 1...5 {
+                #expect(try await statusThroughBalancer(port: port, "GET", "/admin/v1/users", from: "2001:db8:1:2::\(host)") == 401)
+            }
+            #expect(try await statusThroughBalancer(port: port, "GET", "/admin/v1/users", from: "2001:db8:1:3::1") == 401)
+            let details = try await events(server, kind: "admin_auth_failed").compactMap { $0["detail"]?.stringValue }
+            #expect(details.count == 2, "one for each /64: \(details)")
+        }
+    }
+
     @Test("an admin change whose record cannot be stored is not made: no change without its security event")
     func noChangeWithoutItsRecord() async throws {
         try await TestServer.run { server in

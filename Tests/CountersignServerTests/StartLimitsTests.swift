@@ -2,10 +2,6 @@ import CountersignCore
 import Foundation
 import Testing
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 @Suite("Anonymous starts cannot fill the database")
 struct StartLimitsTests {
     @Test("a client starts at most its rate in a ten-second window; the rest are 429 rate_limited and store nothing")
@@ -29,26 +25,16 @@ struct StartLimitsTests {
         }
     }
 
-    /// A server on a real port behind a trusted balancer (itself, on the loopback), with these limits in
-    /// starts per second; `body` starts `web_login` as a client at the address given and gets the status.
+    /// A server behind a trusted balancer with these limits in starts per second; `body` starts
+    /// `web_login` as a client at the address given and gets the status.
     private func behindBalancer(
         perClient: Int, perAddress: Int, _ body: (_ startFrom: (String) async throws -> Int) async throws -> Void
     ) async throws {
-        try await TestServer.run(adjust: {
-            $0.startRatePerClient = perClient
-            $0.startRatePerAddress = perAddress
-            $0.trustedProxies = ["127.0.0.1"]
-        }) { server in try await server.app.listening { port in
+        try await TestServer.runBehindBalancer(adjust: { $0.startRatePerClient = perClient; $0.startRatePerAddress = perAddress }) { _, port in
             try await body { address in
-                var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/journeys/web_login/start")!)
-                request.httpMethod = "POST"
-                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-                request.setValue(address, forHTTPHeaderField: "X-Forwarded-For")
-                request.httpBody = Data(#"{"client_id":"demo-web"}"#.utf8)
-                let (_, response) = try await URLSession.shared.data(for: request)
-                return try #require(response as? HTTPURLResponse).statusCode
+                try await statusThroughBalancer(port: port, "POST", "/v1/journeys/web_login/start", json: #"{"client_id":"demo-web"}"#, from: address)
             }
-        } }
+        }
     }
 
     @Test("a client that takes a new IPv6 address of its /64 for every start is limited as one address")

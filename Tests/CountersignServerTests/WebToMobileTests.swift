@@ -83,7 +83,7 @@ struct WebToMobileTests {
         try await TestServer.runWithFixtures { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let browser = TestBrowser(server)
-            let otp = try #require(try await browser.signIn("web_login_code_only", email: "ada@example.com").data?["otp"]?.stringValue)
+            let otp = try await browser.codeShown("web_login_code_only", email: "ada@example.com")
             #expect(try await phone.startApproval().journeyStepID == JourneyStepID.otpValidation)
             let done = try await phone.phone.client.submitClientResponse(.clientInput, data: ["passcode": .string(otp)])
             #expect(done.journeyStepID == JourneyStepID.success)
@@ -97,7 +97,7 @@ struct WebToMobileTests {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let browser = TestBrowser(server)
-            let otp = try #require(try await browser.signIn("web_login", email: "ada@example.com").data?["otp"]?.stringValue)
+            let otp = try await browser.codeShown(email: "ada@example.com")
             let wrong = otp == "000000" ? "111111" : "000000"
             let step = try await phone.startApproval()
             #expect(step.data?["attempts_left"] == 3)
@@ -121,7 +121,7 @@ struct WebToMobileTests {
     func otpTriesAtOnce(rightCodeFirst: Bool) async throws {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
-            let otp = try #require(try await TestBrowser(server).signIn("web_login", email: "ada@example.com").data?["otp"]?.stringValue)
+            let otp = try await TestBrowser(server).codeShown(email: "ada@example.com")
             let wrong = otp == "000000" ? "111111" : "000000"
             let payload = try #require(try await phone.inbox().first)
             // Six interactions for the one approval, each at the code step; one of them types the right code.

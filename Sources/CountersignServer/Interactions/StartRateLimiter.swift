@@ -6,8 +6,7 @@ import Foundation
 /// instance on its own, in fixed windows of ten seconds; a refusal is `429 rate_limited` with
 /// `Retry-After` and a security event (stored once a minute per key).
 ///
-/// An address is counted with its block: an IPv4 address alone, an IPv6 address with the rest of its
-/// /64, which one home or one server is given whole. A client's allowance is shared by every address,
+/// An address is counted with its block (`AddressBlock`). A client's allowance is shared by every address,
 /// so that a few busy addresses cannot use it up for everyone, an address's first start of a window is
 /// admitted even when it is spent, from a reserve of half the allowance again.
 actor StartRateLimiter {
@@ -41,7 +40,7 @@ actor StartRateLimiter {
         }
         let window = Int(Self.window)
         let clientKey = "client:" + clientID
-        let addressKey = "address:" + (address.map(Self.block(of:)) ?? "unknown")
+        let addressKey = "address:" + (address.map(AddressBlock.of) ?? "unknown")
         let reserveKey = "reserve:" + clientID
         let addressStarts = counts[addressKey, default: 0]
         if perAddress > 0, addressStarts >= perAddress * window {
@@ -61,21 +60,5 @@ actor StartRateLimiter {
         let retryAfter = max(1, Int((Double(index + 1) * Self.window - now).rounded(.up)))
         try await securityEvents.recordNow(.rateLimited, detail: "journey starts refused for \(key)", source: key)
         throw ServiceError(.tooSoon(retryAfter: retryAfter), ErrorCode.rateLimited, "Too many journeys started; try again in \(retryAfter) s.")
-    }
-
-    /// The block `address` is counted in: an IPv4 address (also one written IPv4-mapped, `::ffff:a.b.c.d`)
-    /// as it is, an IPv6 address as its /64 (`2001:db8:1:2::/64`).
-    static func block(of address: String) -> String {
-        var v6 = in6_addr()
-        guard inet_pton(AF_INET6, address, &v6) == 1 else { return address }
-        return withUnsafeMutableBytes(of: &v6) { bytes -> String in
-            if bytes.prefix(10).allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
-                return bytes[12...].map { String($0) }.joined(separator: ".")
-            }
-            for index in 8..<16 { bytes[index] = 0 }
-            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-            guard inet_ntop(AF_INET6, bytes.baseAddress, &text, socklen_t(text.count)) != nil else { return address }
-            return text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) } + "/64"
-        }
     }
 }

@@ -127,6 +127,11 @@ struct TestBrowser {
         return try await client.submitClientResponse(.clientInput, data: ["email": .string(email)])
     }
 
+    /// Starts `journey` (one whose phone types a web code), submits the email, and returns the code shown.
+    func codeShown(_ journey: String = "web_login", email: String) async throws -> String {
+        try #require(try await signIn(journey, email: email).data?["otp"]?.stringValue)
+    }
+
     /// Polls once.
     func poll() async throws -> IdoResponse {
         try await client.submitClientResponse(.clientInput, data: [:])

@@ -36,7 +36,8 @@ struct AdminKeyVerifier: Sendable {
         let path = request.url.path
         let shownPath = path.count > Self.recordedPathLength ? path.prefix(Self.recordedPathLength) + "…" : path
         let detail = "\(request.method.rawValue) \(shownPath) with \(keyGiven ? "a wrong" : "no") admin key from \(source)"
-        try? await securityEvents.recordNow(.adminAuthenticationFailed, detail: detail, source: source)
+        // Stored once a minute per address block: a new IPv6 address of one /64 for every try is one source.
+        try? await securityEvents.recordNow(.adminAuthenticationFailed, detail: detail, source: AddressBlock.of(source))
     }
 }
 
