@@ -68,8 +68,7 @@ struct WebToMobileTests {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let browser = TestBrowser(server)
-            let waiting = try await browser.signIn("web_login", email: "ada@example.com")
-            let otp = try #require(waiting.data?["otp"]?.stringValue)
+            let otp = try await browser.codeShown(email: "ada@example.com")
             #expect(otp.count == 6)
 
             try await phone.approve(otp: otp)
