@@ -43,7 +43,7 @@ struct SecurityEventsTests {
         }
     }
 
-    @Test("an admin change whose record cannot be stored is not made: no change without its security event")
+    @Test("an admin change whose record cannot be stored is not made, a signing key rotation among them: no change without its security event")
     func noChangeWithoutItsRecord() async throws {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
@@ -57,6 +57,14 @@ struct SecurityEventsTests {
             #expect(try await server.admin(.POST, "devices/\(phone.deviceID)/revoke").status == .internalServerError)
             let userID = try #require(try await server.admin(.GET, "users").body.arrayValue?.first?["id"]?.stringValue)
             #expect(try await server.admin(.GET, "users/\(userID)/devices").body.arrayValue?.first?["status"] == "active")
+
+            // A rotation is neither stored nor used: the old key stays the one that signs and is published.
+            let keysBefore = try await server.admin(.GET, "signing-keys").body
+            #expect(try await server.admin(.POST, "signing-keys/rotate").status == .internalServerError)
+            #expect(try await server.admin(.GET, "signing-keys").body == keysBefore)
+            let activeKID = try #require(keysBefore.arrayValue?.first { $0["retired_at"]?.stringValue == nil }?["kid"]?.stringValue)
+            let published = try await server.send(.GET, "/.well-known/jwks.json").body["keys"]?.arrayValue?.compactMap { $0["kid"]?.stringValue }
+            #expect(published == [activeKID])
         }
     }
 

@@ -20,14 +20,12 @@ struct SigningKeyVault: Sendable {
         try await storage.signingKeys.insert(try seal(key))
     }
 
-    /// Retires every key and adds `key`, in one transaction.
-    func rotate(to key: SigningKeyRecord, at now: Date) async throws {
+    /// Retires every key and adds `key`, in `storage` (the caller's transaction).
+    func rotate(to key: SigningKeyRecord, at now: Date, in storage: Storage) async throws {
         let sealed = try seal(key)
-        try await storage.transaction { storage in
-            let store = storage.signingKeys
-            try await store.retireAll(at: now)
-            try await store.insert(sealed)
-        }
+        let store = storage.signingKeys
+        try await store.retireAll(at: now)
+        try await store.insert(sealed)
     }
 
     /// Seals the keys a server stored in clear before keys were sealed.

@@ -6,7 +6,7 @@ import Journeys
 
 /// Signs tokens with the newest signing key and publishes the keys relying parties need.
 ///
-/// The first start generates a key and stores it; `rotate()` adds a new one and retires the old, which
+/// The first start generates a key and stores it; `rotate(recordedBy:)` adds a new one and retires the old, which
 /// stays in the JWKS until every token it signed has expired: on any instance, which may sign with it for
 /// up to one `keySetRefresh` after another instance retired it (`retiredKeyPublished`).
 ///
@@ -76,11 +76,14 @@ actor TokenIssuer {
     /// The order `amr` values are listed in, whatever order they were proven in; `mfa` comes last.
     static let canonicalOrder = ["mobile_biometrics", "hwk", "code_otp"]
 
-    /// Starts signing with a new key; returns its `kid`.
-    func rotate() async throws -> String {
+    /// Starts signing with a new key; returns its `kid`. The key is stored in one transaction with the
+    /// security event that records the rotation: neither is kept without the other.
+    func rotate(recordedBy securityEvents: SecurityEvents) async throws -> String {
         let now = clock.now()
         let key = Self.newKey(at: now)
-        try await keyVault.rotate(to: key, at: now)
+        try await securityEvents.recording(.signingKeyRotated, detail: "the token signing key was rotated; the new kid is \(key.id)") {
+            [keyVault] storage in try await keyVault.rotate(to: key, at: now, in: storage)
+        }
         try await sign(with: key)
         encodedJWKS = nil
         return activeKeyID

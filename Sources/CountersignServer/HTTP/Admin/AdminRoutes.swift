@@ -205,8 +205,7 @@ struct AdminRoutes: RouteCollection {
     }
 
     func rotateSigningKey(request: Request) async throws -> Response {
-        let kid = try await tokenIssuer.rotate()
-        try await securityEvents.recordNow(.signingKeyRotated, detail: "the token signing key was rotated; the new kid is \(kid)")
+        let kid = try await tokenIssuer.rotate(recordedBy: securityEvents)
         return try await ["kid": kid].encodeResponse(status: .created, for: request)
     }
 
