@@ -136,6 +136,24 @@ struct MobileLoginTests {
         }
     }
 
+    @Test("a step's tries count over the whole run: a branch or its failure edge back to it gives none again, and once they are used up the run is rejected")
+    func triesCountOverTheRun() async throws {
+        try await TestServer.runWithFixtures { server in
+            let phone = TestPhone(client: server.client())
+            try await phone.register(email: "ada@example.com")
+            _ = try await phone.client.startJourney("mobile_login_tries_again")
+            let wrong = try await phone.authenticator.authenticateNativeBiometrics(userIdentifier: "ada@example.com", challenge: AuthenticationChallenge.make())
+            #expect(try await phone.client.submitClientResponse(.clientInput, data: wrong).error?.code == ErrorCode.invalidCredentials)
+            // Back to the step through its branch: one of its two tries is left, not two.
+            #expect(try await phone.client.submitClientResponse(option: "again").journeyStepID == JourneyStepID.mobileBiometricsAuthentication)
+            // The last try used, the failure edge leads back to the step, which is not entered again.
+            let last = try await phone.client.submitClientResponse(.clientInput, data: wrong)
+            #expect(last.journeyStepID == JourneyStepID.rejection)
+            #expect(last.error?.code == ErrorCode.invalidCredentials)
+            #expect(last.token == nil)
+        }
+    }
+
     @Test("three wrong signatures end the journey in its failure branch")
     func attemptsRunOut() async throws {
         try await TestServer.run { server in

@@ -37,6 +37,10 @@ public struct InteractionState: Codable, Sendable {
     public var approvalID: String?
     /// For a mobile approve journey: the person cancelled with "this wasn't me".
     public var reportedNotMine: Bool?
+    /// Wrong credentials given so far, by step id, over the whole run: a step entered again (its `failure`
+    /// edge, `cancel` or a branch leading back to it) goes on counting, and one whose tries are used up is
+    /// not entered again. Nil while there are none.
+    public var failedAttemptsByStep: [String: Int]?
 
     public init(
         journeyID: String, clientID: String, requestParams: [String: JSONValue] = [:],
@@ -73,6 +77,20 @@ public struct InteractionState: Codable, Sendable {
         userOnlyNamed = proven ? nil : true
     }
 
+    /// Wrong credentials given to step `stepID` so far in this run.
+    func failedAttempts(at stepID: String) -> Int {
+        failedAttemptsByStep?[stepID] ?? 0
+    }
+
+    /// Counts one more wrong credential at step `stepID`; returns how many it has had.
+    mutating func countFailedAttempt(at stepID: String) -> Int {
+        let attempts = failedAttempts(at: stepID) + 1
+        var counts = failedAttemptsByStep ?? [:]
+        counts[stepID] = attempts
+        failedAttemptsByStep = counts
+        return attempts
+    }
+
     /// Records a proven method (once) and when it was proven.
     public mutating func addAuthenticationMethod(_ method: String, at time: Date) {
         if !amr.contains(method) { amr.append(method) }
@@ -87,8 +105,6 @@ public struct CurrentStep: Codable, Sendable {
     public var data: JSONValue?
     /// Values the client must not see, such as the challenge it has to sign.
     public var secrets: [String: String]
-    /// Wrong credentials given to this step so far.
-    public var failedAttempts: Int
 }
 
 /// The user a journey is acting for; `@policy.userContext()` reads it.

@@ -116,11 +116,10 @@ public struct JourneyRunner: Sendable {
             if let target = step.failure { return try await advance(to: target, &state) }
             return try await finish(.rejection(error), &state)
         case .retry(let error):
-            let attempts = (state.current?.failedAttempts ?? 0) + 1
-            let limit = step.config["max_attempts"]?.wholeNumber(clampedTo: 1...Self.mostMaxAttempts) ?? Self.defaultMaxAttempts
-            guard attempts < limit else { return try await follow(.failure(error), from: step, &state) }
+            guard state.countFailedAttempt(at: step.id) < Self.maxAttempts(of: step) else {
+                return try await follow(.failure(error), from: step, &state)
+            }
             var presentation = try await enter(step, &state)
-            state.current?.failedAttempts = attempts
             presentation.error = error
             return presentation
         case .stay(let data, let secrets, let error):
@@ -140,10 +139,14 @@ public struct JourneyRunner: Sendable {
         var target = stepID
         for _ in 0..<Self.maximumAutomaticSteps {
             guard let step = journey.step(target) else { throw JourneyRuntimeError.unknownStep(target) }
+            guard state.failedAttempts(at: step.id) < Self.maxAttempts(of: step) else {
+                // Back at a step whose tries are used up: entering it again would give them all again.
+                return try await finish(.rejection(.invalidCredentials("No tries are left at step '\(step.id)'.")), &state)
+            }
             let environment = environment(for: step, state: state, secrets: [:])
             switch try await behavior(of: step.type).enter(&state, environment) {
             case .present(let journeyStepID, let data, let secrets):
-                state.current = CurrentStep(stepID: step.id, journeyStepID: journeyStepID, data: data, secrets: secrets, failedAttempts: 0)
+                state.current = CurrentStep(stepID: step.id, journeyStepID: journeyStepID, data: data, secrets: secrets)
                 return presentation(of: step, journeyStepID: journeyStepID, data: data, secrets: secrets)
             case .outcome(.next(let output)):
                 store(output, of: step, &state)
@@ -158,13 +161,18 @@ public struct JourneyRunner: Sendable {
         throw JourneyRuntimeError.tooManyAutomaticSteps(journey.id)
     }
 
+    /// The wrong credentials `step` accepts in a run before it fails.
+    private static func maxAttempts(of step: StepDefinition) -> Int {
+        step.config["max_attempts"]?.wholeNumber(clampedTo: 1...mostMaxAttempts) ?? defaultMaxAttempts
+    }
+
     /// Enters `step` again (fresh secrets), for a repeat after a wrong credential.
     private func enter(_ step: StepDefinition, _ state: inout InteractionState) async throws -> StepPresentation {
         let environment = environment(for: step, state: state, secrets: [:])
         guard case .present(let journeyStepID, let data, let secrets) = try await behavior(of: step.type).enter(&state, environment) else {
             throw JourneyRuntimeError.cannotRepeat(step.id)
         }
-        state.current = CurrentStep(stepID: step.id, journeyStepID: journeyStepID, data: data, secrets: secrets, failedAttempts: 0)
+        state.current = CurrentStep(stepID: step.id, journeyStepID: journeyStepID, data: data, secrets: secrets)
         return presentation(of: step, journeyStepID: journeyStepID, data: data, secrets: secrets)
     }
 
