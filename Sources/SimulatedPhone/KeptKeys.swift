@@ -31,4 +31,10 @@ actor KeptKeys: KeyStore {
         kept[alias] = nil
         try await store.deleteKey(alias: alias)
     }
+
+    func moveKey(alias: String, to newAlias: String) async throws {
+        try await store.moveKey(alias: alias, to: newAlias)
+        // A key not kept here is read from the store again under its new name.
+        kept[newAlias] = kept.removeValue(forKey: alias)
+    }
 }

@@ -54,6 +54,7 @@ public struct SimulatedPhone: Sendable {
         guard step.journeyStepID == JourneyStepID.success, let deviceID = step.data?["device_id"]?.stringValue else {
             throw SimulatedPhoneError.refused(Self.describe(step))
         }
+        try await authenticator.keepRegisteredKeys(userIdentifier: user)
         let profile = DeviceProfile(server: server, clientID: clientID, deviceID: deviceID, userIdentifier: user)
         try profile.save(to: directory)
         return profile

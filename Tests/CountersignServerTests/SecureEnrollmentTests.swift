@@ -43,15 +43,18 @@ struct SecureEnrollmentTests {
         return try await registerKeys(of: phone, from: step)
     }
 
-    /// Answers the biometric registration step `step` and the device step after it.
+    /// Answers the biometric registration step `step` and the device step after it; keeps the keys when
+    /// the registration succeeds.
     static func registerKeys(of phone: TestPhone, from step: IdoResponse) async throws -> IdoResponse {
         #expect(step.journeyStepID == JourneyStepID.mobileBiometricsRegistration)
         let user = try #require(step.data?["user_identifier"]?.stringValue)
         let device = try await phone.client.submitClientResponse(
             .clientInput, data: try await phone.authenticator.registerNativeBiometrics(userIdentifier: user))
         let challenge = try #require(device.data?["challenge"]?.stringValue)
-        return try await phone.client.submitClientResponse(.clientInput, data: try await phone.authenticator.registerDevice(
+        let done = try await phone.client.submitClientResponse(.clientInput, data: try await phone.authenticator.registerDevice(
             challenge: challenge, name: "Phone", model: "Simulated", push: await phone.client.pushRegistration))
+        if done.journeyStepID == JourneyStepID.success { try await phone.authenticator.keepRegisteredKeys(userIdentifier: user) }
+        return done
     }
 
     static func devices(of externalUserID: String, on server: TestServer) async throws -> [JSONValue] {

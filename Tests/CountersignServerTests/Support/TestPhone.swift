@@ -31,15 +31,18 @@ struct TestPhone {
         return step
     }
 
-    /// Runs `mobile_registration_by_email` to its end and returns the last response.
+    /// Runs `mobile_registration_by_email` to its end, keeping the keys when it succeeds (the user
+    /// identifier of that journey is the email), and returns the last response.
     @discardableResult
     func register(email: String) async throws -> IdoResponse {
         let step = try await registerUntilDeviceStep(email: email)
         let challenge = try #require(step.data?["challenge"]?.stringValue)
-        return try await client.submitClientResponse(
+        let done = try await client.submitClientResponse(
             .clientInput,
             data: try await authenticator.registerDevice(
                 challenge: challenge, name: "Test phone", model: "Simulated", push: await client.pushRegistration))
+        if done.journeyStepID == JourneyStepID.success { try await authenticator.keepRegisteredKeys(userIdentifier: email) }
+        return done
     }
 
     /// Starts `mobile_login` and returns the biometric challenge step.

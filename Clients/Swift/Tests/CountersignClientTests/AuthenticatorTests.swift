@@ -11,6 +11,7 @@ struct AuthenticatorTests {
         let keys = try KeysOnDisk()
         let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: keys.url))
         _ = try await authenticator.registerNativeBiometrics(userIdentifier: "ada@example.com")
+        try await authenticator.keepRegisteredKeys(userIdentifier: "ada@example.com")
         let shown = ["amount": "10.00", "currency": "EUR", "payee": "Bob"]
         let nonce = LenientBase64.urlEncoded(Data(repeating: 7, count: 16))
         let challenge = try #require(TransactionChallenge.derive(approvalData: try ApprovalData(shown), nonceBase64URL: nonce))
@@ -31,6 +32,7 @@ struct AuthenticatorTests {
         let keys = try KeysOnDisk()
         let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: keys.url))
         _ = try await authenticator.registerNativeBiometrics(userIdentifier: "ada@example.com")
+        try await authenticator.keepRegisteredKeys(userIdentifier: "ada@example.com")
         let payment = try ApprovalData(["amount": "10000.00", "currency": "EUR", "payee": "Mallory"])
         let nonce = LenientBase64.urlEncoded(Data(repeating: 9, count: 32))
         let challenge = try #require(TransactionChallenge.derive(approvalData: payment, nonceBase64URL: nonce))
@@ -46,6 +48,7 @@ struct AuthenticatorTests {
         let keys = try KeysOnDisk()
         let first = Authenticator(keyStore: SoftwareKeyStore(url: keys.url))
         let registration = try await first.registerNativeBiometrics(userIdentifier: "ada@example.com")
+        try await first.keepRegisteredKeys(userIdentifier: "ada@example.com")
 
         let permissions = try FileManager.default.attributesOfItem(atPath: keys.url.path)[.posixPermissions] as? Int
         #expect(permissions == 0o600)
@@ -55,6 +58,42 @@ struct AuthenticatorTests {
         await #expect(throws: CountersignClientError.keyNotFound(alias: "countersign.biometric.bob@example.com")) {
             try await again.authenticateNativeBiometrics(userIdentifier: "bob@example.com", challenge: AuthenticationChallenge.make())
         }
+    }
+
+    @Test("a registration's new keys sign nothing until it is kept: one that fails or is left halfway leaves the phone signing with the keys it had")
+    func keysKeptOnlyOnSuccess() async throws {
+        let keys = try KeysOnDisk()
+        let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: keys.url))
+        let push = PushRegistration(channel: "inbox", token: nil, appID: nil)
+        let firstBiometric = try await authenticator.registerNativeBiometrics(userIdentifier: "ada@example.com")
+        let firstDevice = try await authenticator.registerDevice(challenge: "c1", name: "Phone", model: "Test", push: push)
+        try await authenticator.keepRegisteredKeys(userIdentifier: "ada@example.com")
+
+        // A second registration makes new keys, and its journey fails: nothing calls keepRegisteredKeys.
+        let secondBiometric = try await authenticator.registerNativeBiometrics(userIdentifier: "ada@example.com")
+        let secondDevice = try await authenticator.registerDevice(challenge: "c2", name: "Phone", model: "Test", push: push)
+        #expect(secondBiometric["publicKeyId"] != firstBiometric["publicKeyId"])
+
+        // A restarted app still signs with the first registration's keys.
+        let again = Authenticator(keyStore: SoftwareKeyStore(url: keys.url))
+        let signIn = try await again.authenticateNativeBiometrics(userIdentifier: "ada@example.com", challenge: AuthenticationChallenge.make())
+        #expect(signIn["publicKeyId"] == firstBiometric["publicKeyId"])
+        #expect(try await Self.deviceKeySigned("proof", of: again, verifiesWith: firstDevice))
+
+        // Kept, the second registration's keys sign from then on.
+        try await again.keepRegisteredKeys(userIdentifier: "ada@example.com")
+        let afterKeep = try await again.authenticateNativeBiometrics(userIdentifier: "ada@example.com", challenge: AuthenticationChallenge.make())
+        #expect(afterKeep["publicKeyId"] == secondBiometric["publicKeyId"])
+        #expect(try await Self.deviceKeySigned("proof", of: again, verifiesWith: secondDevice))
+        #expect(try await !Self.deviceKeySigned("proof", of: again, verifiesWith: firstDevice))
+    }
+
+    /// Whether the device key's signature of `message` verifies with the public key a `registerDevice` input gave.
+    private static func deviceKeySigned(_ message: String, of authenticator: Authenticator, verifiesWith registration: JSONValue) async throws -> Bool {
+        let publicKeyDER = try #require(registration["device_public_key"]?.stringValue.flatMap { Data(base64Encoded: $0) })
+        let signature = try #require(Data(base64Encoded: try await authenticator.signWithDeviceKey(message)))
+        return try P256.Signing.PublicKey(derRepresentation: publicKeyDER)
+            .isValidSignature(try P256.Signing.ECDSASignature(derRepresentation: signature), for: Data(message.utf8))
     }
 }
 

@@ -62,6 +62,7 @@ struct OrchestrationClientTests {
         let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: keys.url))
         let registration = try await authenticator.registerDevice(
             challenge: "challenge", name: "Phone", model: "Test", push: PushRegistration(channel: "inbox", token: nil, appID: nil))
+        try await authenticator.keepRegisteredKeys(userIdentifier: "ada@example.com")
         let client = OrchestrationClient(baseURL: URL(string: "https://auth.example/")!, clientID: "bank-app", transport: server)
         await server.reply(200, #"{"approvals": [{"approval_id": "apr_1", "client_id": "bank-app"}]}"#)
 
@@ -88,6 +89,7 @@ struct OrchestrationClientTests {
         let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: keys.url))
         _ = try await authenticator.registerDevice(
             challenge: "challenge", name: "Phone", model: "Test", push: PushRegistration(channel: "inbox", token: nil, appID: nil))
+        try await authenticator.keepRegisteredKeys(userIdentifier: "ada@example.com")
         let client = OrchestrationClient(baseURL: URL(string: "https://bank.example/countersign")!, clientID: "bank-app", transport: server)
         await server.reply(200, #"{"approvals": []}"#)
 

@@ -5,6 +5,10 @@ import Foundation
 /// The phone side of the biometric steps: makes the keys, signs the challenges, and builds each step's
 /// client input exactly as the server expects it.
 ///
+/// A registration's new keys wait under names of their own until `keepRegisteredKeys(userIdentifier:)`,
+/// which the app calls once the registration journey has succeeded: a registration that fails or is left
+/// halfway leaves the keys the phone signs with as they were.
+///
 /// ```swift
 /// let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: keysFile))
 /// let input = try await authenticator.authenticateNativeBiometrics(userIdentifier: "ada@example.com", challenge: challenge)
@@ -19,10 +23,10 @@ public struct Authenticator: Sendable {
         self.osName = osName
     }
 
-    /// Creates the user's biometric key; returns the `mobile_biometrics_registration` input
-    /// `{publicKey, publicKeyId, os, keyType}`.
+    /// Creates the user's new biometric key, kept once the registration succeeds; returns the
+    /// `mobile_biometrics_registration` input `{publicKey, publicKeyId, os, keyType}`.
     public func registerNativeBiometrics(userIdentifier: String) async throws -> JSONValue {
-        let key = try await keyStore.createKey(alias: Self.biometricAlias(userIdentifier), requiresBiometrics: true)
+        let key = try await keyStore.createKey(alias: Self.pending(Self.biometricAlias(userIdentifier)), requiresBiometrics: true)
         return [
             "publicKey": .string(key.publicKeyDER.base64EncodedString()),
             "publicKeyId": .string(Self.publicKeyID(of: key)),
@@ -63,10 +67,10 @@ public struct Authenticator: Sendable {
         return try await signWithBiometricKey(userIdentifier: userIdentifier, challenge: challenge)
     }
 
-    /// Creates the device key and proves it by signing `challenge`; returns the `device_registration`
-    /// input.
+    /// Creates the new device key, kept once the registration succeeds, and proves it by signing
+    /// `challenge`; returns the `device_registration` input.
     public func registerDevice(challenge: String, name: String, model: String, push: PushRegistration) async throws -> JSONValue {
-        let key = try await keyStore.createKey(alias: Self.deviceAlias, requiresBiometrics: false)
+        let key = try await keyStore.createKey(alias: Self.pending(Self.deviceAlias), requiresBiometrics: false)
         let signature = try await key.sign(Data(challenge.utf8))
         return [
             "device_public_key": .string(key.publicKeyDER.base64EncodedString()),
@@ -76,6 +80,15 @@ public struct Authenticator: Sendable {
             "os": .string(osName),
             "push": push.json,
         ]
+    }
+
+    /// Makes the keys of the registration that has just succeeded (its journey answered `action:success`)
+    /// the ones the phone signs with: the user's biometric key and, when the registration made one, the
+    /// device key. Until then the phone goes on signing with the keys it had.
+    public func keepRegisteredKeys(userIdentifier: String) async throws {
+        for alias in [Self.biometricAlias(userIdentifier), Self.deviceAlias] {
+            try await keyStore.moveKey(alias: Self.pending(alias), to: alias)
+        }
     }
 
     /// Signs `message` with the device key (device proofs and device-signed requests).
@@ -93,6 +106,11 @@ public struct Authenticator: Sendable {
     }
 
     static let deviceAlias = "countersign.device"
+
+    /// Where a key made by a registration waits until the registration succeeds.
+    static func pending(_ alias: String) -> String {
+        "countersign.pending." + alias
+    }
 
     static func biometricAlias(_ userIdentifier: String) -> String {
         "countersign.biometric." + userIdentifier

@@ -15,6 +15,18 @@ actor KeyFile {
     func write(_ alias: String, _ blob: Data?) throws {
         var entries = try load()
         entries[alias] = blob?.base64EncodedString()
+        try save(entries)
+    }
+
+    /// Renames `alias` to `newAlias` (replacing it) in one write of the file; nothing when `alias` is absent.
+    func move(_ alias: String, to newAlias: String) throws {
+        var entries = try load()
+        guard let blob = entries.removeValue(forKey: alias) else { return }
+        entries[newAlias] = blob
+        try save(entries)
+    }
+
+    private func save(_ entries: [String: String]) throws {
         let data = try JSONEncoder().encode(entries)
         let manager = FileManager.default
         try manager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

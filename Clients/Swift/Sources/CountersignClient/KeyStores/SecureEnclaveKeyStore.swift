@@ -33,6 +33,10 @@ public struct SecureEnclaveKeyStore: KeyStore {
     public func deleteKey(alias: String) async throws {
         try await file.write(alias, nil)
     }
+
+    public func moveKey(alias: String, to newAlias: String) async throws {
+        try await file.move(alias, to: newAlias)
+    }
 }
 
 private struct EnclaveSigningKey: SigningKey, @unchecked Sendable {

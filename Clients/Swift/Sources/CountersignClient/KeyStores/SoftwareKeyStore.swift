@@ -25,6 +25,10 @@ public struct SoftwareKeyStore: KeyStore {
     public func deleteKey(alias: String) async throws {
         try await file.write(alias, nil)
     }
+
+    public func moveKey(alias: String, to newAlias: String) async throws {
+        try await file.move(alias, to: newAlias)
+    }
 }
 
 struct SoftwareSigningKey: SigningKey {
