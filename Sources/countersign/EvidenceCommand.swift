@@ -1,26 +1,34 @@
 import ArgumentParser
 import CountersignCore
+import CountersignServer
 import Foundation
 
 /// `countersign evidence …`: checks transaction evidence without a server.
-struct EvidenceCommand: ParsableCommand {
+struct EvidenceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "evidence",
         abstract: "Check transaction evidence bundles (GET /admin/v1/evidence/{id}) offline.",
         subcommands: [Verify.self])
 
-    struct Verify: ParsableCommand {
+    struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Recompute a bundle's challenge and verify its signature.",
+            abstract: "Recompute a bundle's challenge and verify its signature, and with --keys the server's seal.",
             discussion: """
-                What verifies is that the holder of the bundle's key signed its approval data; who holds the key \
-                (user, device) and when it signed are the server's records, which the signature does not cover. \
+                What the signature verifies is that the holder of the bundle's key signed its approval data; who holds \
+                the key (user, device) and when it signed are the server's records, which the server's seal covers: \
+                give its public keys with --keys to check them too. \
                 Exit codes: 0 verified, 1 does not verify, 2 not a readable evidence bundle.
                 """)
 
         @Argument(help: "The bundle: a JSON file, or - for standard input.") var file: String
 
-        func run() throws {
+        @Option(help: """
+            The server's public keys as a JWKS file (GET /admin/v1/signing-keys/jwks, or /.well-known/jwks.json \
+            for a bundle sealed lately): the seal must verify with one of them.
+            """)
+        var keys: String?
+
+        func run() async throws {
             let bundle: EvidenceBundle
             do {
                 let data = file == "-"
@@ -46,6 +54,19 @@ struct EvidenceCommand: ParsableCommand {
                 The server's records, which the signature does not cover: user \(bundle.externalUserID) (\(bundle.userID)), \
                 device \(bundle.deviceID ?? "none"), approval \(bundle.approvalID ?? "none"), signed at \(bundle.signedAt).
                 """)
+            guard let keys else {
+                print("The server's seal was not checked: give the server's public keys with --keys.")
+                return
+            }
+            let seal: EvidenceSeal
+            do {
+                let jwks = try String(contentsOf: URL(fileURLWithPath: keys), encoding: .utf8)
+                seal = try await EvidenceSeal.check(bundle, keys: jwks)
+            } catch {
+                FileHandle.standardError.write(Data("SEAL NOT VERIFIED: \(error)\n".utf8))
+                throw ExitCode(1)
+            }
+            print("Sealed: \(seal.iss) held these records when it sealed the bundle at \(seal.sealedAt.formatted(.iso8601)).")
         }
     }
 

@@ -52,6 +52,7 @@ struct PaymentCommandTests {
     func paymentEndToEnd() async throws {
         let (server, profile) = try await DeviceCommandTests.serverWithPhone(email: "ada@example.com")
         let bundle = try await Self.payAndFetchEvidence(server: server, profile: profile)
+        let keys = try Self.write(try await server.get("/admin/v1/signing-keys/jwks", bearer: Self.adminKey))
         server.stop()
 
         let verified = try await CommandRunner.run(["evidence", "verify", try Self.write(bundle).path])
@@ -59,13 +60,33 @@ struct PaymentCommandTests {
         #expect(verified.output.contains("Verified: the key "))
         #expect(verified.output.contains(" signed amount=1000, currency=USD, payee=Merchant A."))
         #expect(verified.output.contains("The server's records, which the signature does not cover: user ada@example.com"))
+        #expect(verified.output.contains("The server's seal was not checked"))
 
-        // A user written into the bundle afterwards is reported as a record, never as the signer.
-        let renamed = try await CommandRunner.run(
-            ["evidence", "verify", try Self.write(bundle.replacingOccurrences(of: "\"ada@example.com\"", with: "\"eve@example.com\"")).path])
+        // With the server's keys, its seal shows the records are as it held them.
+        let sealed = try await CommandRunner.run(["evidence", "verify", try Self.write(bundle).path, "--keys", keys.path])
+        #expect(sealed.status == 0, "\(sealed.errors)")
+        #expect(sealed.output.contains("Sealed: ") && sealed.output.contains(" held these records when it sealed the bundle at "), "\(sealed.output)")
+
+        // A user written into the bundle afterwards is reported as a record, never as the signer; the
+        // seal shows the change.
+        let renamedBundle = try Self.write(bundle.replacingOccurrences(of: "\"ada@example.com\"", with: "\"eve@example.com\""))
+        let renamed = try await CommandRunner.run(["evidence", "verify", renamedBundle.path])
         #expect(renamed.status == 0)
         #expect(!renamed.output.contains("eve@example.com signed"))
         #expect(renamed.output.contains("does not cover: user eve@example.com"))
+        let renamedSealed = try await CommandRunner.run(["evidence", "verify", renamedBundle.path, "--keys", keys.path])
+        #expect(renamedSealed.status == 1)
+        #expect(renamedSealed.errors.contains("SEAL NOT VERIFIED: the bundle differs from what the server sealed"), "\(renamedSealed.errors)")
+
+        // Nor does taking the seal off pass for sealed.
+        var unsealed = try #require(try JSONSerialization.jsonObject(with: Data(bundle.utf8)) as? [String: Any])
+        unsealed["seal"] = nil
+        let withoutSeal = try await CommandRunner.run([
+            "evidence", "verify", try Self.write(String(decoding: try JSONSerialization.data(withJSONObject: unsealed), as: UTF8.self)).path,
+            "--keys", keys.path,
+        ])
+        #expect(withoutSeal.status == 1)
+        #expect(withoutSeal.errors.contains("the bundle has no seal"))
 
         // A detail named twice reads as 1000 to one reader and 10000 to another: not a bundle.
         let doubled = try await CommandRunner.run(

@@ -2,10 +2,12 @@ import CountersignCore
 import Fluent
 import Vapor
 
-/// `/admin/v1/evidence`: signed transactions as self-contained bundles that verify offline.
+/// `/admin/v1/evidence`: signed transactions as self-contained bundles that verify offline, each sealed by
+/// the server as it is handed out.
 struct EvidenceRoutes: RouteCollection {
     let verifier: AdminKeyVerifier
     let storage: Storage
+    let tokenIssuer: TokenIssuer
 
     func boot(routes: any RoutesBuilder) throws {
         let evidence = routes.adminAPI(verifier, "evidence")
@@ -16,9 +18,10 @@ struct EvidenceRoutes: RouteCollection {
     /// `GET /admin/v1/evidence?user_id=…&approval_id=…`: newest first, at most `limit` (100).
     func list(request: Request) async throws -> Response {
         let limit = try request.listLimit()
-        let bundles = try await storage.evidence.newest(
-            userID: request.query[String.self, at: "user_id"], approvalID: request.query[String.self, at: "approval_id"], limit: limit
-        ).map { try $0.bundle() }
+        let records = try await storage.evidence.newest(
+            userID: request.query[String.self, at: "user_id"], approvalID: request.query[String.self, at: "approval_id"], limit: limit)
+        var bundles: [EvidenceBundle] = []
+        for record in records { bundles.append(try await tokenIssuer.seal(try record.bundle())) }
         return try .wire(["evidence": bundles])
     }
 
@@ -27,6 +30,6 @@ struct EvidenceRoutes: RouteCollection {
         guard let evidence = try await storage.evidence.find(request.parameters.get("evidenceID")!) else {
             throw ServiceError.notFound("No such evidence.")
         }
-        return try .wire(try evidence.bundle())
+        return try .wire(try await tokenIssuer.seal(try evidence.bundle()))
     }
 }

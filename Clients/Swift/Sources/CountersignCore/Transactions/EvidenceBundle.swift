@@ -31,6 +31,10 @@ public struct EvidenceBundle: Codable, Sendable, Equatable {
     public let approvalID: String?
     /// ISO 8601, UTC.
     public let signedAt: String
+    /// The server's seal: a JWS (ES256, by its token signing key) whose payload holds this bundle without
+    /// its seal, made when the bundle was exported. Unlike the phone's signature it covers the server's
+    /// records too (user, device, approval, time). Nil in a bundle as the server builds it, before sealing.
+    public var seal: String?
 
     public init(
         id: String, approvalData: ApprovalData, nonce: String, challenge: String, signature: String, publicKeyID: String,
@@ -64,6 +68,14 @@ public struct EvidenceBundle: Codable, Sendable, Equatable {
         case journeyID = "journey_id"
         case approvalID = "approval_id"
         case signedAt = "signed_at"
+        case seal
+    }
+
+    /// The bundle as its seal covers it: every field but `seal`.
+    public var unsealed: EvidenceBundle {
+        var bundle = self
+        bundle.seal = nil
+        return bundle
     }
 
     /// Why a bundle does not verify.
