@@ -226,7 +226,7 @@ test('serializeState and restoreFromSerializedState round-trip; the restored cli
   const response = await first.startJourney('web_login');
   const saved = first.serializeState();
 
-  const restored = new CountersignClient({ clientId: 'other', fetch: server.fetch });
+  const restored = new CountersignClient({ clientId: 'demo-web', serverPath: 'https://cs.example/', fetch: server.fetch });
   assert.deepEqual(restored.restoreFromSerializedState(saved), response);
   assert.equal(restored.serializeState(), saved);
   await restored.submitClientResponse(ClientResponseOptionType.ClientInput, {});
@@ -238,6 +238,22 @@ test('serializeState and restoreFromSerializedState round-trip; the restored cli
   for (const bad of ['not json', '{"version": 99}']) {
     assert.throws(() => restored.restoreFromSerializedState(bad), (error) => error.errorCode === ErrorCode.InvalidState);
   }
+});
+
+test('a client refuses a state saved for another client or server, and sends nothing with it', async () => {
+  const server = fakeServer(() => ({ body: waiting() }));
+  const first = new CountersignClient({ clientId: 'demo-web', serverPath: 'https://cs.example', fetch: server.fetch });
+  await first.startJourney('web_login');
+  const saved = JSON.parse(first.serializeState());
+  for (const [clientId, serverPath] of [['demo-web', 'https://attacker.example'], ['other-web', 'https://cs.example']]) {
+    const client = new CountersignClient({ clientId: 'demo-web', serverPath: 'https://cs.example', fetch: server.fetch });
+    const forged = JSON.stringify({ ...saved, clientId, serverPath });
+    assert.throws(() => client.restoreFromSerializedState(forged), (error) => error.errorCode === ErrorCode.InvalidState);
+    await assert.rejects(
+      client.submitClientResponse(ClientResponseOptionType.ClientInput, { email: 'ada@example.com' }),
+      (error) => error.errorCode === ErrorCode.NoInteraction);
+  }
+  assert.equal(server.requests.length, 1);
 });
 
 test('a step repeated with a refusal resolves with its error, and the next call uses its new token', async () => {

@@ -115,14 +115,17 @@ export class CountersignClient {
   }
 
   /**
-   * Resumes an interaction saved by `serializeState`.
+   * Resumes an interaction saved by `serializeState` for this client and server; `invalid_state` for a
+   * state saved for another client or server, which would send this page's answers and the interaction's
+   * token wherever the saved text points.
    * @param {string} text
    * @returns {IdoResponse | null} the last response seen before the state was saved
    */
   restoreFromSerializedState(text) {
     const saved = parseSavedState(text);
-    this.clientId = saved.clientId;
-    this.serverPath = saved.serverPath ?? '';
+    if (saved.clientId !== this.clientId || (saved.serverPath ?? '') !== this.serverPath) {
+      throw new CountersignError(ErrorCode.InvalidState, 'The saved state is for another client or server.');
+    }
     this.interactionId = saved.interactionId ?? null;
     this.interactionToken = saved.interactionToken ?? null;
     this.lastResponse = saved.lastResponse ?? null;
@@ -305,11 +308,13 @@ export function serializeState() {
 }
 
 /**
- * Resumes a saved interaction; initializes the SDK from the saved state when needed.
+ * Resumes a saved interaction. A page that called `initialize` resumes only a state saved for its client
+ * and server; one that did not is set up for the client and server the saved state names.
  * @see CountersignClient#restoreFromSerializedState
  */
 export function restoreFromSerializedState(text) {
-  defaultClient ??= new CountersignClient({ clientId: parseSavedState(text).clientId });
+  const saved = parseSavedState(text);
+  defaultClient ??= new CountersignClient({ clientId: saved.clientId, serverPath: saved.serverPath ?? '' });
   return defaultClient.restoreFromSerializedState(text);
 }
 
