@@ -32,9 +32,9 @@ actor KeptKeys: KeyStore {
         try await store.deleteKey(alias: alias)
     }
 
-    func moveKey(alias: String, to newAlias: String) async throws {
-        try await store.moveKey(alias: alias, to: newAlias)
+    func moveKeys(_ newNames: [String: String]) async throws {
+        try await store.moveKeys(newNames)
         // A key not kept here is read from the store again under its new name.
-        kept[newAlias] = kept.removeValue(forKey: alias)
+        for (alias, newAlias) in newNames { kept[newAlias] = kept.removeValue(forKey: alias) }
     }
 }

@@ -60,7 +60,7 @@ struct AuthenticatorTests {
         }
     }
 
-    @Test("a registration's new keys sign nothing until it is kept: one that fails or is left halfway leaves the phone signing with the keys it had")
+    @Test("a registration's new keys sign nothing until it is kept: one that fails or is left halfway leaves the phone signing with the keys it had, and its keys are never kept later")
     func keysKeptOnlyOnSuccess() async throws {
         let keys = try KeysOnDisk()
         let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: keys.url))
@@ -71,21 +71,28 @@ struct AuthenticatorTests {
 
         // A second registration makes new keys, and its journey fails: nothing calls keepRegisteredKeys.
         let secondBiometric = try await authenticator.registerNativeBiometrics(userIdentifier: "ada@example.com")
-        let secondDevice = try await authenticator.registerDevice(challenge: "c2", name: "Phone", model: "Test", push: push)
+        _ = try await authenticator.registerDevice(challenge: "c2", name: "Phone", model: "Test", push: push)
         #expect(secondBiometric["publicKeyId"] != firstBiometric["publicKeyId"])
 
-        // A restarted app still signs with the first registration's keys.
+        // The app restarted: it signs with the first registration's keys, and the second's are never kept.
         let again = Authenticator(keyStore: SoftwareKeyStore(url: keys.url))
         let signIn = try await again.authenticateNativeBiometrics(userIdentifier: "ada@example.com", challenge: AuthenticationChallenge.make())
         #expect(signIn["publicKeyId"] == firstBiometric["publicKeyId"])
         #expect(try await Self.deviceKeySigned("proof", of: again, verifiesWith: firstDevice))
+        await #expect(throws: CountersignClientError.noRegisteredKeys) { try await again.keepRegisteredKeys(userIdentifier: "ada@example.com") }
 
-        // Kept, the second registration's keys sign from then on.
+        // A later registration that makes only a biometric key keeps only that: the device key left waiting
+        // by the failed one does not replace the device key in use.
+        let third = try await again.registerNativeBiometrics(userIdentifier: "ada@example.com")
         try await again.keepRegisteredKeys(userIdentifier: "ada@example.com")
         let afterKeep = try await again.authenticateNativeBiometrics(userIdentifier: "ada@example.com", challenge: AuthenticationChallenge.make())
-        #expect(afterKeep["publicKeyId"] == secondBiometric["publicKeyId"])
-        #expect(try await Self.deviceKeySigned("proof", of: again, verifiesWith: secondDevice))
-        #expect(try await !Self.deviceKeySigned("proof", of: again, verifiesWith: firstDevice))
+        #expect(afterKeep["publicKeyId"] == third["publicKeyId"])
+        #expect(try await Self.deviceKeySigned("proof", of: again, verifiesWith: firstDevice))
+
+        // The key file is replaced whole at each change: it stays private, with nothing left beside it.
+        let permissions = try FileManager.default.attributesOfItem(atPath: keys.url.path)[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: keys.directory.path) == ["keys.json"])
     }
 
     /// Whether the device key's signature of `message` verifies with the public key a `registerDevice` input gave.

@@ -7,7 +7,8 @@ import Foundation
 ///
 /// A registration's new keys wait under names of their own until `keepRegisteredKeys(userIdentifier:)`,
 /// which the app calls once the registration journey has succeeded: a registration that fails or is left
-/// halfway leaves the keys the phone signs with as they were.
+/// halfway leaves the keys the phone signs with as they were. Only keys this authenticator made are kept,
+/// never those a registration left in an earlier run of the app.
 ///
 /// ```swift
 /// let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: keysFile))
@@ -17,6 +18,8 @@ import Foundation
 public struct Authenticator: Sendable {
     private let keyStore: any KeyStore
     private let osName: String
+    /// The keys this authenticator's registration calls made and that are not kept yet.
+    private let pending = PendingKeys()
 
     public init(keyStore: any KeyStore, osName: String = Authenticator.platformName) {
         self.keyStore = keyStore
@@ -26,7 +29,7 @@ public struct Authenticator: Sendable {
     /// Creates the user's new biometric key, kept once the registration succeeds; returns the
     /// `mobile_biometrics_registration` input `{publicKey, publicKeyId, os, keyType}`.
     public func registerNativeBiometrics(userIdentifier: String) async throws -> JSONValue {
-        let key = try await keyStore.createKey(alias: Self.pending(Self.biometricAlias(userIdentifier)), requiresBiometrics: true)
+        let key = try await createPendingKey(Self.biometricAlias(userIdentifier), requiresBiometrics: true)
         return [
             "publicKey": .string(key.publicKeyDER.base64EncodedString()),
             "publicKeyId": .string(Self.publicKeyID(of: key)),
@@ -70,7 +73,7 @@ public struct Authenticator: Sendable {
     /// Creates the new device key, kept once the registration succeeds, and proves it by signing
     /// `challenge`; returns the `device_registration` input.
     public func registerDevice(challenge: String, name: String, model: String, push: PushRegistration) async throws -> JSONValue {
-        let key = try await keyStore.createKey(alias: Self.pending(Self.deviceAlias), requiresBiometrics: false)
+        let key = try await createPendingKey(Self.deviceAlias, requiresBiometrics: false)
         let signature = try await key.sign(Data(challenge.utf8))
         return [
             "device_public_key": .string(key.publicKeyDER.base64EncodedString()),
@@ -83,12 +86,21 @@ public struct Authenticator: Sendable {
     }
 
     /// Makes the keys of the registration that has just succeeded (its journey answered `action:success`)
-    /// the ones the phone signs with: the user's biometric key and, when the registration made one, the
-    /// device key. Until then the phone goes on signing with the keys it had.
+    /// the ones the phone signs with, in one write: the user's biometric key and the device key, each when
+    /// this authenticator made one. Until then the phone goes on signing with the keys it had. Throws
+    /// `noRegisteredKeys` when it made neither.
     public func keepRegisteredKeys(userIdentifier: String) async throws {
-        for alias in [Self.biometricAlias(userIdentifier), Self.deviceAlias] {
-            try await keyStore.moveKey(alias: Self.pending(alias), to: alias)
-        }
+        let newNames = await pending.made(under: [Self.biometricAlias(userIdentifier), Self.deviceAlias])
+        guard !newNames.isEmpty else { throw CountersignClientError.noRegisteredKeys }
+        try await keyStore.moveKeys(newNames)
+        await pending.kept(newNames)
+    }
+
+    /// A new key under the name where it waits until kept as `alias`.
+    private func createPendingKey(_ alias: String, requiresBiometrics: Bool) async throws -> any SigningKey {
+        let key = try await keyStore.createKey(alias: Self.waitingAlias(of: alias), requiresBiometrics: requiresBiometrics)
+        await pending.made(alias, waitingAs: Self.waitingAlias(of: alias))
+        return key
     }
 
     /// Signs `message` with the device key (device proofs and device-signed requests).
@@ -108,7 +120,7 @@ public struct Authenticator: Sendable {
     static let deviceAlias = "countersign.device"
 
     /// Where a key made by a registration waits until the registration succeeds.
-    static func pending(_ alias: String) -> String {
+    static func waitingAlias(of alias: String) -> String {
         "countersign.pending." + alias
     }
 
@@ -132,5 +144,24 @@ public struct Authenticator: Sendable {
         #else
         "Linux"
         #endif
+    }
+}
+
+/// The keys an authenticator's registration calls made, not kept yet: the name each waits under, by the
+/// name it takes once kept.
+private actor PendingKeys {
+    private var waiting: [String: String] = [:]
+
+    func made(_ alias: String, waitingAs pendingAlias: String) {
+        waiting[alias] = pendingAlias
+    }
+
+    /// Of `aliases`, those with a key waiting: the name it waits under, mapped to the name it takes.
+    func made(under aliases: [String]) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: aliases.compactMap { alias in waiting[alias].map { ($0, alias) } })
+    }
+
+    func kept(_ newNames: [String: String]) {
+        for alias in newNames.values { waiting[alias] = nil }
     }
 }

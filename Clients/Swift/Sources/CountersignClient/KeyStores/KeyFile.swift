@@ -1,6 +1,15 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A small JSON file of named key blobs, readable and writable by the owner only (mode 0600).
+///
+/// Every change writes a new file beside it and renames it into place, so a crash mid-write leaves the
+/// old file or the new one, never a file with some keys or none.
 actor KeyFile {
     private let url: URL
 
@@ -18,11 +27,14 @@ actor KeyFile {
         try save(entries)
     }
 
-    /// Renames `alias` to `newAlias` (replacing it) in one write of the file; nothing when `alias` is absent.
-    func move(_ alias: String, to newAlias: String) throws {
+    /// Renames the keys named by `newNames`' keys to its values (replacing those), in one write; throws
+    /// `keyNotFound`, changing nothing, when one of them is absent.
+    func move(_ newNames: [String: String]) throws {
         var entries = try load()
-        guard let blob = entries.removeValue(forKey: alias) else { return }
-        entries[newAlias] = blob
+        for (alias, newAlias) in newNames.sorted(by: { $0.key < $1.key }) {
+            guard let blob = entries.removeValue(forKey: alias) else { throw CountersignClientError.keyNotFound(alias: alias) }
+            entries[newAlias] = blob
+        }
         try save(entries)
     }
 
@@ -30,16 +42,21 @@ actor KeyFile {
         let data = try JSONEncoder().encode(entries)
         let manager = FileManager.default
         try manager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        if !manager.fileExists(atPath: url.path) {
-            guard manager.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                throw CocoaError(.fileWriteNoPermission)
-            }
+        let next = url.appendingPathExtension("next")
+        try? manager.removeItem(at: next)
+        guard manager.createFile(atPath: next.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteNoPermission)
         }
-        try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
-        let handle = try FileHandle(forWritingTo: url)
-        defer { try? handle.close() }
-        try handle.truncate(atOffset: 0)
-        try handle.write(contentsOf: data)
+        let handle = try FileHandle(forWritingTo: next)
+        do {
+            try handle.write(contentsOf: data)
+            try handle.synchronize()
+            try handle.close()
+        } catch {
+            try? handle.close()
+            throw error
+        }
+        guard rename(next.path, url.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
     }
 
     private func load() throws -> [String: String] {

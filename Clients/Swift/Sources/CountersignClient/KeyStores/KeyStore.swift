@@ -10,9 +10,9 @@ public protocol KeyStore: Sendable {
     func key(alias: String) async throws -> (any SigningKey)?
     /// Forgets the key named `alias`.
     func deleteKey(alias: String) async throws
-    /// Renames the key `alias` to `newAlias`, replacing the key of that name, in one write; does nothing
-    /// when there is no key `alias`.
-    func moveKey(alias: String, to newAlias: String) async throws
+    /// Renames keys, all at once or none: each key named by one of `newNames`' keys takes the name of
+    /// its value, replacing the key of that name.
+    func moveKeys(_ newNames: [String: String]) async throws
 }
 
 /// A P-256 private key that never leaves its store.

@@ -26,8 +26,8 @@ public struct SoftwareKeyStore: KeyStore {
         try await file.write(alias, nil)
     }
 
-    public func moveKey(alias: String, to newAlias: String) async throws {
-        try await file.move(alias, to: newAlias)
+    public func moveKeys(_ newNames: [String: String]) async throws {
+        try await file.move(newNames)
     }
 }
 

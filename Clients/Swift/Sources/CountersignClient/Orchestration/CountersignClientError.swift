@@ -14,6 +14,8 @@ public enum CountersignClientError: Error, Equatable, CustomStringConvertible {
     case notAnAuthenticationChallenge
     /// The key the step needs is not in the key store.
     case keyNotFound(alias: String)
+    /// `keepRegisteredKeys` found no key this authenticator's registration calls made for the user.
+    case noRegisteredKeys
 
     public var description: String {
         switch self {
@@ -23,6 +25,7 @@ public enum CountersignClientError: Error, Equatable, CustomStringConvertible {
         case .challengeMismatch: "the challenge does not match the approval data shown"
         case .notAnAuthenticationChallenge: "the sign-in challenge is not one: it could be a transaction's, which is never signed unseen"
         case .keyNotFound(let alias): "no key '\(alias)' in the key store"
+        case .noRegisteredKeys: "no registration of this authenticator made keys for that user"
         }
     }
 }
