@@ -129,6 +129,38 @@ struct JourneyRunnerTests {
         #expect(try await run([ClientResponse(option: "cancel")]).error?.code == "cancelled_by_user")
     }
 
+    @Test("during an upgrade the tries go on being counted across releases: a state of the release before (tries on the current step only) keeps its count, and a new state still writes it there")
+    func triesAcrossReleases() async throws {
+        let journey = try JourneyLoader.parse(yaml: """
+            id: code_tries
+            steps:
+              - id: code
+                type: enrollment_code
+                config: {max_attempts: 2}
+                next: done
+                failure: wrong
+              - id: done
+                type: complete
+              - id: wrong
+                type: reject
+                config: {error_code: code_refused}
+            """, file: "code_tries.yaml").get()
+        let runner = JourneyRunner(journey: journey, effects: MemoryEffects(), now: Date())
+        var state = InteractionState(journeyID: journey.id, clientID: "native")
+        _ = try await runner.start(&state)
+        let wrong = ClientResponse(option: "client_input", data: ["enrollment_code": "WRONG"])
+        #expect(try await runner.submit(wrong, to: &state).error?.code == ErrorCode.invalidCredentials)
+
+        // What an instance of the release before reads: the step's tries on the current step.
+        let written = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(state)) as? [String: Any])
+        #expect((written["current"] as? [String: Any])?["failedAttempts"] as? Int == 1)
+        // What it writes: no count by step.
+        var previousRelease = written
+        previousRelease["failedAttemptsByStep"] = nil
+        var carried = try JSONDecoder().decode(InteractionState.self, from: JSONSerialization.data(withJSONObject: previousRelease))
+        #expect(try await runner.submit(wrong, to: &carried).error?.code == "code_refused")
+    }
+
     @Test("the failure option without a failure branch rejects the journey")
     func failureOption() async throws {
         let rejected = try await run([ClientResponse(option: "failure", data: ["message": "sensor broken"])])

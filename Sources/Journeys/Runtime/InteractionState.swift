@@ -77,9 +77,11 @@ public struct InteractionState: Codable, Sendable {
         userOnlyNamed = proven ? nil : true
     }
 
-    /// Wrong credentials given to step `stepID` so far in this run.
+    /// Wrong credentials given to step `stepID` so far in this run (for a state written by the release
+    /// before, which counted on the current step only, that count).
     func failedAttempts(at stepID: String) -> Int {
-        failedAttemptsByStep?[stepID] ?? 0
+        if let counted = failedAttemptsByStep?[stepID] { return counted }
+        return current?.stepID == stepID ? current?.failedAttempts ?? 0 : 0
     }
 
     /// Counts one more wrong credential at step `stepID`; returns how many it has had.
@@ -105,6 +107,10 @@ public struct CurrentStep: Codable, Sendable {
     public var data: JSONValue?
     /// Values the client must not see, such as the challenge it has to sign.
     public var secrets: [String: String]
+    /// Wrong credentials given to this step so far in the run. `InteractionState.failedAttemptsByStep` is
+    /// what counts; this copy is written for instances of the release before it, which read tries here
+    /// while both serve during an upgrade, and read from a state such an instance wrote.
+    public var failedAttempts: Int
 }
 
 /// The user a journey is acting for; `@policy.userContext()` reads it.

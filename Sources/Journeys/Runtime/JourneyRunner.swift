@@ -146,8 +146,7 @@ public struct JourneyRunner: Sendable {
             let environment = environment(for: step, state: state, secrets: [:])
             switch try await behavior(of: step.type).enter(&state, environment) {
             case .present(let journeyStepID, let data, let secrets):
-                state.current = CurrentStep(stepID: step.id, journeyStepID: journeyStepID, data: data, secrets: secrets)
-                return presentation(of: step, journeyStepID: journeyStepID, data: data, secrets: secrets)
+                return wait(at: step, journeyStepID: journeyStepID, data: data, secrets: secrets, &state)
             case .outcome(.next(let output)):
                 store(output, of: step, &state)
                 guard let next = step.next else { throw JourneyRuntimeError.missingNext(step.id) }
@@ -172,7 +171,15 @@ public struct JourneyRunner: Sendable {
         guard case .present(let journeyStepID, let data, let secrets) = try await behavior(of: step.type).enter(&state, environment) else {
             throw JourneyRuntimeError.cannotRepeat(step.id)
         }
-        state.current = CurrentStep(stepID: step.id, journeyStepID: journeyStepID, data: data, secrets: secrets)
+        return wait(at: step, journeyStepID: journeyStepID, data: data, secrets: secrets, &state)
+    }
+
+    /// Makes `step` the one the run waits on, showing `data`; returns what the client is shown.
+    private func wait(
+        at step: StepDefinition, journeyStepID: String, data: JSONValue?, secrets: [String: String], _ state: inout InteractionState
+    ) -> StepPresentation {
+        state.current = CurrentStep(
+            stepID: step.id, journeyStepID: journeyStepID, data: data, secrets: secrets, failedAttempts: state.failedAttempts(at: step.id))
         return presentation(of: step, journeyStepID: journeyStepID, data: data, secrets: secrets)
     }
 
