@@ -16,16 +16,13 @@ struct EvidenceCommand: AsyncParsableCommand {
             discussion: """
                 What the signature verifies is that the holder of the bundle's key signed its approval data; who holds \
                 the key (user, device) and when it signed are the server's records, which the server's seal covers: \
-                give its public keys with --keys to check them too. \
+                give its evidence key with --keys to check them too. \
                 Exit codes: 0 verified, 1 does not verify, 2 not a readable evidence bundle.
                 """)
 
         @Argument(help: "The bundle: a JSON file, or - for standard input.") var file: String
 
-        @Option(help: """
-            The server's public keys as a JWKS file (GET /admin/v1/signing-keys/jwks, or /.well-known/jwks.json \
-            for a bundle sealed lately): the seal must verify with one of them.
-            """)
+        @Option(help: "The server's evidence key as a JWKS file (GET /admin/v1/evidence-keys): the seal must verify with it.")
         var keys: String?
 
         func run() async throws {
@@ -55,7 +52,7 @@ struct EvidenceCommand: AsyncParsableCommand {
                 device \(bundle.deviceID ?? "none"), approval \(bundle.approvalID ?? "none"), signed at \(bundle.signedAt).
                 """)
             guard let keys else {
-                print("The server's seal was not checked: give the server's public keys with --keys.")
+                print("The server's seal was not checked: give the server's evidence key with --keys.")
                 return
             }
             let seal: EvidenceSeal

@@ -52,7 +52,7 @@ struct PaymentCommandTests {
     func paymentEndToEnd() async throws {
         let (server, profile) = try await DeviceCommandTests.serverWithPhone(email: "ada@example.com")
         let bundle = try await Self.payAndFetchEvidence(server: server, profile: profile)
-        let keys = try Self.write(try await server.get("/admin/v1/signing-keys/jwks", bearer: Self.adminKey))
+        let keys = try Self.write(try await server.get("/admin/v1/evidence-keys", bearer: Self.adminKey))
         server.stop()
 
         let verified = try await CommandRunner.run(["evidence", "verify", try Self.write(bundle).path])

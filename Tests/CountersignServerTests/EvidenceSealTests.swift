@@ -6,7 +6,7 @@ import Testing
 
 @Suite("The server's seal over evidence: its records checkable offline")
 struct EvidenceSealTests {
-    @Test("each bundle handed out is sealed: the seal checks with the server's keys, also once they have rotated, and shows a record changed after export, a seal moved from another bundle, and a key not the server's")
+    @Test("each bundle handed out is sealed with the evidence key: the seal checks with it, and shows a record changed after export, a seal moved from another bundle, a key not the server's and a token passed off as a seal; a token key never checks a seal")
     func sealedBundles() async throws {
         try await TestServer.runWithFixtures { server in
             let phone = TestPhone(client: server.client())
@@ -17,12 +17,11 @@ struct EvidenceSealTests {
                 let echo = try await phone.client.submitClientResponse(.clientInput, data: try await phone.signShown(step, as: "ada@example.com"))
                 bundles.append(try await server.evidence(try #require(echo.data?["signed"]?["evidence_id"]?.stringValue)))
             }
-            let keys = try await Self.everyKey(server)
+            let keys = try await Self.evidenceKeys(server)
 
             let seal = try await EvidenceSeal.check(bundles[0], keys: keys)
             #expect(seal.iss == TestServer.issuer)
             #expect(seal.evidence == bundles[0].unsealed)
-            #expect(try await EvidenceSeal.check(bundles[1], keys: try await Self.published(server)).evidence == bundles[1].unsealed)
 
             // The user named in the bundle changed after export.
             let renamed = try JSONDecoder().decode(EvidenceBundle.self, from: Data(
@@ -33,35 +32,58 @@ struct EvidenceSealTests {
             var moved = bundles[1]
             moved.seal = bundles[0].seal
             await #expect(throws: EvidenceSeal.Problem.recordsChanged) { try await EvidenceSeal.check(moved, keys: keys) }
-            // A bundle without a seal, and keys that are not the server's (another point under the same kid).
+            // A bundle without a seal, and a key that is not the server's (another point under the same kid).
             await #expect(throws: EvidenceSeal.Problem.missing) { try await EvidenceSeal.check(bundles[0].unsealed, keys: keys) }
-            let kid = try #require(try await server.admin(.GET, "signing-keys").body.arrayValue?.first?["kid"]?.stringValue)
-            await #expect {
-                try await EvidenceSeal.check(bundles[0], keys: Self.otherKey(kid: kid))
-            } throws: { error in
-                if case .doesNotVerify = error as? EvidenceSeal.Problem { true } else { false }
-            }
+            let kid = try #require(try await server.admin(.GET, "evidence-keys").body["keys"]?.arrayValue?.first?["kid"]?.stringValue)
+            await #expect(throws: (any Error).self) { try await EvidenceSeal.check(bundles[0], keys: Self.otherKey(kid: kid)) }
+            // An access token is no seal, even one the server signed.
+            var tokenAsSeal = bundles[0]
+            tokenAsSeal.seal = try #require(try await phone.login(as: "ada@example.com").token)
+            await #expect(throws: EvidenceSeal.Problem.notASeal) { try await EvidenceSeal.check(tokenAsSeal, keys: keys) }
 
-            // Rotated out, the key that sealed the first bundle still checks it.
+            // The seal's key is not a token key: the published JWKS does not check a seal, so no relying
+            // party takes one for a token; and rotating the token keys leaves the seals checkable.
+            await #expect(throws: (any Error).self) { try await EvidenceSeal.check(bundles[0], keys: try await Self.published(server)) }
+            let keysBefore = try await server.admin(.GET, "evidence-keys").body
             #expect(try await server.admin(.POST, "signing-keys/rotate").status == .created)
-            #expect(try await EvidenceSeal.check(bundles[0], keys: try await Self.everyKey(server)).evidence == bundles[0].unsealed)
+            #expect(try await server.admin(.GET, "evidence-keys").body == keysBefore)
             let resealed = try await server.evidence(bundles[0].id)
-            #expect(resealed.seal != bundles[0].seal)
-            #expect(try await EvidenceSeal.check(resealed, keys: try await Self.everyKey(server)).evidence == bundles[0].unsealed)
+            #expect(try await EvidenceSeal.check(resealed, keys: keys).evidence == bundles[0].unsealed)
         }
     }
 
-    @Test("the list of every signing key's public key needs the admin key")
-    func everyKeyNeedsTheAdminKey() async throws {
+    @Test("instances sharing a master key seal with the same evidence key, stored nowhere; another master key makes another")
+    func evidenceKeyFollowsTheMasterKey() async throws {
+        let database = try await TestDatabase.make()
+        let masterKey = TestServer.randomMasterKey()
+        var seen: [JSONValue] = []
+        for key in [masterKey, masterKey] {
+            try await TestServer.run(on: database, clock: TestClock(), masterKey: key) { server in
+                seen.append(try await server.admin(.GET, "evidence-keys").body)
+            }
+        }
+        try await database.drop()
+        let other = try await TestDatabase.make()
+        try await TestServer.run(on: other, clock: TestClock(), masterKey: TestServer.randomMasterKey()) { server in
+            seen.append(try await server.admin(.GET, "evidence-keys").body)
+        }
+        try await other.drop()
+        #expect(seen[0] == seen[1])
+        #expect(seen[0] != seen[2])
+        #expect(seen[0]["keys"]?.arrayValue?.count == 1)
+    }
+
+    @Test("the evidence key needs the admin key")
+    func evidenceKeyNeedsTheAdminKey() async throws {
         try await TestServer.run { server in
-            let status = try await server.send(.GET, "/admin/v1/signing-keys/jwks").status
+            let status = try await server.send(.GET, "/admin/v1/evidence-keys").status
             #expect(status == .unauthorized)
         }
     }
 
-    /// `GET /admin/v1/signing-keys/jwks`, as text.
-    private static func everyKey(_ server: TestServer) async throws -> String {
-        let (status, body) = try await server.admin(.GET, "signing-keys/jwks")
+    /// `GET /admin/v1/evidence-keys`, as text.
+    private static func evidenceKeys(_ server: TestServer) async throws -> String {
+        let (status, body) = try await server.admin(.GET, "evidence-keys")
         #expect(status == .ok)
         return String(decoding: try JSONEncoder().encode(body), as: UTF8.self)
     }

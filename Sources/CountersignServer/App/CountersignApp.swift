@@ -123,7 +123,8 @@ public enum CountersignApp {
         try app.register(collection: AdminRoutes(
             verifier: adminKeys, storage: storage, journeys: journeys, tokenIssuer: tokenIssuer, clock: clock,
             securityEvents: securityEvents))
-        try app.register(collection: EvidenceRoutes(verifier: adminKeys, storage: storage, tokenIssuer: tokenIssuer))
+        let sealer = try await EvidenceSealer(secrets: secretBox, issuer: configuration.publicURL, clock: clock)
+        try app.register(collection: EvidenceRoutes(verifier: adminKeys, storage: storage, sealer: sealer))
         try app.register(collection: SecurityEventRoutes(verifier: adminKeys, storage: storage))
         try app.register(collection: EnrollmentRoutes(verifier: adminKeys, storage: storage, codes: enrollmentCodes))
         try app.register(collection: StatsRoutes(verifier: adminKeys, storage: storage, openWaits: openWaits, clock: clock))

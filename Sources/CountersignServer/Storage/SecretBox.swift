@@ -27,6 +27,18 @@ struct SecretBox: Sendable {
         return combined.base64EncodedString()
     }
 
+    /// A P-256 signing key derived from the master key for `purpose` (HKDF-SHA256): the same on every
+    /// instance sharing the master key, and stored nowhere.
+    func derivedSigningKey(for purpose: String) -> P256.Signing.PrivateKey {
+        // A derived scalar outside the curve's order (about one in 2^32) is passed over for the next.
+        var counter = 0
+        while true {
+            let bytes = HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Data("\(purpose) \(counter)".utf8), outputByteCount: 32)
+            if let derived = try? P256.Signing.PrivateKey(rawRepresentation: bytes.withUnsafeBytes { Data($0) }) { return derived }
+            counter += 1
+        }
+    }
+
     func open(_ sealed: String, boundTo recordID: String) throws -> String {
         do {
             guard let combined = Data(base64Encoded: sealed) else { throw SecretBoxError.cannotOpen(recordID) }

@@ -2,10 +2,11 @@ import CountersignCore
 import Foundation
 import JWTKit
 
-/// The server's seal over an evidence bundle (docs/EVIDENCE.md): a JWS made with the token signing key when
-/// the bundle is exported, whose payload holds the bundle without its seal. The phone's signature covers
-/// the approval data only; the seal covers the server's records as well (user, device, approval, time), so
-/// they can be checked offline against the server's public keys, and a change made after export shows.
+/// The server's seal over an evidence bundle (docs/EVIDENCE.md): a JWS made when the bundle is handed out,
+/// with the evidence key (`EvidenceSealer`), whose payload holds the bundle without its seal. The phone's
+/// signature covers the approval data only; the seal covers the server's records as well (user, device,
+/// approval, time), so they can be checked offline with the server's evidence key, and a change made after
+/// export shows.
 public struct EvidenceSeal: JWTPayload {
     /// The `typ` header of a seal, so that it is never taken for a token (it has no audience or expiry).
     public static let type = "countersign-evidence+jwt"

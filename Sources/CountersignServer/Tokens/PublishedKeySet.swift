@@ -4,7 +4,7 @@ struct PublishedKeySet: Encodable {
     let keys: [PublishedKey]
 }
 
-/// One token verification key: a P-256 public key for ES256 signatures.
+/// One verification key (of tokens, or of evidence seals): a P-256 public key for ES256 signatures.
 struct PublishedKey: Encodable {
     let kty = "EC"
     let crv = "P-256"

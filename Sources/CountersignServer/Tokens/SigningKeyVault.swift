@@ -16,11 +16,6 @@ struct SigningKeyVault: Sendable {
         try await storage.signingKeys.published(retiredAfter: cutoff).map(open)
     }
 
-    /// Every key, retired ones too, opened.
-    func all() async throws -> [SigningKeyRecord] {
-        try await storage.signingKeys.all().map(open)
-    }
-
     func insert(_ key: SigningKeyRecord) async throws {
         try await storage.signingKeys.insert(try seal(key))
     }

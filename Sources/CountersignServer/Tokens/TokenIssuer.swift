@@ -73,24 +73,6 @@ actor TokenIssuer {
         return try await keys.sign(claims, kid: JWKIdentifier(string: activeKeyID))
     }
 
-    /// `bundle` with the server's seal (`EvidenceSeal`), made now with the active signing key.
-    func seal(_ bundle: EvidenceBundle) async throws -> EvidenceBundle {
-        _ = try await currentKeySet()
-        var header = JWTHeader()
-        header.typ = EvidenceSeal.type
-        var sealed = bundle
-        sealed.seal = try await keys.sign(
-            EvidenceSeal(issuer: issuer, sealedAt: clock.now(), evidence: bundle), kid: JWKIdentifier(string: activeKeyID), header: header)
-        return sealed
-    }
-
-    /// Every signing key's public key, retired ones too, as a JWKS document: what checks evidence sealed
-    /// with a key long since retired (the published JWKS keeps only the keys whose tokens may be valid).
-    func everyPublicKey() async throws -> Data {
-        let records = try await keyVault.all()
-        return try JSONEncoder.wire.encode(PublishedKeySet(keys: try records.map { try publicKeys[$0.id] ?? Self.publicKey($0) }))
-    }
-
     /// The order `amr` values are listed in, whatever order they were proven in; `mfa` comes last.
     static let canonicalOrder = ["mobile_biometrics", "hwk", "code_otp"]
 

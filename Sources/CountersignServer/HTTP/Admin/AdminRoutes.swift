@@ -29,7 +29,6 @@ struct AdminRoutes: RouteCollection {
         admin.get("journeys", use: listJourneys)
         admin.get("journeys", ":journeyID", use: showJourney)
         admin.get("signing-keys", use: listSigningKeys)
-        admin.get("signing-keys", "jwks", use: everySigningKeyJWKS)
         admin.post("signing-keys", "rotate", use: rotateSigningKey)
     }
 
@@ -203,12 +202,6 @@ struct AdminRoutes: RouteCollection {
 
     func listSigningKeys(request: Request) async throws -> [SigningKeyView] {
         try await storage.signingKeys.all().map { SigningKeyView(kid: $0.id, createdAt: $0.createdAt, retiredAt: $0.retiredAt) }
-    }
-
-    /// Every signing key's public key, retired ones too, as a JWKS document: the keys that check evidence
-    /// seals (`countersign evidence verify --keys`).
-    func everySigningKeyJWKS(request: Request) async throws -> Response {
-        Response.wireEncoded(try await tokenIssuer.everyPublicKey(), cacheControl: "no-store")
     }
 
     func rotateSigningKey(request: Request) async throws -> Response {

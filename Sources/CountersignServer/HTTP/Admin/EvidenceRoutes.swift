@@ -3,16 +3,22 @@ import Fluent
 import Vapor
 
 /// `/admin/v1/evidence`: signed transactions as self-contained bundles that verify offline, each sealed by
-/// the server as it is handed out.
+/// the server as it is handed out; `/admin/v1/evidence-keys`: the key that checks the seals.
 struct EvidenceRoutes: RouteCollection {
     let verifier: AdminKeyVerifier
     let storage: Storage
-    let tokenIssuer: TokenIssuer
+    let sealer: EvidenceSealer
 
     func boot(routes: any RoutesBuilder) throws {
         let evidence = routes.adminAPI(verifier, "evidence")
         evidence.get(use: list)
         evidence.get(":evidenceID", use: show)
+        routes.adminAPI(verifier, "evidence-keys").get(use: sealKeys)
+    }
+
+    /// `GET /admin/v1/evidence-keys`: the public key that checks evidence seals, as a JWKS document.
+    func sealKeys(request: Request) async throws -> Response {
+        Response.wireEncoded(sealer.publicKeys, cacheControl: "no-store")
     }
 
     /// `GET /admin/v1/evidence?user_id=…&approval_id=…`: newest first, at most `limit` (100).
@@ -21,7 +27,7 @@ struct EvidenceRoutes: RouteCollection {
         let records = try await storage.evidence.newest(
             userID: request.query[String.self, at: "user_id"], approvalID: request.query[String.self, at: "approval_id"], limit: limit)
         var bundles: [EvidenceBundle] = []
-        for record in records { bundles.append(try await tokenIssuer.seal(try record.bundle())) }
+        for record in records { bundles.append(try await sealer.seal(try record.bundle())) }
         return try .wire(["evidence": bundles])
     }
 
@@ -30,6 +36,6 @@ struct EvidenceRoutes: RouteCollection {
         guard let evidence = try await storage.evidence.find(request.parameters.get("evidenceID")!) else {
             throw ServiceError.notFound("No such evidence.")
         }
-        return try .wire(try await tokenIssuer.seal(try evidence.bundle()))
+        return try .wire(try await sealer.seal(try evidence.bundle()))
     }
 }
