@@ -12,7 +12,7 @@ public struct SimulatedPhone: Sendable {
     public init(profile: DeviceProfile, directory: URL, transport: any HTTPTransport = URLSessionTransport()) {
         self.profile = profile
         client = OrchestrationClient(baseURL: URL(string: profile.server)!, clientID: profile.clientID, transport: transport)
-        authenticator = Authenticator(keyStore: KeptKeys(SoftwareKeyStore(url: DeviceProfile.keysFile(in: directory))))
+        authenticator = Authenticator(keyStore: CachedKeyStore(SoftwareKeyStore(url: DeviceProfile.keysFile(in: directory))))
     }
 
     /// How the phone shows whom it registers for.

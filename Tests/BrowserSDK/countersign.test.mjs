@@ -207,16 +207,24 @@ test('past expires_at a lost poll is not tried again', async () => {
     client.waitForMobileApproval(await client.startJourney('web_login')), (error) => error.errorCode === ErrorCode.NetworkError);
 });
 
-test('restoreFromSerializedState sets up a page that was never initialized; a bad saved state is invalid_state', async () => {
+test('restoreFromSerializedState sets up a page that was never initialized, on its own origin only; a bad saved state is invalid_state', async () => {
   // A fresh copy of the module: its client is not set up yet.
   const fresh = await import('../../Sources/CountersignServer/Browser/sdk/countersign.js?never-initialized');
   assert.throws(() => fresh.restoreFromSerializedState('not json'), (error) => error.errorCode === ErrorCode.InvalidState);
   const server = fakeServer(() => ({ body: waiting() }));
-  const original = new CountersignClient({ clientId: 'demo-web', serverPath: 'https://cs.example', fetch: server.fetch });
+  // A state naming another server would send the page's answers there: refused until initialize names it.
+  const elsewhere = new CountersignClient({ clientId: 'demo-web', serverPath: 'https://attacker.example', fetch: server.fetch });
+  await elsewhere.startJourney('web_login');
+  assert.throws(() => fresh.restoreFromSerializedState(elsewhere.serializeState()), (error) => error.errorCode === ErrorCode.InvalidState);
+  const notText = JSON.stringify({ ...JSON.parse(elsewhere.serializeState()), serverPath: 7 });
+  assert.throws(() => fresh.restoreFromSerializedState(notText), (error) => error.errorCode === ErrorCode.InvalidState);
+  assert.throws(() => fresh.serializeState(), (error) => error.errorCode === ErrorCode.NotInitialized);
+
+  const original = new CountersignClient({ clientId: 'demo-web', fetch: server.fetch });
   const response = await original.startJourney('web_login');
   assert.deepEqual(fresh.restoreFromSerializedState(original.serializeState()), response);
   assert.equal(JSON.parse(fresh.serializeState()).clientId, 'demo-web');
-  assert.equal(JSON.parse(fresh.serializeState()).serverPath, 'https://cs.example');
+  assert.equal(JSON.parse(fresh.serializeState()).serverPath, '');
 });
 
 test('serializeState and restoreFromSerializedState round-trip; the restored client goes on with the same interaction', async () => {

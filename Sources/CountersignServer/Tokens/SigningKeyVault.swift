@@ -20,10 +20,10 @@ struct SigningKeyVault: Sendable {
         try await storage.signingKeys.insert(try seal(key))
     }
 
-    /// Retires every key and adds `key`, in `storage` (the caller's transaction).
-    func rotate(to key: SigningKeyRecord, at now: Date, in storage: Storage) async throws {
+    /// Retires every key and adds `key`, in the caller's `transaction`.
+    func rotate(to key: SigningKeyRecord, at now: Date, in transaction: Storage) async throws {
         let sealed = try seal(key)
-        let store = storage.signingKeys
+        let store = transaction.signingKeys
         try await store.retireAll(at: now)
         try await store.insert(sealed)
     }

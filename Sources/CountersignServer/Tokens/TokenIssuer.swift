@@ -82,7 +82,7 @@ actor TokenIssuer {
         let now = clock.now()
         let key = Self.newKey(at: now)
         try await securityEvents.recording(.signingKeyRotated, detail: "the token signing key was rotated; the new kid is \(key.id)") {
-            [keyVault] storage in try await keyVault.rotate(to: key, at: now, in: storage)
+            [keyVault] transaction in try await keyVault.rotate(to: key, at: now, in: transaction)
         }
         try await sign(with: key)
         encodedJWKS = nil

@@ -262,7 +262,8 @@ function parseSavedState(text) {
   } catch {
     throw new CountersignError(ErrorCode.InvalidState, 'The saved state is not valid JSON.');
   }
-  if (saved?.version !== serializedVersion || typeof saved.clientId !== 'string') {
+  if (saved?.version !== serializedVersion || typeof saved.clientId !== 'string'
+    || (saved.serverPath !== undefined && typeof saved.serverPath !== 'string')) {
     throw new CountersignError(ErrorCode.InvalidState, 'The saved state is not from this SDK.');
   }
   return saved;
@@ -309,12 +310,16 @@ export function serializeState() {
 
 /**
  * Resumes a saved interaction. A page that called `initialize` resumes only a state saved for its client
- * and server; one that did not is set up for the client and server the saved state names.
+ * and server. One that did not is set up for the client the saved state names, on this page's origin
+ * only: a state naming another server is `invalid_state` until `initialize` names that server.
  * @see CountersignClient#restoreFromSerializedState
  */
 export function restoreFromSerializedState(text) {
   const saved = parseSavedState(text);
-  defaultClient ??= new CountersignClient({ clientId: saved.clientId, serverPath: saved.serverPath ?? '' });
+  if (!defaultClient && saved.serverPath) {
+    throw new CountersignError(ErrorCode.InvalidState, 'The saved state names a server: call initialize with it first.');
+  }
+  defaultClient ??= new CountersignClient({ clientId: saved.clientId });
   return defaultClient.restoreFromSerializedState(text);
 }
 

@@ -3,14 +3,14 @@ import Foundation
 @testable import SimulatedPhone
 import Testing
 
-@Suite("The simulated phone's keys kept in memory")
-struct KeptKeysTests {
+@Suite("The simulated phone's keys cached in memory")
+struct CachedKeyStoreTests {
     @Test("a key replaced or deleted through the phone's store is what the phone reads next, and the file agrees")
     func replacedAndDeleted() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kept-keys-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = SoftwareKeyStore(url: directory.appendingPathComponent("keys.json"))
-        let kept = KeptKeys(file)
+        let kept = CachedKeyStore(file)
 
         #expect(try await kept.key(alias: "device") == nil)
         let first = try await kept.createKey(alias: "device", requiresBiometrics: false)
