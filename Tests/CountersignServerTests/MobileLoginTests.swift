@@ -122,13 +122,20 @@ struct MobileLoginTests {
         }
     }
 
+    /// A phone registered for ada@example.com that has started `journey`, and an answer to its biometric
+    /// step signed over another challenge.
+    static func signingWrong(in journey: String, on server: TestServer) async throws -> (phone: TestPhone, wrong: JSONValue) {
+        let phone = TestPhone(client: server.client())
+        try await phone.register(email: "ada@example.com")
+        _ = try await phone.client.startJourney(journey)
+        let wrong = try await phone.authenticator.authenticateNativeBiometrics(userIdentifier: "ada@example.com", challenge: AuthenticationChallenge.make())
+        return (phone, wrong)
+    }
+
     @Test("max_attempts no whole number holds (.inf) is taken as the most tries allowed: a wrong signature is refused, and the server stays up")
     func unboundedTries() async throws {
         try await TestServer.runWithFixtures { server in
-            let phone = TestPhone(client: server.client())
-            try await phone.register(email: "ada@example.com")
-            _ = try await phone.client.startJourney("mobile_login_tries_given")
-            let wrong = try await phone.authenticator.authenticateNativeBiometrics(userIdentifier: "ada@example.com", challenge: AuthenticationChallenge.make())
+            let (phone, wrong) = try await Self.signingWrong(in: "mobile_login_tries_given", on: server)
             let refused = try await phone.client.submitClientResponse(.clientInput, data: wrong)
             #expect(refused.error?.code == ErrorCode.invalidCredentials)
             #expect(refused.journeyStepID == JourneyStepID.mobileBiometricsAuthentication)
@@ -139,10 +146,7 @@ struct MobileLoginTests {
     @Test("a step's tries count over the whole run: a branch or its failure edge back to it gives none again, and once they are used up the run is rejected")
     func triesCountOverTheRun() async throws {
         try await TestServer.runWithFixtures { server in
-            let phone = TestPhone(client: server.client())
-            try await phone.register(email: "ada@example.com")
-            _ = try await phone.client.startJourney("mobile_login_tries_again")
-            let wrong = try await phone.authenticator.authenticateNativeBiometrics(userIdentifier: "ada@example.com", challenge: AuthenticationChallenge.make())
+            let (phone, wrong) = try await Self.signingWrong(in: "mobile_login_tries_again", on: server)
             #expect(try await phone.client.submitClientResponse(.clientInput, data: wrong).error?.code == ErrorCode.invalidCredentials)
             // Back to the step through its branch: one of its two tries is left, not two.
             #expect(try await phone.client.submitClientResponse(option: "again").journeyStepID == JourneyStepID.mobileBiometricsAuthentication)
