@@ -2,6 +2,10 @@ import CountersignCore
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 @Suite("Strict input on /v1: one reading of every body")
 struct StrictInputTests {
     @Test("approval data naming the amount twice is refused before anything is signed or stored")
@@ -67,6 +71,25 @@ struct StrictInputTests {
                 #expect(accepted.status == .ok, "\(declared)")
             }
         }
+    }
+
+    @Test("a compressed body is 415 unsupported_media_type on a real port, inflated by nothing, and nothing is created")
+    func compressedBody() async throws {
+        // {"client_id":"demo-web"}, gzipped.
+        let gzipped = Data(base64Encoded: "H4sIAAAAAAAAA6tWSs7JTM0ric9MUbJSSknNzdctT01SqgUA3MBo9xgAAAA=")!
+        try await TestServer.run { server in try await server.app.listening { port in
+            for coding in ["gzip", "deflate", "br"] {
+                var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/journeys/web_login_biometric_only/start")!)
+                request.httpMethod = "POST"
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                request.setValue(coding, forHTTPHeaderField: "Content-Encoding")
+                request.httpBody = gzipped
+                let (body, response) = try await URLSession.shared.data(for: request)
+                #expect((response as? HTTPURLResponse)?.statusCode == 415, "\(coding)")
+                #expect(try JSONDecoder().decode(JSONValue.self, from: body)["error"]?["code"] == .string(ErrorCode.unsupportedMediaType))
+            }
+            #expect(try await server.count("interactions") == 0)
+        } }
     }
 
     @Test("the admin API is held to the same rules: a form body is 415, a repeated key or an empty body 400, and nothing is created")

@@ -37,6 +37,9 @@ public enum CountersignApp {
         // The server counts its requests itself (`ServerMetrics`); Vapor's own count would go to the
         // process-wide metrics system, which nothing reads, at a cost in every request.
         app.http.server.configuration.reportMetrics = false
+        // No body of the API is compressed: a compressed one reaches the strict input check as it came,
+        // which refuses it (415), rather than being inflated first.
+        app.http.server.configuration.requestDecompression = .disabled
         let metrics = ServerMetrics()
         // Held until the start has settled the database's first secrets (below); managed, so that a start
         // failing before then lets it go too.

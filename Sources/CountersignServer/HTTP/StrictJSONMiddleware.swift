@@ -2,8 +2,9 @@ import CountersignCore
 import Vapor
 
 /// Strict input on `/v1` and `/admin/v1` (DESIGN.md §6): a request body must be declared
-/// `application/json` (UTF-8) and be UTF-8 JSON without a key repeated in one object. Checked before any
-/// route reads it. On the admin API a request without a body (`POST …/revoke`) needs no type.
+/// `application/json` (UTF-8), sent as it is (no `Content-Encoding`: the server inflates nothing a
+/// stranger compressed), and be UTF-8 JSON without a key repeated in one object. Checked before any route
+/// reads it. On the admin API a request without a body (`POST …/revoke`) needs no type.
 struct StrictJSONMiddleware: Middleware {
     /// Whether a POST, PUT or PATCH without any body must still say `application/json`.
     var typeRequiredWithoutBody = true
@@ -13,9 +14,10 @@ struct StrictJSONMiddleware: Middleware {
         if !typeRequiredWithoutBody, request.headers.contentType == nil, Self.hasNoBody(request) {
             return next.respond(to: request)
         }
-        guard Self.declaresJSON(request.headers) else {
-            return request.eventLoop.makeFailedFuture(
-                ServiceError(.unsupportedMediaType, ErrorCode.unsupportedMediaType, "The body must be JSON sent as application/json (UTF-8)."))
+        guard Self.declaresJSON(request.headers), Self.isSentAsIs(request.headers) else {
+            return request.eventLoop.makeFailedFuture(ServiceError(
+                .unsupportedMediaType, ErrorCode.unsupportedMediaType,
+                "The body must be JSON sent as application/json (UTF-8), without a Content-Encoding."))
         }
         return request.body.collect(max: request.application.routes.defaultMaxBodySize.value)
             .flatMapThrowing { body in try body.map(Self.check) }
@@ -29,6 +31,11 @@ struct StrictJSONMiddleware: Middleware {
         guard let type = headers.contentType else { return false }
         return type.type.lowercased() == "application" && type.subType.lowercased() == "json"
             && type.parameters["charset"].map({ $0.lowercased() == "utf-8" }) ?? true
+    }
+
+    /// Whether the body comes without a content coding (`identity`, the absence of one, is the only one).
+    private static func isSentAsIs(_ headers: HTTPHeaders) -> Bool {
+        headers[.contentEncoding].allSatisfy { $0.trimmingCharacters(in: .whitespaces).lowercased() == "identity" }
     }
 
     private static func check(_ body: ByteBuffer) throws {
