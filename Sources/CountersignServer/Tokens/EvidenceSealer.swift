@@ -19,15 +19,13 @@ struct EvidenceSealer: Sendable {
     static let keyPurpose = "countersign evidence seal v1"
 
     init(secrets: SecretBox, issuer: String, clock: any WallClock) async throws {
-        let key = secrets.derivedSigningKey(for: Self.keyPurpose)
+        let derived = secrets.derivedSigningKey(for: Self.keyPurpose)
         // Named by its public key, so that the name changes with the key (a new master key).
-        kid = "seal_" + LenientBase64.urlEncoded(SHA256.hash(data: key.publicKey.derRepresentation).prefix(12))
+        kid = "seal_" + LenientBase64.urlEncoded(SHA256.hash(data: derived.publicKey.derRepresentation).prefix(12))
+        let key = try ES256PrivateKey(backing: derived)
         keys = JWTKeyCollection()
-        await keys.add(ecdsa: try ES256PrivateKey(pem: key.pemRepresentation), kid: JWKIdentifier(string: kid))
-        let point = key.publicKey.x963Representation
-        publicKeys = try JSONEncoder.wire.encode(PublishedKeySet(keys: [
-            PublishedKey(x: LenientBase64.urlEncoded(point[1..<33]), y: LenientBase64.urlEncoded(point[33..<65]), kid: kid),
-        ]))
+        await keys.add(ecdsa: key, kid: JWKIdentifier(string: kid))
+        publicKeys = try JSONEncoder.wire.encode(PublishedKeySet(keys: [try PublishedKey(key, kid: kid)]))
         self.issuer = issuer
         self.clock = clock
     }

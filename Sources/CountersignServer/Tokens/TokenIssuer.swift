@@ -117,14 +117,7 @@ actor TokenIssuer {
     }
 
     private static func publicKey(_ model: SigningKeyRecord) throws -> PublishedKey {
-        guard let parameters = try ES256PrivateKey(pem: model.privateKeyPEM).publicKey.parameters else { throw KeyWithoutPoint(kid: model.id) }
-        return PublishedKey(x: parameters.x, y: parameters.y, kid: model.id)
-    }
-
-    /// A stored signing key whose public point cannot be read (never expected of a P-256 key).
-    private struct KeyWithoutPoint: Error, CustomStringConvertible {
-        let kid: String
-        var description: String { "The public point of signing key \(kid) cannot be read." }
+        try PublishedKey(try ES256PrivateKey(pem: model.privateKeyPEM), kid: model.id)
     }
 
     private static func newKey(at date: Date) -> SigningKeyRecord {
