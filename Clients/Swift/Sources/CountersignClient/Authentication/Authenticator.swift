@@ -90,16 +90,16 @@ public struct Authenticator: Sendable {
     /// this authenticator made one. Until then the phone goes on signing with the keys it had. Throws
     /// `noRegisteredKeys` when it made neither.
     public func keepRegisteredKeys(userIdentifier: String) async throws {
-        let newNames = await pending.made(under: [Self.biometricAlias(userIdentifier), Self.deviceAlias])
-        guard !newNames.isEmpty else { throw CountersignClientError.noRegisteredKeys }
-        try await keyStore.moveKeys(newNames)
-        await pending.kept(newNames)
+        let made = await pending.made(among: [Self.biometricAlias(userIdentifier), Self.deviceAlias])
+        guard !made.isEmpty else { throw CountersignClientError.noRegisteredKeys }
+        try await keyStore.moveKeys(Dictionary(uniqueKeysWithValues: made.map { (Self.waitingAlias(of: $0), $0) }))
+        await pending.kept(made)
     }
 
     /// A new key under the name where it waits until kept as `alias`.
     private func createPendingKey(_ alias: String, requiresBiometrics: Bool) async throws -> any SigningKey {
         let key = try await keyStore.createKey(alias: Self.waitingAlias(of: alias), requiresBiometrics: requiresBiometrics)
-        await pending.made(alias, waitingAs: Self.waitingAlias(of: alias))
+        await pending.made(alias)
         return key
     }
 
@@ -147,21 +147,21 @@ public struct Authenticator: Sendable {
     }
 }
 
-/// The keys an authenticator's registration calls made, not kept yet: the name each waits under, by the
-/// name it takes once kept.
+/// The names an authenticator's registration calls made keys for, not kept yet (each key waits under
+/// `Authenticator.waitingAlias(of:)` its name).
 private actor PendingKeys {
-    private var waiting: [String: String] = [:]
+    private var aliases: Set<String> = []
 
-    func made(_ alias: String, waitingAs pendingAlias: String) {
-        waiting[alias] = pendingAlias
+    func made(_ alias: String) {
+        aliases.insert(alias)
     }
 
-    /// Of `aliases`, those with a key waiting: the name it waits under, mapped to the name it takes.
-    func made(under aliases: [String]) -> [String: String] {
-        Dictionary(uniqueKeysWithValues: aliases.compactMap { alias in waiting[alias].map { ($0, alias) } })
+    /// Those of `candidates` this authenticator made a key for.
+    func made(among candidates: [String]) -> [String] {
+        candidates.filter(aliases.contains)
     }
 
-    func kept(_ newNames: [String: String]) {
-        for alias in newNames.values { waiting[alias] = nil }
+    func kept(_ kept: [String]) {
+        aliases.subtract(kept)
     }
 }
