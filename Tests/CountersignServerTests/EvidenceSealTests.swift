@@ -2,11 +2,12 @@ import CountersignCore
 import CountersignServer
 import Crypto
 import Foundation
+import SQLKit
 import Testing
 
 @Suite("The server's seal over evidence: its records checkable offline")
 struct EvidenceSealTests {
-    @Test("each bundle handed out is sealed with the evidence key: the seal checks with it, and shows a record changed after export, a seal moved from another bundle, a key not the server's and a token passed off as a seal; a token key never checks a seal")
+    @Test("each bundle handed out is sealed with the evidence key: the seal checks with it, and shows a record changed in a copy, a seal moved from another bundle, a key not the server's and a token passed off as a seal; a token key never checks a seal")
     func sealedBundles() async throws {
         try await TestServer.runWithFixtures { server in
             let phone = TestPhone(client: server.client())
@@ -23,7 +24,7 @@ struct EvidenceSealTests {
             #expect(seal.iss == TestServer.issuer)
             #expect(seal.evidence == bundles[0].unsealed)
 
-            // The user named in the bundle changed after export.
+            // The user named in a copy of the bundle changed.
             let renamed = try JSONDecoder().decode(EvidenceBundle.self, from: Data(
                 String(decoding: try JSONEncoder().encode(bundles[0]), as: UTF8.self)
                     .replacingOccurrences(of: "\"ada@example.com\"", with: "\"eve@example.com\"").utf8))
@@ -38,7 +39,8 @@ struct EvidenceSealTests {
             await Self.expectDoesNotVerify { try await EvidenceSeal.check(bundles[0], keys: Self.otherKey(kid: kid)) }
             // An access token is no seal, even one the server signed.
             var tokenAsSeal = bundles[0]
-            tokenAsSeal.seal = try #require(try await phone.login(as: "ada@example.com").token)
+            let token: String = try #require(try await phone.login(as: "ada@example.com").token)
+            tokenAsSeal.seal = token
             await #expect(throws: EvidenceSeal.Problem.notASeal) { try await EvidenceSeal.check(tokenAsSeal, keys: keys) }
 
             // The seal's key is not a token key: the published JWKS does not check a seal, so no relying
@@ -50,6 +52,53 @@ struct EvidenceSealTests {
             #expect(try await server.admin(.GET, "evidence-keys").body == keysBefore)
             let resealed = try await server.evidence(bundles[0].id)
             #expect(try await EvidenceSeal.check(resealed, keys: keys).evidence == bundles[0].unsealed)
+        }
+    }
+
+    @Test("the seal is made as the signature is recorded: a record changed in the database afterwards no longer matches it when handed out, and its time is the signing's, not the export's")
+    func sealedAtSigning() async throws {
+        try await TestServer.runWithFixtures { server in
+            let phone = TestPhone(client: server.client())
+            try await phone.register(email: "ada@example.com")
+            var ids: [String] = []
+            for amount in ["25.00", "30.00", "35.00"] {
+                let step = try await phone.startSigning("txn_branches", as: "ada@example.com", approvalData: nil, params: ["amount": .string(amount)])
+                let echo = try await phone.client.submitClientResponse(.clientInput, data: try await phone.signShown(step, as: "ada@example.com"))
+                ids.append(try #require(echo.data?["signed"]?["evidence_id"]?.stringValue))
+            }
+            let signedAt = server.clock.now()
+            server.clock.advance(by: 86_400)
+            let sql = try #require(server.app.countersignSQL)
+            // Someone with the database's write access changes what was signed, and whom the evidence names.
+            try await sql.raw("""
+                UPDATE transaction_evidence SET approval_data = replace(approval_data, '25.00', '2500.00') WHERE id = \(bind: ids[0])
+                """).run()
+            try await sql.raw("UPDATE transaction_evidence SET external_user_id = 'eve@example.com' WHERE id = \(bind: ids[1])").run()
+            let keys = try await Self.evidenceKeys(server)
+            let (amountChanged, userChanged) = (try await server.evidence(ids[0]), try await server.evidence(ids[1]))
+            #expect(amountChanged.approvalData.canonicalJSON.contains("2500.00"))
+            #expect(userChanged.externalUserID == "eve@example.com")
+            for changed in [amountChanged, userChanged] {
+                await #expect(throws: EvidenceSeal.Problem.recordsChanged) { try await EvidenceSeal.check(changed, keys: keys) }
+            }
+            let untouched = try await EvidenceSeal.check(try await server.evidence(ids[2]), keys: keys)
+            #expect(abs(untouched.sealedAt.timeIntervalSince(signedAt)) < 2, "sealed at the signing, a day before the export")
+        }
+    }
+
+    @Test("evidence an earlier release recorded without a seal is sealed as it is handed out")
+    func earlierEvidenceSealedWhenHandedOut() async throws {
+        try await TestServer.runWithFixtures { server in
+            let phone = TestPhone(client: server.client())
+            try await phone.register(email: "ada@example.com")
+            let step = try await phone.startSigning("txn_branches", as: "ada@example.com", approvalData: nil, params: ["amount": .string("25.00")])
+            let echo = try await phone.client.submitClientResponse(.clientInput, data: try await phone.signShown(step, as: "ada@example.com"))
+            let id = try #require(echo.data?["signed"]?["evidence_id"]?.stringValue)
+            let sql = try #require(server.app.countersignSQL)
+            try await sql.raw("UPDATE transaction_evidence SET seal = NULL WHERE id = \(bind: id)").run()
+            server.clock.advance(by: 86_400)
+            let seal = try await EvidenceSeal.check(try await server.evidence(id), keys: try await Self.evidenceKeys(server))
+            #expect(abs(seal.sealedAt.timeIntervalSince(server.clock.now())) < 2)
         }
     }
 

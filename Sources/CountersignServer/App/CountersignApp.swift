@@ -89,8 +89,10 @@ public enum CountersignApp {
         app.manage(ExpirySweeper(
             storage: storage, clock: clock, retention: configuration.recordRetention, interval: configuration.sweepInterval,
             logger: app.logger))
+        let evidenceSealer = try await EvidenceSealer(secrets: secretBox, issuer: configuration.publicURL, clock: clock)
         let services = JourneyServices(
-            storage: storage, tokenIssuer: tokenIssuer, clock: clock, approvals: approvals, enrollmentCodes: enrollmentCodes)
+            storage: storage, tokenIssuer: tokenIssuer, evidenceSealer: evidenceSealer, clock: clock, approvals: approvals,
+            enrollmentCodes: enrollmentCodes)
         let interactions = InteractionService(
             services: services, journeys: journeys, interactionLifetime: configuration.interactionLifetime, secrets: secretBox,
             startLimiter: StartRateLimiter(
@@ -126,8 +128,7 @@ public enum CountersignApp {
         try app.register(collection: AdminRoutes(
             verifier: adminKeys, storage: storage, journeys: journeys, tokenIssuer: tokenIssuer, clock: clock,
             securityEvents: securityEvents))
-        let sealer = try await EvidenceSealer(secrets: secretBox, issuer: configuration.publicURL, clock: clock)
-        try app.register(collection: EvidenceRoutes(verifier: adminKeys, storage: storage, sealer: sealer))
+        try app.register(collection: EvidenceRoutes(verifier: adminKeys, storage: storage, sealer: evidenceSealer))
         try app.register(collection: SecurityEventRoutes(verifier: adminKeys, storage: storage))
         try app.register(collection: EnrollmentRoutes(verifier: adminKeys, storage: storage, codes: enrollmentCodes))
         try app.register(collection: StatsRoutes(verifier: adminKeys, storage: storage, openWaits: openWaits, clock: clock))

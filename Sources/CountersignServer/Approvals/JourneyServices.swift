@@ -4,6 +4,7 @@ import FluentKit
 struct JourneyServices: Sendable {
     let storage: Storage
     let tokenIssuer: TokenIssuer
+    let evidenceSealer: EvidenceSealer
     let clock: any WallClock
     let approvals: ApprovalLifecycle
     let enrollmentCodes: EnrollmentCodes

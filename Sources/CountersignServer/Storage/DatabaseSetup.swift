@@ -137,6 +137,7 @@ enum DatabaseSetup {
         migrations.add(DropInteractionApproval())
         migrations.add(CreateHeldStatementCheck())
         migrations.add(AddApprovalSubjectSequence())
+        migrations.add(AddEvidenceSeal())
         let migrator = Migrator(databases: databases, migrations: migrations, logger: runtime.logger, on: runtime.eventLoopGroup.any())
         try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
     }

@@ -2,18 +2,19 @@ import CountersignCore
 import Foundation
 import JWTKit
 
-/// The server's seal over an evidence bundle (docs/EVIDENCE.md): a JWS made when the bundle is handed out,
+/// The server's seal over an evidence bundle (docs/EVIDENCE.md): a JWS made as the signature is recorded,
 /// with the evidence key (`EvidenceSealer`), whose payload holds the bundle without its seal. The phone's
 /// signature covers the approval data only; the seal covers the server's records as well (user, device,
 /// approval, time), so they can be checked offline with the server's evidence key, and a change made after
-/// export shows.
+/// the signing, in the database or in an exported copy, shows.
 public struct EvidenceSeal: JWTPayload {
     /// The `typ` header of a seal, so that it is never taken for a token (it has no audience or expiry).
     public static let type = "countersign-evidence+jwt"
 
     /// The server that sealed the bundle.
     public let iss: String
-    /// When it was sealed (exported), in whole seconds.
+    /// When it was sealed, in whole seconds: as the signature was recorded (or, for evidence an earlier
+    /// release recorded, as it was handed out).
     public let iat: Int
     /// The bundle without its seal.
     public let evidence: EvidenceBundle
@@ -45,7 +46,7 @@ public struct EvidenceSeal: JWTPayload {
             case .unreadableKeys(let reason): "the keys are not a JWKS document: \(reason)"
             case .notASeal: "the seal is not an evidence seal (its typ is not \(EvidenceSeal.type))"
             case .doesNotVerify(let reason): "the seal does not verify with the keys given: \(reason)"
-            case .recordsChanged: "the bundle differs from what the server sealed: it was changed after export"
+            case .recordsChanged: "the bundle differs from what the server sealed: it was changed after it was sealed"
             }
         }
     }

@@ -3,8 +3,8 @@ import Crypto
 import Foundation
 import JWTKit
 
-/// Seals evidence bundles as they are handed out (`EvidenceSeal`), with a key of its own, derived from the
-/// master key. Never a token signing key: a seal has no audience and no expiry, and must not pass for a
+/// Seals evidence bundles as their signatures are recorded (`EvidenceSeal`), with a key of its own, derived
+/// from the master key. Never a token signing key: a seal has no audience and no expiry, and must not pass for a
 /// token with a relying party that checks little more than the signature. Every instance sharing the master
 /// key seals with the same key, and the key is stored nowhere.
 struct EvidenceSealer: Sendable {

@@ -2,8 +2,8 @@ import CountersignCore
 import Fluent
 import Vapor
 
-/// `/admin/v1/evidence`: signed transactions as self-contained bundles that verify offline, each sealed by
-/// the server as it is handed out; `/admin/v1/evidence-keys`: the key that checks the seals.
+/// `/admin/v1/evidence`: signed transactions as self-contained bundles that verify offline, each with the
+/// seal the server made as it recorded the signature; `/admin/v1/evidence-keys`: the key that checks the seals.
 struct EvidenceRoutes: RouteCollection {
     let verifier: AdminKeyVerifier
     let storage: Storage
@@ -27,7 +27,7 @@ struct EvidenceRoutes: RouteCollection {
         let records = try await storage.evidence.newest(
             userID: request.query[String.self, at: "user_id"], approvalID: request.query[String.self, at: "approval_id"], limit: limit)
         var bundles: [EvidenceBundle] = []
-        for record in records { bundles.append(try await sealer.seal(try record.bundle())) }
+        for record in records { bundles.append(try await sealed(record)) }
         return try .wire(["evidence": bundles])
     }
 
@@ -36,6 +36,12 @@ struct EvidenceRoutes: RouteCollection {
         guard let evidence = try await storage.evidence.find(request.parameters.get("evidenceID")!) else {
             throw ServiceError.notFound("No such evidence.")
         }
-        return try .wire(try await sealer.seal(try evidence.bundle()))
+        return try .wire(try await sealed(evidence))
+    }
+
+    /// `record`'s bundle with its seal. Evidence an earlier release recorded has none, and is sealed now.
+    private func sealed(_ record: TransactionEvidenceRecord) async throws -> EvidenceBundle {
+        let bundle = try record.bundle()
+        return bundle.seal == nil ? try await sealer.seal(bundle) : bundle
     }
 }

@@ -19,9 +19,12 @@ struct TransactionEvidenceRecord: Codable, Sendable {
     let journeyID: String
     let approvalID: String?
     let signedAt: Date
+    /// The server's seal over the bundle, made as the signature was recorded (`EvidenceSealer`); nil in
+    /// evidence an earlier release recorded, which is sealed as it is handed out.
+    var seal: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, nonce, challenge, signature
+        case id, nonce, challenge, signature, seal
         case userID = "user_id"
         case externalUserID = "external_user_id"
         case deviceID = "device_id"
@@ -49,12 +52,14 @@ struct TransactionEvidenceRecord: Codable, Sendable {
         signedAt = signature.signedAt
     }
 
-    /// The self-contained bundle `GET /admin/v1/evidence/{id}` returns.
+    /// The self-contained bundle `GET /admin/v1/evidence/{id}` returns, with the seal kept beside it.
     func bundle() throws -> EvidenceBundle {
-        EvidenceBundle(
+        var bundle = EvidenceBundle(
             id: id, approvalData: try ApprovalData(jsonText: approvalData), nonce: nonce,
             challenge: challenge, signature: signature, publicKeyID: publicKeyID, publicKey: publicKey, userID: userID,
             externalUserID: externalUserID, deviceID: deviceID, journeyID: journeyID, approvalID: approvalID,
             signedAt: ISO8601DateFormatter().string(from: signedAt))
+        bundle.seal = seal
+        return bundle
     }
 }

@@ -31,9 +31,9 @@ public struct EvidenceBundle: Codable, Sendable, Equatable {
     public let approvalID: String?
     /// ISO 8601, UTC.
     public let signedAt: String
-    /// The server's seal: a JWS (ES256, by its token signing key) whose payload holds this bundle without
-    /// its seal, made when the bundle was exported. Unlike the phone's signature it covers the server's
-    /// records too (user, device, approval, time). Nil in a bundle as the server builds it, before sealing.
+    /// The server's seal: a JWS (ES256, by its evidence key, never a token key) whose payload holds this
+    /// bundle without its seal, made as the server recorded the signature. Unlike the phone's signature it
+    /// covers the server's records too (user, device, approval, time). Nil before sealing.
     public var seal: String?
 
     public init(
