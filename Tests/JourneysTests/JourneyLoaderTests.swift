@@ -89,6 +89,49 @@ struct JourneyLoaderTests {
         #expect(problems(sample(with: "display_web_otp: \"@policy.request().params.otp\"")).isEmpty, "an expression may decide a switch")
     }
 
+    /// A way out of a step: `next`, `failure` or `cancel`, to `target`.
+    typealias Way = (step: String, way: String, target: String)
+
+    @Test("a ring of steps that pass the run on without the client is refused, naming its steps: a run entering it would never stop", arguments: [
+        // `create_user` never waits: two that lead to each other.
+        ([("create", "next", "again"), ("again", "next", "create")], "create", "steps create → again → create"),
+        // A web-to-mobile step fails at once for a user without a phone, and its failure leads back.
+        ([("create", "next", "push"), ("push", "failure", "create")], "create", "steps create → push → create"),
+        // A step whose failure leads to itself.
+        ([("push", "failure", "push")], "push", "steps push → push"),
+    ] as [([Way], String, String)])
+    func ringWithoutClient(ways: [Way], stepID: String, reason: String) {
+        let found = problems(Self.journey(with: ways))
+        #expect(found.contains { $0.stepID == stepID && $0.reason.contains(reason) }, "\(found)")
+        #expect(found.count == 1, "one ring, named once: \(found)")
+    }
+
+    @Test("a way back through a step that waits for the client is no ring")
+    func wayBackThroughTheClient() {
+        #expect(problems(Self.journey(with: [("create", "next", "push"), ("push", "failure", "login")])).isEmpty)
+        #expect(problems(Self.journey(with: [("create", "next", "push"), ("push", "cancel", "create")])).isEmpty, "a cancel comes from the client")
+    }
+
+    /// A journey of a form (`login`, whose branches reach every step), a `create_user` step (`create`; `again`, a second one, when a way names
+    /// it) and a web-to-mobile step (`push`), each going on to `done` unless `ways` says otherwise.
+    static func journey(with ways: [Way]) -> String {
+        func line(_ id: String, _ rest: String) -> String {
+            var exits = ["next": "done"]
+            for way in ways where way.step == id { exits[way.way] = way.target }
+            let written = exits.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+            return "  - {id: \(id), \(rest), \(written)}"
+        }
+        let user = #"config: {email: "@login.email"}"#
+        var steps = [
+            "  - {id: login, type: login_form, config: {form_id: login, schema: {type: object, properties: {email: {type: string}}}}, next: create, branches: {phone: push, leave: done}}",
+            line("create", "type: create_user, \(user)"),
+        ]
+        if ways.contains(where: { $0.step == "again" || $0.target == "again" }) { steps.append(line("again", "type: create_user, \(user)")) }
+        steps.append(line("push", #"type: web_to_mobile_authentication, config: {external_user_id: "@login.email", mobile_journey: mobile_approve_otp}"#))
+        steps.append("  - {id: done, type: complete}")
+        return "id: sample\nsteps:\n" + steps.joined(separator: "\n")
+    }
+
     @Test("duplicate step ids and bad YAML are refused")
     func documentLevel() {
         #expect(problems("id: x\nsteps:\n  - {id: a, type: complete}\n  - {id: a, type: complete}").contains { $0.reason == "duplicate step id" })

@@ -60,6 +60,19 @@ public struct StepDefinition: Sendable {
         [next, failure, cancel].compactMap { $0 } + branches.values.map(\.target).sorted()
     }
 
+    /// The steps this one can lead to as it is entered, before the client sees it: `create_user` never
+    /// waits for the client, and a step that finds what it needs missing (a user, a device, a web code)
+    /// fails at once. A ring of such ways would keep a run going round without end.
+    var targetsOnEntry: [String] {
+        switch type {
+        case .createUser: [next, failure, branches[CreateUserStep.userExistsBranch]?.target].compactMap { $0 }
+        case .mobileBiometricsRegistration, .deviceRegistration, .issueEnrollmentCode, .mobileBiometricsTransactionSigning,
+            .webToMobileAuthentication, .otpValidation:
+            [failure].compactMap { $0 }
+        case .loginForm, .collectInformation, .mobileBiometricsAuthentication, .enrollmentCode, .complete, .reject: []
+        }
+    }
+
     /// Variable names the step writes besides its id: `output_variable`, `error_output_variable` and
     /// `branch_output_variable`.
     var declaredVariables: [String] {

@@ -147,6 +147,7 @@ private struct DocumentValidator {
             checkBehaviors(of: step)
         }
         checkReachability(steps: steps, start: start)
+        checkRingsWithoutClient(steps: steps)
         let variables = seen.union(steps.flatMap(\.declaredVariables))
         for step in steps { checkExpressions(of: step, variables: variables) }
         var developmentOnly = false
@@ -300,6 +301,40 @@ private struct DocumentValidator {
         for step in steps where !reached.contains(step.id) {
             problem(step.id, "unreachable: no branch leads to this step")
         }
+    }
+
+    /// Refuses a ring of steps that can each pass the run on to the next as it is entered
+    /// (`targetsOnEntry`): a run that entered it would go round without the client, never stopping. Each
+    /// ring is named once, at its first step in the document.
+    mutating func checkRingsWithoutClient(steps: [StepDefinition]) {
+        let byID = Dictionary(steps.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var named: Set<String> = []
+        for step in steps where !named.contains(step.id) {
+            guard let ring = Self.ring(from: step.id, byID) else { continue }
+            named.formUnion(ring)
+            problem(step.id, "steps \((ring + [step.id]).joined(separator: " → ")) can each pass the run on without the client: a run entering them would never stop")
+        }
+    }
+
+    /// The shortest way from `start` back to itself through ways taken on entry, `start` first; nil when
+    /// there is none.
+    private static func ring(from start: String, _ byID: [String: StepDefinition]) -> [String]? {
+        var cameFrom: [String: String] = [:]
+        var queue = [start]
+        while !queue.isEmpty {
+            let id = queue.removeFirst()
+            for target in byID[id]?.targetsOnEntry ?? [] {
+                if target == start {
+                    var ring = [id]
+                    while let previous = cameFrom[ring[0]] { ring.insert(previous, at: 0) }
+                    return ring
+                }
+                guard cameFrom[target] == nil, target != start else { continue }
+                cameFrom[target] = id
+                queue.append(target)
+            }
+        }
+        return nil
     }
 
     /// Expressions may read step outputs (`@<step>`), step errors (`@<step>_error`) and declared

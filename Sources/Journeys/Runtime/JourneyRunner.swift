@@ -10,7 +10,8 @@ public struct JourneyRunner: Sendable {
     public static let defaultMaxAttempts = 3
     /// The most tries `max_attempts` may allow.
     static let mostMaxAttempts = 100
-    /// Steps that may run without the client before the runner assumes a loop.
+    /// Steps that may run one after another without the client. The loader refuses a ring of them
+    /// (`StepDefinition.targetsOnEntry`), so only a journey with a longer chain reaches this.
     static let maximumAutomaticSteps = 64
 
     let journey: JourneyDefinition
