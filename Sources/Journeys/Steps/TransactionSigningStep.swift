@@ -68,7 +68,7 @@ struct TransactionSigningStep: StepBehavior {
         return .next(output: [
             "approval_data": approvalData.json, "nonce": .string(nonce), "challenge": .string(challenge),
             "signature": .string(answer.signature), "public_key_id": .string(answer.publicKeyID),
-            "signed_at": .string(ISO8601DateFormatter().string(from: signedAt)), "evidence_id": .string(evidenceID),
+            "signed_at": .string(signedAt.formatted(.iso8601)), "evidence_id": .string(evidenceID),
         ])
     }
 }

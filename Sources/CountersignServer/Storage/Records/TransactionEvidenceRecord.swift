@@ -58,7 +58,7 @@ struct TransactionEvidenceRecord: Codable, Sendable {
             id: id, approvalData: try ApprovalData(jsonText: approvalData), nonce: nonce,
             challenge: challenge, signature: signature, publicKeyID: publicKeyID, publicKey: publicKey, userID: userID,
             externalUserID: externalUserID, deviceID: deviceID, journeyID: journeyID, approvalID: approvalID,
-            signedAt: ISO8601DateFormatter().string(from: signedAt))
+            signedAt: signedAt.formatted(.iso8601))
         bundle.seal = seal
         return bundle
     }
