@@ -300,13 +300,15 @@ struct ResumeAndInboxTests {
         }
     }
 
-    @Test("inbox requests need a fresh device signature", arguments: ["missing", "wrong", "stale"])
+    @Test("inbox requests need a fresh device signature: one missing, over something else, or timed ten minutes before or after is refused",
+          arguments: ["missing", "wrong", "stale", "ahead"])
     func inboxNeedsSignature(kind: String) async throws {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let path = "/v1/devices/\(phone.deviceID)/pending"
             var timestamp = Int(server.clock.now().timeIntervalSince1970)
             if kind == "stale" { timestamp -= 600 }
+            if kind == "ahead" { timestamp += 600 }
             let message = kind == "wrong" ? "something else" : DeviceProof.requestMessage(method: "GET", pathWithQuery: path, timestamp: timestamp)
             let signature = try await phone.phone.authenticator.signWithDeviceKey(message)
             var headers = HTTPHeaders()
@@ -322,6 +324,15 @@ struct ResumeAndInboxTests {
 }
 
 extension MobileApproveStartTests {
+    @Test("a revoked device's inbox is 403 device_revoked, though its request is signed with its key")
+    func revokedDeviceInbox() async throws {
+        try await TestServer.run { server in
+            let (phone, _) = try await pendingApproval(server)
+            #expect(try await server.admin(.POST, "devices/\(phone.deviceID)/revoke").status == .ok)
+            await expectRefusal(403, ErrorCode.deviceRevoked) { _ = try await phone.inbox() }
+        }
+    }
+
     /// `countersign migrate --remove-demo-application` removes an application and leaves its approvals.
     @Test("an approval whose application is gone is left out of its phone's inbox, which still answers")
     func approvalOfRemovedApplication() async throws {

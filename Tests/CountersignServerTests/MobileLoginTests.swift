@@ -80,6 +80,37 @@ struct MobileLoginTests {
         }
     }
 
+    @Test("a challenge is bound to its interaction: signed for one still open, it is refused in another")
+    func challengeOfAnotherInteraction() async throws {
+        try await TestServer.run { server in
+            let phone = TestPhone(client: server.client())
+            try await phone.register(email: "ada@example.com")
+            let samePhone = TestPhone(client: server.client(), keysURL: phone.keysURL)
+            let first = try await phone.startLogin()
+            _ = try await samePhone.startLogin()
+            let answerToFirst = try await phone.biometricAnswer(to: first, as: "ada@example.com")
+            let refused = try await samePhone.client.submitClientResponse(.clientInput, data: answerToFirst)
+            #expect(refused.error?.code == ErrorCode.invalidCredentials)
+            #expect(refused.token == nil)
+            // Where it was made, it still signs in.
+            #expect(try await phone.client.submitClientResponse(.clientInput, data: answerToFirst).journeyStepID == JourneyStepID.success)
+        }
+    }
+
+    @Test("a challenge expires with its interaction: rightly signed after that, it is 410 expired and signs nobody in")
+    func challengeAfterExpiry() async throws {
+        try await TestServer.run { server in
+            let phone = TestPhone(client: server.client())
+            try await phone.register(email: "ada@example.com")
+            let step = try await phone.startLogin()
+            let answer = try await phone.biometricAnswer(to: step, as: "ada@example.com")
+            server.clock.advance(by: 601)
+            await expectRefusal(410, ErrorCode.expired) {
+                _ = try await phone.client.submitClientResponse(.clientInput, data: answer)
+            }
+        }
+    }
+
     @Test("an unknown publicKeyId is refused")
     func unknownKeyID() async throws {
         try await TestServer.run { server in

@@ -113,7 +113,7 @@ struct PushFatigueTests {
         }
     }
 
-    @Test("a plain deny is no report: the next request waits only the backoff")
+    @Test("a plain deny is no report: the next request waits the backoff, and only that")
     func plainDeny() async throws {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
@@ -122,6 +122,9 @@ struct PushFatigueTests {
             let denied = try await phone.phone.client.submitClientResponse(.cancel)
             #expect(denied.journeyStepID == JourneyStepID.rejection)
             #expect(try await server.admin(.GET, "security-events?kind=not_me").body["security_events"]?.arrayValue?.isEmpty == true)
+            let backingOff = try await startSignIn(server)
+            #expect(backingOff.status == 429)
+            #expect(backingOff.body["error"]?["code"] == .string(ErrorCode.rateLimited))
             server.clock.advance(by: 11)
             #expect(try await startSignIn(server).status == 200)
         }

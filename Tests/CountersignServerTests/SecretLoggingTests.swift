@@ -48,7 +48,7 @@ struct SecretLoggingTests {
         }
     }
 
-    @Test("a web OTP sign-in over real HTTP, wrong code included, logs no OTP, interaction token, token or admin key", arguments: Format.allCases)
+    @Test("a web OTP sign-in over real HTTP, wrong code included, and an enrollment code issued and redeemed log no OTP, interaction token, token, enrollment code or admin key", arguments: Format.allCases)
     func nothingSecretIsLogged(format: Format) async throws {
         let store = LogStore()
         let clock = TestClock()
@@ -81,6 +81,16 @@ struct SecretLoggingTests {
                 #expect(done.journeyStepID == JourneyStepID.success)
                 secrets += [otp] + [start, waiting, mobile, wrong, biometrics].compactMap(\.interactionToken)
                 secrets += [approved.token, done.token].compactMap { $0 }
+
+                // An enrollment code issued by the admin API and redeemed by a new phone.
+                let issued = try await TestServer(app: app, clock: clock).admin(
+                    .POST, "enrollment-codes", json: ["external_user_id": "bob@example.com", "client_id": "demo-native"])
+                let code = try #require(issued.body["code"]?.stringValue)
+                let newPhone = OrchestrationClient(baseURL: base, clientID: "demo-native")
+                #expect(try await newPhone.startJourney("mobile_registration").journeyStepID == JourneyStepID.enrollmentCode)
+                let redeemed = try await newPhone.submitClientResponse(.clientInput, data: ["enrollment_code": .string(code)])
+                #expect(redeemed.journeyStepID == JourneyStepID.mobileBiometricsRegistration)
+                secrets += [code, code.replacingOccurrences(of: "-", with: "")]
 
                 // A wrong admin key is a security event, logged at the default level, without the key.
                 let guessed = "guessed-admin-key-0123456789"

@@ -318,6 +318,45 @@ struct WebToMobileTests {
         }
     }
 
+    @Test("the right web code typed after its request expired is refused as expired, and the browser is not signed in")
+    func webCodeAfterExpiry() async throws {
+        try await TestServer.run { server in
+            let (phone, browser, waiting, opened) = try await openedRequest(server, journey: "web_login")
+            let otp = try #require(waiting.data?["otp"]?.stringValue)
+            #expect(opened.journeyStepID == JourneyStepID.otpValidation)
+            server.clock.advance(by: 301)
+            await expectRefusal(410, ErrorCode.expired) {
+                _ = try await phone.phone.client.submitClientResponse(.clientInput, data: ["passcode": .string(otp)])
+            }
+            let web = try await browser.poll()
+            #expect(web.data?["reason"] == "expired")
+            #expect(web.token == nil)
+        }
+    }
+
+    @Test("a web code is bound to its request: the code another browser shows, typed on this request, is a wrong code")
+    func webCodeOfAnotherRequest() async throws {
+        try await TestServer.run { server in
+            let ada = try await RegisteredPhone.register(server, email: "ada@example.com")
+            _ = try await RegisteredPhone.register(server, email: "bob@example.com")
+            let adaCode = try await TestBrowser(server).codeShown(email: "ada@example.com")
+            // Bob's browser shows a code of its own (a new request until it differs from Ada's: one in a million is the same).
+            var bobCode = adaCode
+            while bobCode == adaCode {
+                let browser = TestBrowser(server)
+                bobCode = try await browser.codeShown(email: "bob@example.com")
+                if bobCode == adaCode {
+                    _ = try await browser.client.submitClientResponse(.cancel)
+                    server.clock.advance(by: 11)
+                }
+            }
+            #expect(try await ada.startApproval().journeyStepID == JourneyStepID.otpValidation)
+            let answer = try await ada.phone.client.submitClientResponse(.clientInput, data: ["passcode": .string(bobCode)])
+            #expect(answer.error?.code == ErrorCode.invalidCredentials)
+            #expect(answer.data?["attempts_left"] == 2)
+        }
+    }
+
     @Test("deny on the phone fails the web sign-in with mobile_rejected")
     func denyFromPhone() async throws {
         try await TestServer.run { server in
