@@ -91,6 +91,24 @@ struct WebToMobileTests {
         }
     }
 
+    @Test("a device revoked after its phone opened the request cannot approve it, though the journey signs nothing after the code")
+    func revokedWhileOpen() async throws {
+        try await TestServer.runWithFixtures { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            let otp = try await browser.codeShown("web_login_code_only", email: "ada@example.com")
+            #expect(try await phone.startApproval().journeyStepID == JourneyStepID.otpValidation)
+            #expect(try await server.admin(.POST, "devices/\(phone.deviceID)/revoke").status == .ok)
+            await expectRefusal(403, ErrorCode.deviceRevoked) {
+                _ = try await phone.phone.client.submitClientResponse(.clientInput, data: ["passcode": .string(otp)])
+            }
+            server.clock.advance(by: 10)  // past the polling interval
+            let web = try await browser.poll()
+            #expect(web.journeyStepID == JourneyStepID.mobileApproveAuthentication, "still waiting")
+            #expect(web.token == nil)
+        }
+    }
+
     @Test("three wrong codes fail the approval and the web sign-in")
     func otpWrongThreeTimes() async throws {
         try await TestServer.run { server in

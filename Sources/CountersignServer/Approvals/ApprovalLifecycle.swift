@@ -185,7 +185,11 @@ struct ApprovalLifecycle: Sendable {
             }
         await work.hold(
             refusingIfClosed
-                ? closing.refusing { storage in ServiceError.approvalNotPending(try await storage.approvals.status(of: approvalID, at: now)) }
+                ? closing.refusing { storage in
+                    let status = try await storage.approvals.status(of: approvalID, at: now)
+                    // Still pending: only an approval's device, revoked since, keeps it from being approved.
+                    return status == .pending ? ServiceError.deviceRevoked : ServiceError.approvalNotPending(status)
+                }
                 : closing)
     }
 

@@ -44,7 +44,7 @@ struct MobileApproveService: Sendable {
             throw ServiceError(.forbidden, ErrorCode.deviceNotOwned, "The device does not belong to the user of this approval.")
         }
         guard device.isActive else {
-            throw ServiceError(.forbidden, ErrorCode.deviceRevoked, "The device has been revoked.")
+            throw ServiceError.deviceRevoked
         }
         guard device.id == approval.deviceID else {
             throw ServiceError(.forbidden, ErrorCode.deviceNotSelected, "The approval was sent to another device.")

@@ -49,6 +49,9 @@ struct ServiceError: Error {
         ServiceError(.conflict, ErrorCode.alreadyExists, message)
     }
 
+    /// The phone acts with a device that has been revoked.
+    static let deviceRevoked = ServiceError(.forbidden, ErrorCode.deviceRevoked, "The device has been revoked.")
+
     /// The phone acts on an approval that is no longer pending: `expired` or `approval_closed`.
     static func approvalNotPending(_ status: ApprovalStatus) -> ServiceError {
         status == .expired

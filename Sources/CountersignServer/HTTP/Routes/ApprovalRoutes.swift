@@ -84,7 +84,7 @@ struct ApprovalRoutes: RouteCollection {
         let (device, signatureUse) = try verifier.check(named, message: proof.message, timestamp: proof.timestamp, signature: proof.signature)
         try await storage.commit([.statement(signatureUse)])
         guard device.status == CredentialStatus.active.rawValue else {
-            throw ServiceError(.forbidden, ErrorCode.deviceRevoked, "The device has been revoked.")
+            throw ServiceError.deviceRevoked
         }
         guard let mailbox else { return pending.map(\.pushNotification.payload) }
         try await openWaits.openInboxWait(for: deviceID)

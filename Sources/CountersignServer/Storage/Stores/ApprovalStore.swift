@@ -157,12 +157,18 @@ struct ApprovalStore {
         _ id: String, as status: ApprovalStatus, failureCode: String?, amr: [String], authTime: Date?, at now: Date
     ) -> HeldStatement {
         // What the phone proved; a decoy has no phone.
-        let proof: SQLQueryString = DecoyApprovalRecord.isDecoy(id)
-            ? "" : ", amr = \(bind: amr.joined(separator: ",")), auth_time = \(bind: authTime)"
+        let isDecoy = DecoyApprovalRecord.isDecoy(id)
+        let proof: SQLQueryString = isDecoy ? "" : ", amr = \(bind: amr.joined(separator: ",")), auth_time = \(bind: authTime)"
+        // Approved only while the device it was sent to is active: a device revoked after its phone opened
+        // the request approves nothing, whatever steps its journey has left (a web code alone checks no key).
+        let deviceActive: SQLQueryString = status == .approved && !isDecoy ? """
+             AND EXISTS (SELECT 1 FROM \(name: DeviceStore.table) d WHERE d.id = \(name: Self.table).device_id \
+            AND d.status = \(bind: CredentialStatus.active.rawValue))
+            """ : ""
         return HeldStatement(returningChangedRows: """
             UPDATE \(name: Self.table(of: id))
             SET status = \(bind: status.rawValue), failure_code = \(bind: failureCode), resolved_at = \(bind: now)\(proof)
-            WHERE id = \(bind: id) AND status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)
+            WHERE id = \(bind: id) AND status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)\(deviceActive)
             RETURNING id
             """, row: Self.row(id))
     }
