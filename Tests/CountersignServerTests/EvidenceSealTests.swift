@@ -13,11 +13,7 @@ struct EvidenceSealTests {
             let phone = TestPhone(client: server.client())
             try await phone.register(email: "ada@example.com")
             var bundles: [EvidenceBundle] = []
-            for amount in ["25.00", "30.00"] {
-                let step = try await phone.startSigning("txn_branches", as: "ada@example.com", approvalData: nil, params: ["amount": .string(amount)])
-                let echo = try await phone.client.submitClientResponse(.clientInput, data: try await phone.signShown(step, as: "ada@example.com"))
-                bundles.append(try await server.evidence(try #require(echo.data?["signed"]?["evidence_id"]?.stringValue)))
-            }
+            for amount in ["25.00", "30.00"] { bundles.append(try await server.evidence(try await Self.sign(amount, on: phone))) }
             let keys = try await Self.evidenceKeys(server)
 
             let seal = try await EvidenceSeal.check(bundles[0], keys: keys)
@@ -61,11 +57,7 @@ struct EvidenceSealTests {
             let phone = TestPhone(client: server.client())
             try await phone.register(email: "ada@example.com")
             var ids: [String] = []
-            for amount in ["25.00", "30.00", "35.00"] {
-                let step = try await phone.startSigning("txn_branches", as: "ada@example.com", approvalData: nil, params: ["amount": .string(amount)])
-                let echo = try await phone.client.submitClientResponse(.clientInput, data: try await phone.signShown(step, as: "ada@example.com"))
-                ids.append(try #require(echo.data?["signed"]?["evidence_id"]?.stringValue))
-            }
+            for amount in ["25.00", "30.00", "35.00"] { ids.append(try await Self.sign(amount, on: phone)) }
             let signedAt = server.clock.now()
             server.clock.advance(by: 86_400)
             let sql = try #require(server.app.countersignSQL)
@@ -86,20 +78,42 @@ struct EvidenceSealTests {
         }
     }
 
-    @Test("evidence an earlier release recorded without a seal is sealed as it is handed out")
-    func earlierEvidenceSealedWhenHandedOut() async throws {
+    @Test("evidence without a stored seal (recorded by an earlier release, or its seal removed in the database) is handed out without one, and fails the seal check rather than being sealed anew")
+    func evidenceWithoutStoredSeal() async throws {
         try await TestServer.runWithFixtures { server in
             let phone = TestPhone(client: server.client())
             try await phone.register(email: "ada@example.com")
-            let step = try await phone.startSigning("txn_branches", as: "ada@example.com", approvalData: nil, params: ["amount": .string("25.00")])
-            let echo = try await phone.client.submitClientResponse(.clientInput, data: try await phone.signShown(step, as: "ada@example.com"))
-            let id = try #require(echo.data?["signed"]?["evidence_id"]?.stringValue)
+            let id = try await Self.sign("25.00", on: phone)
             let sql = try #require(server.app.countersignSQL)
-            try await sql.raw("UPDATE transaction_evidence SET seal = NULL WHERE id = \(bind: id)").run()
-            server.clock.advance(by: 86_400)
-            let seal = try await EvidenceSeal.check(try await server.evidence(id), keys: try await Self.evidenceKeys(server))
-            #expect(abs(seal.sealedAt.timeIntervalSince(server.clock.now())) < 2)
+            // Someone with the database's write access changes what was signed and drops the seal that shows it.
+            try await sql.raw("""
+                UPDATE transaction_evidence SET approval_data = replace(approval_data, '25.00', '2500.00'), seal = NULL WHERE id = \(bind: id)
+                """).run()
+            let bundle = try await server.evidence(id)
+            #expect(bundle.seal == nil)
+            await #expect(throws: EvidenceSeal.Problem.missing) { try await EvidenceSeal.check(bundle, keys: try await Self.evidenceKeys(server)) }
+            let listed = try #require(try await server.admin(.GET, "evidence").body["evidence"]?.arrayValue?.first)
+            #expect(listed["seal"] == nil)
         }
+    }
+
+    @Test("a signature made in the last microseconds of a second is sealed as it is stored: its evidence checks")
+    func signedAtTheEndOfASecond() async throws {
+        try await TestServer.runWithFixtures { server in
+            let phone = TestPhone(client: server.client())
+            try await phone.register(email: "ada@example.com")
+            let now = server.clock.now().timeIntervalSince1970
+            server.clock.advance(by: now.rounded(.down) + 1.9999997 - now)
+            let id = try await Self.sign("25.00", on: phone)
+            _ = try await EvidenceSeal.check(try await server.evidence(id), keys: try await Self.evidenceKeys(server))
+        }
+    }
+
+    /// Signs a payment of `amount` on `phone` (fixture `txn_branches`); returns its evidence id.
+    private static func sign(_ amount: String, on phone: TestPhone) async throws -> String {
+        let step = try await phone.startSigning("txn_branches", as: "ada@example.com", approvalData: nil, params: ["amount": .string(amount)])
+        let echo = try await phone.client.submitClientResponse(.clientInput, data: try await phone.signShown(step, as: "ada@example.com"))
+        return try #require(echo.data?["signed"]?["evidence_id"]?.stringValue)
     }
 
     @Test("instances sharing a master key seal with the same evidence key, stored nowhere; another master key makes another")

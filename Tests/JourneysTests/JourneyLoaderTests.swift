@@ -99,6 +99,8 @@ struct JourneyLoaderTests {
         ([("create", "next", "push"), ("push", "failure", "create")], "create", "steps create → push → create"),
         // A step whose failure leads to itself.
         ([("push", "failure", "push")], "push", "steps push → push"),
+        // `complete` fails at once for a user the run only named (`create` found them), and its failure leads back.
+        ([("done", "failure", "create")], "create", "steps create → done → create"),
     ] as [([Way], String, String)])
     func ringWithoutClient(ways: [Way], stepID: String, reason: String) {
         let found = problems(Self.journey(with: ways))
@@ -113,13 +115,13 @@ struct JourneyLoaderTests {
     }
 
     /// A journey of a form (`login`, whose branches reach every step), a `create_user` step (`create`; `again`, a second one, when a way names
-    /// it) and a web-to-mobile step (`push`), each going on to `done` unless `ways` says otherwise.
+    /// it), a web-to-mobile step (`push`), each going on to `done` unless `ways` says otherwise, and `done`.
     static func journey(with ways: [Way]) -> String {
         func line(_ id: String, _ rest: String) -> String {
-            var exits = ["next": "done"]
+            var exits = id == "done" ? [:] : ["next": "done"]
             for way in ways where way.step == id { exits[way.way] = way.target }
-            let written = exits.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
-            return "  - {id: \(id), \(rest), \(written)}"
+            let written = exits.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+            return "  - {" + (["id: \(id)", rest] + written).joined(separator: ", ") + "}"
         }
         let user = #"config: {email: "@login.email"}"#
         var steps = [
@@ -128,7 +130,7 @@ struct JourneyLoaderTests {
         ]
         if ways.contains(where: { $0.step == "again" || $0.target == "again" }) { steps.append(line("again", "type: create_user, \(user)")) }
         steps.append(line("push", #"type: web_to_mobile_authentication, config: {external_user_id: "@login.email", mobile_journey: mobile_approve_otp}"#))
-        steps.append("  - {id: done, type: complete}")
+        steps.append(line("done", "type: complete"))
         return "id: sample\nsteps:\n" + steps.joined(separator: "\n")
     }
 

@@ -61,15 +61,16 @@ public struct StepDefinition: Sendable {
     }
 
     /// The steps this one can lead to as it is entered, before the client sees it: `create_user` never
-    /// waits for the client, and a step that finds what it needs missing (a user, a device, a web code)
-    /// fails at once. A ring of such ways would keep a run going round without end.
+    /// waits for the client, and a step that finds what it needs missing (a user, a device, a web code, or
+    /// for `complete` a user the run proved) fails at once. A ring of such ways would keep a run going round
+    /// without end.
     var targetsOnEntry: [String] {
         switch type {
         case .createUser: [next, failure, branches[CreateUserStep.userExistsBranch]?.target].compactMap { $0 }
         case .mobileBiometricsRegistration, .deviceRegistration, .issueEnrollmentCode, .mobileBiometricsTransactionSigning,
-            .webToMobileAuthentication, .otpValidation:
+            .webToMobileAuthentication, .otpValidation, .complete:
             [failure].compactMap { $0 }
-        case .loginForm, .collectInformation, .mobileBiometricsAuthentication, .enrollmentCode, .complete, .reject: []
+        case .loginForm, .collectInformation, .mobileBiometricsAuthentication, .enrollmentCode, .reject: []
         }
     }
 

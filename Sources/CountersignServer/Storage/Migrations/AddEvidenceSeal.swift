@@ -1,7 +1,7 @@
 import FluentKit
 
 /// Each signature's evidence keeps the server's seal, made as the signature is recorded (`EvidenceSealer`).
-/// Rows from before have none and are sealed as they are handed out.
+/// Rows from before have none, and are handed out without one.
 struct AddEvidenceSeal: AsyncMigration {
     func prepare(on database: any Database) async throws {
         try await database.schema(EvidenceStore.table).field("seal", .string).update()

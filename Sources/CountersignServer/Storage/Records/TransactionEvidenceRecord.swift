@@ -20,7 +20,7 @@ struct TransactionEvidenceRecord: Codable, Sendable {
     let approvalID: String?
     let signedAt: Date
     /// The server's seal over the bundle, made as the signature was recorded (`EvidenceSealer`); nil in
-    /// evidence an earlier release recorded, which is sealed as it is handed out.
+    /// evidence an earlier release recorded, which is handed out without one.
     var seal: String?
 
     enum CodingKeys: String, CodingKey {
@@ -49,7 +49,9 @@ struct TransactionEvidenceRecord: Codable, Sendable {
         self.signature = signature.signature
         journeyID = signature.journeyID
         approvalID = signature.approvalID
-        signedAt = signature.signedAt
+        // In whole seconds, as the bundle and its seal write it: a fraction could come back from the
+        // database rounded up to the next second, and no longer match the seal.
+        signedAt = Date(timeIntervalSince1970: signature.signedAt.timeIntervalSince1970.rounded(.down))
     }
 
     /// The self-contained bundle `GET /admin/v1/evidence/{id}` returns, with the seal kept beside it.
