@@ -444,7 +444,7 @@ struct WebToMobileTests {
         }
     }
 
-    @Test("a mobile journey that completes without authenticating does not approve")
+    @Test("a mobile journey that completes without authenticating does not approve, and the phone is told so, with no token")
     func mobileJourneyWithoutAuthentication() async throws {
         try await TestServer.runWithFixtures { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
@@ -452,7 +452,9 @@ struct WebToMobileTests {
             let waiting = try await browser.client.startJourney("web_login_no_auth", additionalParams: ["email": "ada@example.com"])
             #expect(waiting.journeyStepID == JourneyStepID.mobileApproveAuthentication)
             let mobile = try await phone.startApproval()
-            #expect(mobile.journeyStepID == JourneyStepID.success)
+            #expect(mobile.journeyStepID == JourneyStepID.rejection)
+            #expect(mobile.error?.code == ErrorCode.mobileNotAuthenticated)
+            #expect(mobile.token == nil)
             let web = try await browser.poll()
             #expect(web.journeyStepID == JourneyStepID.rejection)
             #expect(web.data?["reason"] == "mobile_not_authenticated")

@@ -185,20 +185,22 @@ public struct JourneyRunner: Sendable {
     }
 
     /// Ends the run. A mobile approve journey also settles its approval: approved only when the
-    /// journey authenticated the person, denied when it was rejected.
+    /// journey authenticated the person, denied when it was rejected. One that reached its end without
+    /// authenticating the person approves nothing, and the phone is told so rather than handed a token.
     private func finish(_ presentation: StepPresentation, _ state: inout InteractionState) async throws -> StepPresentation {
         state.current = nil
-        if let approvalID = state.approvalID {
-            let outcome: ApprovalOutcome
-            if presentation.journeyStepID == JourneyStepID.rejection {
-                outcome = state.reportedNotMine == true ? .deniedNotMine : .denied
-            } else if state.amr.contains(where: ApprovalOutcome.authenticationMethods.contains) {
-                outcome = .approved(amr: state.amr, authTime: state.authTime ?? now, signedApprovalData: state.signedApprovalData)
-            } else {
-                outcome = .failed(code: ErrorCode.mobileNotAuthenticated)
-            }
-            try await effects.settleApproval(approvalID: approvalID, outcome: outcome)
+        guard let approvalID = state.approvalID else { return presentation }
+        if presentation.journeyStepID == JourneyStepID.rejection {
+            try await effects.settleApproval(approvalID: approvalID, outcome: state.reportedNotMine == true ? .deniedNotMine : .denied)
+            return presentation
         }
+        guard state.amr.contains(where: ApprovalOutcome.authenticationMethods.contains) else {
+            try await effects.settleApproval(approvalID: approvalID, outcome: .failed(code: ErrorCode.mobileNotAuthenticated))
+            return .rejection(WireError(code: ErrorCode.mobileNotAuthenticated, message: "The journey authenticated nobody, so it approved nothing."))
+        }
+        try await effects.settleApproval(
+            approvalID: approvalID,
+            outcome: .approved(amr: state.amr, authTime: state.authTime ?? now, signedApprovalData: state.signedApprovalData))
         return presentation
     }
 
