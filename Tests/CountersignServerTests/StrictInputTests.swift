@@ -119,6 +119,28 @@ struct StrictInputTests {
         }
     }
 
+    @Test("text holding the NUL character, in a body, a path or a query, is 400 on /v1 and the admin API (PostgreSQL stores no such text) and creates nothing; an escaped backslash before u0000 is no NUL")
+    func nulCharacter() async throws {
+        try await TestServer.run { server in
+            let start = try await server.send(.POST, "/v1/journeys/web_login_biometric_only/start", rawBody: #"{"client_id":"demo-web\u0000"}"#)
+            let named = try await server.send(.POST, "/admin/v1/applications", rawBody: #"{"id":"nul","name":"A\u0000B"}"#, bearer: TestServer.adminKey)
+            let user = try await server.send(.GET, "/admin/v1/users/%00", bearer: TestServer.adminKey)
+            let events = try await server.send(.GET, "/admin/v1/security-events?user_id=a%00", bearer: TestServer.adminKey)
+            let inbox = try await server.send(.GET, "/v1/devices/dev%00/pending")
+            for refused in [start, named, user, events, inbox] {
+                #expect(refused.status == .badRequest)
+                #expect(refused.body["error"]?["code"] == .string(ErrorCode.clientResponseNotValid))
+            }
+            #expect(try await server.count("interactions") == 0)
+            #expect(try #require(try await server.admin(.GET, "applications").body.arrayValue).allSatisfy { $0["id"] != "nul" })
+            // A backslash, escaped, then the letters u0000: text without NUL.
+            let backslash = try await server.send(
+                .POST, "/admin/v1/applications", rawBody: #"{"id":"slash","name":"A\\u0000B"}"#, bearer: TestServer.adminKey)
+            #expect(backslash.status == .created)
+            #expect(backslash.body["name"] == #"A\u0000B"#)
+        }
+    }
+
     @Test("bytes that are not UTF-8, or a byte order mark, are refused", arguments: [
         Array(#"{"client_id":"demo-"#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8),
         [0xEF, 0xBB, 0xBF] + Array(#"{"client_id":"demo-web"}"#.utf8),

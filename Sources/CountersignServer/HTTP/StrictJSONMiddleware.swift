@@ -1,15 +1,19 @@
 import CountersignCore
+import NIOCore
 import Vapor
 
 /// Strict input on `/v1` and `/admin/v1` (DESIGN.md §6): a request body must be declared
 /// `application/json` (UTF-8), sent as it is (no `Content-Encoding`: the server inflates nothing a
 /// stranger compressed), and be UTF-8 JSON without a key repeated in one object. Checked before any route
-/// reads it. On the admin API a request without a body (`POST …/revoke`) needs no type.
+/// reads it. On the admin API a request without a body (`POST …/revoke`) needs no type. No text the
+/// request carries, in its path, query or body, may hold the NUL character: PostgreSQL stores no text with
+/// one (a 500 on that database, where SQLite took it), and no field of the API has a use for it.
 struct StrictJSONMiddleware: Middleware {
     /// Whether a POST, PUT or PATCH without any body must still say `application/json`.
     var typeRequiredWithoutBody = true
 
     func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
+        guard !request.url.string.contains("%00") else { return request.eventLoop.makeFailedFuture(Self.holdsNUL) }
         guard [.POST, .PUT, .PATCH].contains(request.method) else { return next.respond(to: request) }
         if !typeRequiredWithoutBody, request.headers.contentType == nil, Self.hasNoBody(request) {
             return next.respond(to: request)
@@ -46,6 +50,25 @@ struct StrictJSONMiddleware: Middleware {
         if let key = StrictJSON.duplicateKey(in: text) {
             throw ServiceError.notValid("The key '\(key)' appears twice in one object.")
         }
+        if escapesNUL(bytes) { throw holdsNUL }
+    }
+
+    private static let holdsNUL = ServiceError.notValid("No text of the request may hold the NUL character (U+0000).")
+
+    /// Whether a string of the JSON text holds NUL, which JSON carries only escaped, as `\u0000`. After a
+    /// run of backslashes of odd length, `u0000` is that escape; after one of even length, the backslashes
+    /// escape one another.
+    private static func escapesNUL(_ bytes: ByteBufferView) -> Bool {
+        var backslashes = 0
+        for index in bytes.indices {
+            if bytes[index] == UInt8(ascii: "\\") {
+                backslashes += 1
+                continue
+            }
+            if backslashes % 2 == 1, bytes[index...].starts(with: "u0000".utf8) { return true }
+            backslashes = 0
+        }
+        return false
     }
 
     private static func hasNoBody(_ request: Request) -> Bool {
