@@ -84,7 +84,7 @@ struct SecurityEventsTests {
         }
     }
 
-    @Test("creating applications and clients, and revoking a device or a biometric key, are recorded")
+    @Test("creating applications and clients, and revoking a device or a biometric key, are recorded; revoking again records nothing more")
     func applicationsAndRevocations() async throws {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
@@ -103,6 +103,30 @@ struct SecurityEventsTests {
             let keyID = try #require(keys.arrayValue?.first?["id"]?.stringValue)
             #expect(try await server.admin(.POST, "biometric-keys/\(keyID)/revoke").status == .ok)
             #expect(try await events(server, kind: "credential_revoked").count == 2)
+            let again = try await server.admin(.POST, "devices/\(phone.deviceID)/revoke")
+            #expect(again.status == .ok && again.body["status"] == "revoked")
+            #expect(try await server.admin(.POST, "biometric-keys/\(keyID)/revoke").status == .ok)
+            #expect(try await events(server, kind: "credential_revoked").count == 2, "a second revocation changed nothing")
+        }
+    }
+
+    @Test("an enrollment code issued through the admin API is recorded (for whom, through which client), never the code, and its answer is kept by no cache")
+    func enrollmentCodeIssued() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let issued = try await server.send(
+                .POST, "/admin/v1/enrollment-codes", json: ["external_user_id": "ada@example.com", "client_id": "demo-native"],
+                bearer: TestServer.adminKey)
+            #expect(issued.status == .created)
+            #expect(issued.headers.first(name: .cacheControl) == "no-store")
+            let code = try #require(issued.body["code"]?.stringValue)
+            let recorded = try await events(server, kind: "enrollment_code_issued")
+            #expect(recorded.count == 1)
+            let detail = try #require(recorded.first?["detail"]?.stringValue)
+            #expect(detail.contains("'ada@example.com'") && detail.contains("client 'demo-native'"), "\(detail)")
+            #expect(!detail.contains(code) && !detail.contains(code.replacingOccurrences(of: "-", with: "")))
+            let users = try #require(try await server.admin(.GET, "users").body.arrayValue)
+            #expect(recorded.first?["user_id"] == users.first { $0["external_user_id"] == .string(phone.email) }?["id"])
         }
     }
 

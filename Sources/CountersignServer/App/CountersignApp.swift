@@ -130,7 +130,7 @@ public enum CountersignApp {
             securityEvents: securityEvents))
         try app.register(collection: EvidenceRoutes(verifier: adminKeys, storage: storage, sealer: evidenceSealer))
         try app.register(collection: SecurityEventRoutes(verifier: adminKeys, storage: storage))
-        try app.register(collection: EnrollmentRoutes(verifier: adminKeys, storage: storage, codes: enrollmentCodes))
+        try app.register(collection: EnrollmentRoutes(verifier: adminKeys, storage: storage, codes: enrollmentCodes, securityEvents: securityEvents))
         try app.register(collection: StatsRoutes(verifier: adminKeys, storage: storage, openWaits: openWaits, clock: clock))
         try app.register(collection: BackupRoutes(verifier: adminKeys, backups: DatabaseBackups(
             storage: storage, directory: configuration.backupDirectory, clock: clock, securityEvents: securityEvents)))

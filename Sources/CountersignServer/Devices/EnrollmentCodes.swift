@@ -20,14 +20,8 @@ struct EnrollmentCodes: Sendable {
         let link: EnrollmentLink
     }
 
-    /// Issues a code for `externalUserID`, redeemable through `clientID` (any native client when nil).
-    func issue(externalUserID: String, clientID: String?, lifetime: TimeInterval) async throws -> Issued {
-        let (record, issued) = make(externalUserID: externalUserID, clientID: clientID, lifetime: lifetime)
-        try await storage.enrollmentCodes.insert(record)
-        return issued
-    }
-
-    /// A new code and the record to store for it, for a caller that stores it with other writes.
+    /// A new code for `externalUserID`, redeemable through `clientID` (any native client when nil), and the
+    /// record to store for it with the caller's other writes.
     func make(externalUserID: String, clientID: String?, lifetime: TimeInterval) -> (record: EnrollmentCodeRecord, issued: Issued) {
         let now = clock.now()
         let code = EnrollmentCode.generate()

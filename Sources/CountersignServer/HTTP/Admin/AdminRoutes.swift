@@ -165,10 +165,11 @@ struct AdminRoutes: RouteCollection {
         try await storage.biometricKeys.all(ofUser: try await findUser(request).id).map(BiometricKeyView.init)
     }
 
-    /// Marks a device revoked (once; revoking again changes nothing).
+    /// Marks a device revoked (once; revoking again changes nothing, and records nothing).
     func revokeDevice(request: Request) async throws -> DeviceView {
         let id = request.parameters.get("deviceID")!
         guard let device = try await storage.devices.find(id) else { throw ServiceError.notFound("No such device.") }
+        guard device.status == CredentialStatus.active.rawValue else { return DeviceView(device) }
         let now = clock.now()
         return DeviceView(try await securityEvents.recording(
             .credentialRevoked, userID: device.userID, deviceID: id, detail: "the device was revoked"
@@ -178,10 +179,11 @@ struct AdminRoutes: RouteCollection {
         })
     }
 
-    /// Marks a biometric key revoked (once; revoking again changes nothing).
+    /// Marks a biometric key revoked (once; revoking again changes nothing, and records nothing).
     func revokeBiometricKey(request: Request) async throws -> BiometricKeyView {
         let id = request.parameters.get("keyID")!
         guard let key = try await storage.biometricKeys.find(id) else { throw ServiceError.notFound("No such biometric key.") }
+        guard key.status == CredentialStatus.active.rawValue else { return BiometricKeyView(key) }
         let now = clock.now()
         return BiometricKeyView(try await securityEvents.recording(
             .credentialRevoked, userID: key.userID, detail: "biometric key \(id) was revoked"

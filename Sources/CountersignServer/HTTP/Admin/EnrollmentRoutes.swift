@@ -2,11 +2,13 @@ import CountersignCore
 import Vapor
 
 /// `POST /admin/v1/enrollment-codes`: the relying party's backend asks for a one-time code for one of its
-/// users, to show them (as text and QR code) so that their new phone can enroll.
+/// users, to show them (as text and QR code) so that their new phone can enroll. Each code issued is a
+/// security event: with it, a phone joins an existing account.
 struct EnrollmentRoutes: RouteCollection {
     let verifier: AdminKeyVerifier
     let storage: Storage
     let codes: EnrollmentCodes
+    let securityEvents: SecurityEvents
 
     func boot(routes: any RoutesBuilder) throws {
         routes.adminAPI(verifier, "enrollment-codes").post(use: issue)
@@ -26,8 +28,16 @@ struct EnrollmentRoutes: RouteCollection {
         guard lifetime >= 1, lifetime <= TimeInterval(EnrollmentCode.longestLifetime) else {
             throw ServiceError.notValid("'expires_in' must be 1 to \(EnrollmentCode.longestLifetime) seconds.")
         }
-        let issued = try await codes.issue(externalUserID: body.externalUserID, clientID: body.clientID, lifetime: lifetime)
+        let (record, issued) = codes.make(externalUserID: body.externalUserID, clientID: body.clientID, lifetime: lifetime)
+        let user = try await storage.users.find(externalUserID: body.externalUserID)
+        try await securityEvents.recording(
+            .enrollmentCodeIssued, userID: user?.id,
+            detail: "an enrollment code for '\(body.externalUserID)' through \(body.clientID.map { "client '\($0)'" } ?? "any native client"), "
+                + "valid until \(issued.expiresAt.formatted(.iso8601))"
+        ) { storage in try await storage.enrollmentCodes.insert(record) }
+        // The code is a credential until it is used: no cache keeps the answer.
         return try .wire(
-            EnrollmentCodeView(code: issued.code, expiresAt: issued.expiresAt, enrollmentURI: issued.link.uri), status: .created)
+            EnrollmentCodeView(code: issued.code, expiresAt: issued.expiresAt, enrollmentURI: issued.link.uri), status: .created,
+            cacheControl: "no-store")
     }
 }

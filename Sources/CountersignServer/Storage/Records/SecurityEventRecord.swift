@@ -46,4 +46,6 @@ enum SecurityEventKind: String, Sendable {
     case userApplicationsChanged = "user_applications_changed"
     /// The admin had the server write a copy of its database.
     case databaseBackedUp = "database_backed_up"
+    /// The admin issued an enrollment code: a new phone may join that user's account with it.
+    case enrollmentCodeIssued = "enrollment_code_issued"
 }
