@@ -6,14 +6,16 @@ import Vapor
 /// `application/json` (UTF-8), sent as it is (no `Content-Encoding`: the server inflates nothing a
 /// stranger compressed), and be UTF-8 JSON without a key repeated in one object. Checked before any route
 /// reads it. On the admin API a request without a body (`POST …/revoke`) needs no type. No text the
-/// request carries, in its path, query or body, may hold the NUL character: PostgreSQL stores no text with
-/// one (a 500 on that database, where SQLite took it), and no field of the API has a use for it.
+/// request carries may hold the NUL character: PostgreSQL stores no text with one (a 500 on that database,
+/// where SQLite took it), and no field of the API has a use for it. No id holds one, so a path with one
+/// names nothing (404); in the query or the body it is refused (400).
 struct StrictJSONMiddleware: Middleware {
     /// Whether a POST, PUT or PATCH without any body must still say `application/json`.
     var typeRequiredWithoutBody = true
 
     func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
-        guard !request.url.string.contains("%00") else { return request.eventLoop.makeFailedFuture(Self.holdsNUL) }
+        if request.url.path.contains("%00") { return request.eventLoop.makeFailedFuture(ServiceError.notFound("No such resource.")) }
+        if request.url.query?.contains("%00") == true { return request.eventLoop.makeFailedFuture(Self.holdsNUL) }
         guard [.POST, .PUT, .PATCH].contains(request.method) else { return next.respond(to: request) }
         if !typeRequiredWithoutBody, request.headers.contentType == nil, Self.hasNoBody(request) {
             return next.respond(to: request)
