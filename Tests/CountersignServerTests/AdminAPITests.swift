@@ -58,6 +58,24 @@ struct AdminAPITests {
         }
     }
 
+    @Test("a name (application, client) is 1 to 128 characters without a control character: an empty one, a longer one, a line break or a direction override is refused and nothing is changed", arguments: [
+        "", String(repeating: "a", count: 129), "Bank\nsecurity event forged", "Bank\t", "Bank \u{202E}knaB",
+    ])
+    func names(name: String) async throws {
+        try await TestServer.run { server in
+            let created = try await server.admin(.POST, "applications", json: ["id": "bank", "name": .string(name)])
+            #expect(created.status == .badRequest)
+            #expect(created.body["error"]?["code"] == .string(ErrorCode.clientResponseNotValid))
+            #expect(try await server.admin(.POST, "applications", json: ["id": "bank", "name": .string(String(repeating: "ä", count: 128))]).status == .created)
+            #expect(try await server.admin(.PATCH, "applications/bank", json: ["name": .string(name)]).status == .badRequest)
+            let client = try await server.admin(.POST, "applications/bank/clients", json: ["id": "bank-web", "name": .string(name), "kind": "web"])
+            #expect(client.status == .badRequest)
+            let bank = try #require(try await server.admin(.GET, "applications").body.arrayValue?.first { $0["id"] == "bank" })
+            #expect(bank["name"] == .string(String(repeating: "ä", count: 128)))
+            #expect(bank["clients"]?.arrayValue?.isEmpty == true)
+        }
+    }
+
     @Test("journeys can be listed and shown")
     func journeys() async throws {
         try await TestServer.run { server in

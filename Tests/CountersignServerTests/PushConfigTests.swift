@@ -90,6 +90,8 @@ struct PushConfigTests {
         (["type": "fcm"], "missing service_account"),
         (["type": "fcm", "service_account": ["client_email": "a@b", "private_key": "x", "private_key_id": "k", "token_uri": "https://t", "project_id": "p"]], "private_key is not an RSA private key"),
         (["type": "fcm", "endpoint": "http://fcm.example.com"], "endpoint must be an https URL"),
+        (["type": "fcm", "name": ""], "'name' must be 1 to 128 characters"),
+        (["type": "apns", "name": "Bank\nApp"], "'name' may hold no control character"),
         (["type": "fcm", "token_endpoint": "http://oauth2.example.com/token"], "token_endpoint must be an https URL"),
         (["type": "fcm", "service_account": ["client_email": "a@b", "private_key": "x", "private_key_id": "k", "token_uri": "http://10.0.0.5:8500/token", "project_id": "p"]], "token_uri must be an https URL"),
     ] as [(JSONValue, String)])

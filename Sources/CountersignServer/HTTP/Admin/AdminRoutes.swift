@@ -47,6 +47,7 @@ struct AdminRoutes: RouteCollection {
     func createApplication(request: Request) async throws -> Response {
         let body = try request.decodeBody(CreateApplicationRequest.self)
         try Self.checkIdentifier(body.id, field: "id")
+        try Self.checkName(body.name)
         let origins = try Self.checkOrigins(body.allowedOrigins ?? [])
         let application = ApplicationRecord(id: body.id, name: body.name, createdAt: clock.now())
         try await refusingDuplicate("An application '\(body.id)' already exists.") {
@@ -63,6 +64,7 @@ struct AdminRoutes: RouteCollection {
     func updateApplication(request: Request) async throws -> ApplicationView {
         let application = try await findApplication(request)
         let body = try request.decodeBody(UpdateApplicationRequest.self)
+        if let name = body.name { try Self.checkName(name) }
         let origins = try body.allowedOrigins.map(Self.checkOrigins)
         var changes: [String] = []
         if let name = body.name { changes.append("its name set to '\(name)'") }
@@ -107,6 +109,7 @@ struct AdminRoutes: RouteCollection {
         let application = try await findApplication(request)
         let body = try request.decodeBody(CreateClientRequest.self)
         try Self.checkIdentifier(body.id, field: "id")
+        try Self.checkName(body.name)
         guard let kind = ClientKind(rawValue: body.kind) else {
             throw ServiceError.notValid("'kind' must be web or native.")
         }
@@ -223,6 +226,10 @@ struct AdminRoutes: RouteCollection {
             throw ServiceError.notFound("No such user.")
         }
         return user
+    }
+
+    private static func checkName(_ name: String) throws {
+        if let problem = DisplayName.problem(name) { throw ServiceError.notValid(problem) }
     }
 
     private static func checkIdentifier(_ value: String, field: String) throws {

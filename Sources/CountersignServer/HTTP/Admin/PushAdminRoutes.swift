@@ -89,6 +89,7 @@ struct PushAdminRoutes: RouteCollection {
     private func apply(_ body: PushConfigRequest, to config: inout PushConfigRecord, secret: String?) throws {
         let isNew = secret == nil
         let before = config
+        if let name = body.name, let problem = DisplayName.problem(name) { throw Self.invalid(problem) }
         var missing: [String] = []
         /// The value given, else the stored one when updating; a missing one is noted.
         func required(_ value: String?, _ stored: @autoclosure () -> String, _ field: String) -> String {
