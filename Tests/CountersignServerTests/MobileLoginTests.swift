@@ -140,13 +140,17 @@ struct MobileLoginTests {
         }
     }
 
-    @Test("the keys of a revoked device can no longer log in")
+    @Test("the keys of a revoked device can no longer log in, and the admin API shows them revoked with it")
     func revokedDevice() async throws {
         try await TestServer.run { server in
             let phone = TestPhone(client: server.client())
             let registration = try await phone.register(email: "ada@example.com")
             let deviceID = try #require(registration.data?["device_id"]?.stringValue)
             #expect(try await server.admin(.POST, "devices/\(deviceID)/revoke").body["status"] == "revoked")
+            let userID = try await server.verifiedClaims(try #require(registration.token)).sub
+            let keys = try #require(try await server.admin(.GET, "users/\(userID)/biometric-keys").body.arrayValue)
+            #expect(!keys.isEmpty)
+            #expect(keys.allSatisfy { $0["status"] == "revoked" && $0["revoked_at"] != nil }, "\(keys)")
 
             let refused = try await phone.login(as: "ada@example.com")
             #expect(refused.error?.code == ErrorCode.invalidCredentials)

@@ -178,6 +178,8 @@ struct AdminRoutes: RouteCollection {
             .credentialRevoked, userID: device.userID, deviceID: id, detail: "the device was revoked"
         ) { storage in
             try await storage.devices.revoke(id, at: now)
+            // Its keys stop working with it (they are checked with their device's status) and show so.
+            try await storage.biometricKeys.revoke(onDevice: id, at: now)
             return try await storage.devices.find(id) ?? device
         })
     }

@@ -41,6 +41,14 @@ struct BiometricKeyStore {
             .all(decoding: BiometricKeyRecord.self)
     }
 
+    /// Revokes the active keys registered with device `deviceID`, as the device is revoked.
+    func revoke(onDevice deviceID: String, at now: Date) async throws {
+        try await sql.raw("""
+            UPDATE \(name: Self.table) SET status = \(bind: CredentialStatus.revoked.rawValue), revoked_at = \(bind: now)
+            WHERE device_id = \(bind: deviceID) AND status = \(bind: CredentialStatus.active.rawValue)
+            """).run()
+    }
+
     /// Adds `key`, revoking the user's active key of the same `public_key_id` it replaces.
     func replace(with key: BiometricKeyRecord, at now: Date) async throws {
         try await sql.raw("""
