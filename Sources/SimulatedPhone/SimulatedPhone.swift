@@ -9,10 +9,18 @@ public struct SimulatedPhone: Sendable {
     public let client: OrchestrationClient
     public let authenticator: Authenticator
 
-    public init(profile: DeviceProfile, directory: URL, transport: any HTTPTransport = URLSessionTransport()) {
+    public init(profile: DeviceProfile, directory: URL, transport: any HTTPTransport = URLSessionTransport()) throws {
         self.profile = profile
-        client = OrchestrationClient(baseURL: URL(string: profile.server)!, clientID: profile.clientID, transport: transport)
+        client = OrchestrationClient(baseURL: try Self.serverURL(profile.server), clientID: profile.clientID, transport: transport)
         authenticator = Authenticator(keyStore: CachedKeyStore(SoftwareKeyStore(url: DeviceProfile.keysFile(in: directory))))
+    }
+
+    /// `server` as the base URL of a server: http or https, with a host.
+    public static func serverURL(_ server: String) throws -> URL {
+        guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host?.isEmpty == false else {
+            throw SimulatedPhoneError.refused("'\(server)' is not a server URL, such as http://127.0.0.1:8080.")
+        }
+        return url
     }
 
     /// How the phone shows whom it registers for.
@@ -29,7 +37,7 @@ public struct SimulatedPhone: Sendable {
         server: String, clientID: String, enrollment: Enrollment, name: String, directory: URL,
         push: PushRegistration = PushRegistration(channel: "inbox", token: nil, appID: nil), transport: any HTTPTransport = URLSessionTransport()
     ) async throws -> DeviceProfile {
-        let client = OrchestrationClient(baseURL: URL(string: server)!, clientID: clientID, transport: transport)
+        let client = OrchestrationClient(baseURL: try serverURL(server), clientID: clientID, transport: transport)
         await client.setPushToken(push.token, channel: push.channel, appID: push.appID)
         let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: DeviceProfile.keysFile(in: directory)))
         var step: IdoResponse

@@ -133,7 +133,7 @@ struct FlowBenchmark: Sendable {
                     let profile = try await SimulatedPhone.register(
                         server: server.absoluteString, clientID: "demo-native", enrollment: .email(email), name: "Bench phone \(index)",
                         directory: phoneDirectory, transport: transport)
-                    return Pair(email: email, phone: SimulatedPhone(profile: profile, directory: phoneDirectory, transport: transport))
+                    return Pair(email: email, phone: try SimulatedPhone(profile: profile, directory: phoneDirectory, transport: transport))
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }

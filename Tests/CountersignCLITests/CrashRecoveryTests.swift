@@ -52,7 +52,7 @@ struct CrashRecoveryTests {
         let otp = try #require(waiting.data?["otp"]?.stringValue)
         try await crashing.crashAndRestart()
 
-        let phone = SimulatedPhone(profile: profile, directory: phoneDirectory)
+        let phone = try SimulatedPhone(profile: profile, directory: phoneDirectory)
         let pending = try await phone.pending()
         #expect(pending.count == 1)
         try await crashing.crashAndRestart()

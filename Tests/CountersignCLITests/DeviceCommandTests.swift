@@ -57,6 +57,17 @@ struct DeviceCommandTests {
         return (server, profile)
     }
 
+    @Test("a server that is no http(s) URL is a usage error naming it, not a crash", arguments: ["bad url", "ftp://127.0.0.1", "127.0.0.1:8080"])
+    func badServer(server: String) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let refused = try await CommandRunner.run(
+            ["device", "register", "--server", server, "--email", "ada@example.com"],
+            environment: ["COUNTERSIGN_DEVICE_PROFILE": directory.path])
+        #expect(refused.status == 64, "\(refused.errors)")
+        #expect(refused.errors.contains("'\(server)' is not a server URL"), "\(refused.errors)")
+    }
+
     @Test("register, then approve from the command line: the web login succeeds; with nothing pending the exit code is 3")
     func approveDrivesWebLogin() async throws {
         let (server, profile) = try await Self.serverWithPhone(email: "ada@example.com")

@@ -305,7 +305,7 @@ extension SimulatedPhone {
         let profile = try await register(
             server: server, clientID: "demo-native", enrollment: .email(email), name: "\(email)'s phone", directory: directory,
             push: push ?? PushRegistration(channel: "inbox", token: nil, appID: nil))
-        return SimulatedPhone(profile: profile, directory: directory, transport: transport)
+        return try SimulatedPhone(profile: profile, directory: directory, transport: transport)
     }
 
     /// Opens the pending request `payload` names and approves it with the code the browser shows.

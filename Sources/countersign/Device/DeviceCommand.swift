@@ -19,7 +19,7 @@ struct DeviceCommand: AsyncParsableCommand {
         var directory: URL { DeviceProfile.directory(profile) }
 
         func phone() throws -> SimulatedPhone {
-            SimulatedPhone(profile: try DeviceProfile.load(from: directory), directory: directory)
+            try SimulatedPhone(profile: try DeviceProfile.load(from: directory), directory: directory)
         }
     }
 
@@ -40,7 +40,12 @@ struct DeviceCommand: AsyncParsableCommand {
         @OptionGroup var profile: ProfileOption
 
         func validate() throws {
-            _ = try target()
+            let (server, _, _) = try target()
+            do {
+                _ = try SimulatedPhone.serverURL(server)
+            } catch {
+                throw ValidationError("\(error)")
+            }
         }
 
         /// Where to register and with what: the link's server, client and code, or the options.
