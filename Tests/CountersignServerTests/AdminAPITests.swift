@@ -76,6 +76,21 @@ struct AdminAPITests {
         }
     }
 
+    @Test("a user is found by external id: from the email a person gives to the device to revoke")
+    func userByExternalID() async throws {
+        try await TestServer.run { server in
+            let ada = try await RegisteredPhone.register(server, email: "ada@example.com")
+            _ = try await RegisteredPhone.register(server, email: "bob@example.com")
+            let found = try #require(try await server.admin(.GET, "users?external_user_id=ada%40example.com").body.arrayValue)
+            #expect(found.count == 1)
+            #expect(found.first?["external_user_id"] == "ada@example.com")
+            let userID = try #require(found.first?["id"]?.stringValue)
+            let devices = try #require(try await server.admin(.GET, "users/\(userID)/devices").body.arrayValue)
+            #expect(devices.map { $0["id"] } == [.string(ada.deviceID)])
+            #expect(try await server.admin(.GET, "users?external_user_id=nobody%40example.com").body.arrayValue == [])
+        }
+    }
+
     @Test("journeys can be listed and shown")
     func journeys() async throws {
         try await TestServer.run { server in

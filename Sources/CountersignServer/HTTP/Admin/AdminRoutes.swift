@@ -122,8 +122,14 @@ struct AdminRoutes: RouteCollection {
         return try await ClientView(client).encodeResponse(status: .created, for: request)
     }
 
+    /// The newest users; with `external_user_id`, the user of that id (from "ada@example.com lost her phone"
+    /// to the user whose device to revoke).
     func listUsers(request: Request) async throws -> [UserView] {
-        try await storage.users.newest(limit: try request.listLimit()).map(UserView.init)
+        let limit = try request.listLimit()
+        if let externalUserID = request.query[String.self, at: "external_user_id"] {
+            return try await storage.users.find(externalUserID: externalUserID).map { [UserView($0)] } ?? []
+        }
+        return try await storage.users.newest(limit: limit).map(UserView.init)
     }
 
     func showUser(request: Request) async throws -> UserView {
