@@ -93,6 +93,9 @@ struct PushConfigTests {
         (["type": "fcm", "name": ""], "'name' must be 1 to 128 characters"),
         (["type": "apns", "name": "Bank\nApp"], "'name' may hold no control character"),
         (["type": "fcm", "token_endpoint": "http://oauth2.example.com/token"], "token_endpoint must be an https URL"),
+        (["type": "fcm", "token_endpoint": "https://oauth2.example.com/token?audience=x"], "token_endpoint must be an https URL"),
+        (["type": "apns", "endpoint": "https://relay:secret@push-proxy.example.com"], "endpoint must be an https URL"),
+        (["type": "apns", "endpoint": "https://push-proxy.example.com#x"], "endpoint must be an https URL"),
         (["type": "fcm", "service_account": ["client_email": "a@b", "private_key": "x", "private_key_id": "k", "token_uri": "http://10.0.0.5:8500/token", "project_id": "p"]], "token_uri must be an https URL"),
     ] as [(JSONValue, String)])
     func refusals(body: JSONValue, message: String) async throws {
@@ -185,9 +188,14 @@ struct PushConfigTests {
                 #expect(try await server.admin(.GET, "push-configs/\(id)").body == created.body, "nothing changed")
 
                 let key: JSONValue = apple ? .string(providers.appleKey.pemRepresentation) : providers.serviceAccount
-                let confirmed = try await server.admin(
-                    .PATCH, "push-configs/\(id)", json: [field: .string(destination), apple ? "private_key_pem" : "service_account": key])
+                let keyField = apple ? "private_key_pem" : "service_account"
+                let confirmed = try await server.admin(.PATCH, "push-configs/\(id)", json: [field: .string(destination), keyField: key])
                 #expect(confirmed.status == .ok)
+                // An empty value goes back to the provider's own (the system's trust), with the key again too.
+                #expect(try await server.admin(.PATCH, "push-configs/\(id)", json: [field: ""]).status == .badRequest)
+                let back = try await server.admin(.PATCH, "push-configs/\(id)", json: [field: "", keyField: key])
+                #expect(back.status == .ok)
+                #expect(back.body[field] == nil, "\(back.body)")
             }
         }
     }

@@ -99,11 +99,12 @@ struct PushAdminRoutes: RouteCollection {
             }
             return value
         }
+        // An empty one goes back to the provider's own, as an empty certificate authority goes back to the system's.
         if let endpoint = body.endpoint {
-            config.endpoint = try Self.httpsURL(endpoint, field: "endpoint", pathAllowed: false)
+            config.endpoint = endpoint.isEmpty ? nil : try Self.httpsURL(endpoint, field: "endpoint", pathAllowed: false)
         }
         if let tokenEndpoint = body.tokenEndpoint {
-            config.tokenEndpoint = try Self.httpsURL(tokenEndpoint, field: "token_endpoint", pathAllowed: true)
+            config.tokenEndpoint = tokenEndpoint.isEmpty ? nil : try Self.httpsURL(tokenEndpoint, field: "token_endpoint", pathAllowed: true)
         }
         if let pem = body.caCertificatePEM { config.caCertificatePEM = pem.isEmpty ? nil : pem }
         let destinationChanged = !isNew
@@ -146,9 +147,12 @@ struct PushAdminRoutes: RouteCollection {
         config.sealedSecret = try secrets.seal(newSecret, boundTo: config.id)
     }
 
-    /// `text` when it is an https URL (with no path unless `pathAllowed`), without a trailing slash.
+    /// `text` when it is an https URL (with no path unless `pathAllowed`), without a trailing slash. No
+    /// query or fragment (the requests' paths are added to it) and no user or password (the URL is shown in
+    /// every answer about the configuration).
     private static func httpsURL(_ text: String, field: String, pathAllowed: Bool) throws -> String {
-        guard let url = URL(string: text), url.scheme == "https", url.host != nil,
+        guard let url = URL(string: text), url.scheme == "https", url.host?.isEmpty == false,
+            url.user == nil, url.password == nil, url.query == nil, url.fragment == nil,
             pathAllowed || url.path.isEmpty || url.path == "/"
         else {
             throw invalid(pathAllowed
