@@ -225,6 +225,20 @@ struct WebToMobileTests {
         }
     }
 
+    @Test("a resend after the phone answered pushes nothing: the ended request is not rung to the phone again, and the next poll tells how it ended")
+    func resendAfterAnswer() async throws {
+        try await TestServer.run { server in
+            let (phone, browser, _, _) = try await openedRequest(server)
+            #expect(try await phone.phone.client.submitClientResponse(.cancel).journeyStepID == JourneyStepID.rejection)
+            let pushed = try await server.count("push_deliveries")
+            let resent = try await browser.client.submitClientResponse(.resend)
+            #expect(resent.error == nil)
+            #expect(try await server.count("push_deliveries") == pushed)
+            server.clock.advance(by: 3)
+            #expect(try await browser.poll().data?["reason"] == "mobile_rejected")
+        }
+    }
+
     @Test("an approval lifetime a client sends (huge) is clamped to the step's longest, and the server stays up")
     func lifetimeFromTheClient() async throws {
         try await TestServer.runWithFixtures { server in

@@ -46,8 +46,10 @@ extension StoredJourneyEffects {
 
     func resendApproval(_ approvalID: String) async throws {
         // A decoy is pushed to no one, now as at first: `addressed` reads approvals only. Nor is a device
-        // revoked since the approval was made.
+        // revoked since the approval was made, nor a request the phone answered (or that ended) meanwhile:
+        // the browser learns how it ended at its next poll.
         guard let approval = try await storage.approvals.addressed(approvalID),
+            approval.approval.status(at: services.clock.now()) == .pending,
             let device = try await storage.devices.find(approval.approval.deviceID), device.isActive
         else { return }
         try await approvals.resend(approval, to: device, in: work)
