@@ -72,7 +72,7 @@ struct BackupTests {
     }
 
     @Test(
-        "a backup directory that is a file, or one other users may write in (they could swap the copy), is refused, and nothing is written",
+        "a backup directory that is a file, or one other users may write in (they could swap the copy), is refused with backup_failed naming why, and nothing is written",
         .enabled(if: TestDatabase.postgresURL == nil), arguments: ["a file", "open to others"])
     func refusedDirectory(kind: String) async throws {
         let parent = FileManager.default.temporaryDirectory.appendingPathComponent("backups-\(UUID().uuidString)")
@@ -88,7 +88,9 @@ struct BackupTests {
         try await TestServer.run(adjust: { $0.backupDirectory = taken.path }) { server in
             let refused = try await server.admin(.POST, "backups")
             #expect(refused.status == .internalServerError)
-            #expect(refused.body["error"]?["code"] == .string(ErrorCode.internalError))
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.backupFailed))
+            let why = kind == "a file" ? "is not a directory" : "may be written by other users"
+            #expect(refused.body["error"]?["message"]?.stringValue?.contains(why) == true, "\(refused.body)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == ["taken"])
             if kind == "open to others" { #expect(try FileManager.default.contentsOfDirectory(atPath: taken.path) == []) }
             #expect(try await server.admin(.GET, "security-events?kind=database_backed_up").body["security_events"]?.arrayValue == [])
@@ -135,6 +137,8 @@ struct BackupTests {
             }
             let refused = try await server.admin(.POST, "backups")
             #expect(refused.status == .internalServerError)
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.backupFailed))
+            #expect(refused.body["error"]?["message"]?.stringValue?.contains("already holds a thousand backups") == true, "\(refused.body)")
             #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory.path)) == Set(names), "no partial file is left")
         }
     }

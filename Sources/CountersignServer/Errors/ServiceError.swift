@@ -21,6 +21,8 @@ struct ServiceError: Error {
         case tooSoon(retryAfter: Int)
         /// The body is not in the format the API speaks.
         case unsupportedMediaType
+        /// The server could not do it, for a reason of its own setup that it names (an operator's call only).
+        case failed
     }
 
     let kind: Kind

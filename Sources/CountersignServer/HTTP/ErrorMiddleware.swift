@@ -92,6 +92,7 @@ extension ServiceError.Kind {
         case .gone: .gone
         case .tooSoon: .tooManyRequests
         case .unsupportedMediaType: .unsupportedMediaType
+        case .failed: .internalServerError
         }
     }
 }

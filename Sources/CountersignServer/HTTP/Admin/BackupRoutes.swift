@@ -1,3 +1,4 @@
+import CountersignCore
 import Foundation
 import Vapor
 
@@ -13,7 +14,13 @@ struct BackupRoutes: RouteCollection {
     }
 
     func backUp(request: Request) async throws -> Response {
-        let backup = try await backups.backUp()
+        let backup: DatabaseBackup
+        do {
+            backup = try await backups.backUp()
+        } catch let failure as BackupFailed {
+            // The operator's call, on the operator's directory: the reason is theirs to see.
+            throw ServiceError(.failed, ErrorCode.backupFailed, failure.description)
+        }
         return try .wire(
             BackupView(
                 file: URL(fileURLWithPath: backup.path).lastPathComponent, path: backup.path, bytes: backup.bytes, createdAt: backup.createdAt),

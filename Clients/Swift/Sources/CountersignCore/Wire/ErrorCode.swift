@@ -67,6 +67,8 @@ public enum ErrorCode {
     public static let databaseUnavailable = "database_unavailable"
     /// `POST /admin/v1/backups` on a server whose database is backed up with its own tools (PostgreSQL).
     public static let backupNotAvailable = "backup_not_available"
+    /// `POST /admin/v1/backups` could not write the copy; the message names the directory and why.
+    public static let backupFailed = "backup_failed"
     /// `GET /readyz`: this instance cannot serve requests now (its database or its notifications are down).
     public static let notReady = "not_ready"
 
