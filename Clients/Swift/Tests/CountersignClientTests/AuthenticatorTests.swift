@@ -13,7 +13,7 @@ struct AuthenticatorTests {
         _ = try await authenticator.registerNativeBiometrics(userIdentifier: "ada@example.com")
         try await authenticator.keepRegisteredKeys(userIdentifier: "ada@example.com")
         let shown = ["amount": "10.00", "currency": "EUR", "payee": "Bob"]
-        let nonce = LenientBase64.urlEncoded(Data(repeating: 7, count: 16))
+        let nonce = LenientBase64.urlEncoded(Data(repeating: 7, count: 32))
         let challenge = try #require(TransactionChallenge.derive(approvalData: try ApprovalData(shown), nonceBase64URL: nonce))
         let tampered = try #require(TransactionChallenge.derive(
             approvalData: try ApprovalData(shown.merging(["amount": "10000.00"]) { $1 }), nonceBase64URL: nonce))
@@ -25,6 +25,25 @@ struct AuthenticatorTests {
         let input = try await authenticator.approvalNativeBiometrics(
             userIdentifier: "ada@example.com", approvalData: shown, nonce: nonce, challenge: challenge)
         #expect(input["userIdentifier"] == "ada@example.com")
+    }
+
+    @Test("a nonce that is not 32 bytes written as the server writes them gets no signature, though its challenge matches: it could never verify as evidence",
+          arguments: [
+            LenientBase64.urlEncoded([UInt8](repeating: 7, count: 1)), LenientBase64.urlEncoded([UInt8](repeating: 7, count: 16)),
+            Data(repeating: 0xFB, count: 32).base64EncodedString(), LenientBase64.urlEncoded([UInt8](repeating: 7, count: 32)) + "=",
+          ])
+    func nonceNotAsTheServerWritesIt(nonce: String) async throws {
+        let keys = try KeysOnDisk()
+        let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: keys.url))
+        _ = try await authenticator.registerNativeBiometrics(userIdentifier: "ada@example.com")
+        try await authenticator.keepRegisteredKeys(userIdentifier: "ada@example.com")
+        let shown = ["amount": "10.00", "currency": "EUR", "payee": "Bob"]
+        let bytes = try #require(LenientBase64.decode(nonce))
+        let challenge = TransactionChallenge.derive(approvalData: try ApprovalData(shown), nonce: Array(bytes))
+        await #expect(throws: CountersignClientError.challengeMismatch) {
+            try await authenticator.approvalNativeBiometrics(
+                userIdentifier: "ada@example.com", approvalData: shown, nonce: nonce, challenge: challenge)
+        }
     }
 
     @Test("a sign-in step that sends a transaction's challenge gets no signature: it would verify as evidence of a payment never shown")

@@ -102,14 +102,12 @@ public struct EvidenceBundle: Codable, Sendable, Equatable {
     /// signature over it verifies with the public key.
     public func verify() throws(Problem) {
         guard format == Self.currentFormat else { throw .unknownFormat(format) }
-        guard let nonceBytes = LenientBase64.decode(nonce), nonceBytes.count == 32, LenientBase64.urlEncoded(nonceBytes) == nonce else {
-            throw .notCanonical(field: "nonce")
-        }
+        guard let nonceBytes = TransactionChallenge.nonceBytes(of: nonce) else { throw .notCanonical(field: "nonce") }
         for (field, text) in [("signature", signature), ("public_key", publicKey)]
         where Data(base64Encoded: text)?.base64EncodedString() != text {
             throw .notCanonical(field: field)
         }
-        let expected = TransactionChallenge.derive(approvalData: approvalData, nonce: Array(nonceBytes))
+        let expected = TransactionChallenge.derive(approvalData: approvalData, nonce: nonceBytes)
         guard ConstantTime.equals(Array(expected.utf8), Array(challenge.utf8)) else { throw .challengeMismatch }
         let key: VerifyingKey
         do {

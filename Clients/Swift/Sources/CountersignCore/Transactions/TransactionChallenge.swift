@@ -15,9 +15,15 @@ public enum TransactionChallenge {
         return LenientBase64.urlEncoded(hasher.finalize())
     }
 
-    /// The challenge for a nonce as sent on the wire (base64url); nil when the nonce is not base64.
+    /// The challenge for a nonce as sent on the wire (`nonceBytes(of:)`); nil for any other nonce.
     public static func derive(approvalData: ApprovalData, nonceBase64URL: String) -> String? {
-        guard let nonce = LenientBase64.decode(nonceBase64URL) else { return nil }
-        return derive(approvalData: approvalData, nonce: Array(nonce))
+        nonceBytes(of: nonceBase64URL).map { derive(approvalData: approvalData, nonce: $0) }
+    }
+
+    /// The nonce's bytes when `text` is 32 bytes written as the server writes them (base64url without
+    /// padding): the only nonce whose signature verifies as evidence. Nil otherwise.
+    public static func nonceBytes(of text: String) -> [UInt8]? {
+        guard let bytes = LenientBase64.decode(text), bytes.count == 32, LenientBase64.urlEncoded(bytes) == text else { return nil }
+        return Array(bytes)
     }
 }
