@@ -53,14 +53,22 @@ public struct SimulatedPhone: Sendable {
         guard step.journeyStepID == JourneyStepID.mobileBiometricsRegistration, let user = step.data?["user_identifier"]?.stringValue else {
             throw SimulatedPhoneError.refused(Self.describe(step))
         }
-        step = try await client.submitClientResponse(.clientInput, data: try await authenticator.registerNativeBiometrics(userIdentifier: user))
-        guard step.journeyStepID == JourneyStepID.deviceRegistration, let challenge = step.data?["challenge"]?.stringValue else {
-            throw SimulatedPhoneError.refused(Self.describe(step))
-        }
-        step = try await client.submitClientResponse(.clientInput, data: try await authenticator.registerDevice(
-            challenge: challenge, name: name, model: "countersign device", push: await client.pushRegistration))
-        guard step.journeyStepID == JourneyStepID.success, let deviceID = step.data?["device_id"]?.stringValue else {
-            throw SimulatedPhoneError.refused(Self.describe(step))
+        let deviceID: String
+        do {
+            step = try await client.submitClientResponse(.clientInput, data: try await authenticator.registerNativeBiometrics(userIdentifier: user))
+            guard step.journeyStepID == JourneyStepID.deviceRegistration, let challenge = step.data?["challenge"]?.stringValue else {
+                throw SimulatedPhoneError.refused(Self.describe(step))
+            }
+            step = try await client.submitClientResponse(.clientInput, data: try await authenticator.registerDevice(
+                challenge: challenge, name: name, model: "countersign device", push: await client.pushRegistration))
+            guard step.journeyStepID == JourneyStepID.success, let registered = step.data?["device_id"]?.stringValue else {
+                throw SimulatedPhoneError.refused(Self.describe(step))
+            }
+            deviceID = registered
+        } catch {
+            // The registration failed: the keys it made are never kept, so none is left in the key file.
+            try? await authenticator.discardRegisteredKeys(userIdentifier: user)
+            throw error
         }
         try await authenticator.keepRegisteredKeys(userIdentifier: user)
         let profile = DeviceProfile(server: server, clientID: clientID, deviceID: deviceID, userIdentifier: user)

@@ -114,6 +114,38 @@ struct AuthenticatorTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: keys.directory.path) == ["keys.json"])
     }
 
+    @Test("a failed registration's waiting keys are deleted when discarded, after a restart too, and the keys in use go on signing")
+    func waitingKeysDiscarded() async throws {
+        let keys = try KeysOnDisk()
+        let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: keys.url))
+        let push = PushRegistration(channel: "inbox", token: nil, appID: nil)
+        let first = try await authenticator.registerNativeBiometrics(userIdentifier: "ada@example.com")
+        let firstDevice = try await authenticator.registerDevice(challenge: "c1", name: "Phone", model: "Test", push: push)
+        try await authenticator.keepRegisteredKeys(userIdentifier: "ada@example.com")
+        let stored = try Self.aliases(in: keys)
+
+        // Two registrations fail: one the app saw fail, one left by an app that was killed.
+        _ = try await authenticator.registerNativeBiometrics(userIdentifier: "bob@example.com")
+        _ = try await authenticator.registerDevice(challenge: "c2", name: "Phone", model: "Test", push: push)
+        try await authenticator.discardRegisteredKeys(userIdentifier: "bob@example.com")
+        #expect(try Self.aliases(in: keys) == stored)
+        _ = try await authenticator.registerNativeBiometrics(userIdentifier: "eve@example.com")
+        let restarted = Authenticator(keyStore: SoftwareKeyStore(url: keys.url))
+        try await restarted.discardRegisteredKeys(userIdentifier: "eve@example.com")
+        #expect(try Self.aliases(in: keys) == stored)
+        await #expect(throws: CountersignClientError.noRegisteredKeys) { try await authenticator.keepRegisteredKeys(userIdentifier: "bob@example.com") }
+
+        let signIn = try await restarted.authenticateNativeBiometrics(userIdentifier: "ada@example.com", challenge: AuthenticationChallenge.make())
+        #expect(signIn["publicKeyId"] == first["publicKeyId"])
+        #expect(try await Self.deviceKeySigned("proof", of: restarted, verifiesWith: firstDevice))
+    }
+
+    /// The names of the keys in the key file.
+    private static func aliases(in keys: KeysOnDisk) throws -> Set<String> {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: keys.url)) as? [String: Any])
+        return Set(object.keys)
+    }
+
     /// Whether the device key's signature of `message` verifies with the public key a `registerDevice` input gave.
     private static func deviceKeySigned(_ message: String, of authenticator: Authenticator, verifiesWith registration: JSONValue) async throws -> Bool {
         let publicKeyDER = try #require(registration["device_public_key"]?.stringValue.flatMap { Data(base64Encoded: $0) })

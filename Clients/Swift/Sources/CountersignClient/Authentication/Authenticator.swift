@@ -93,7 +93,17 @@ public struct Authenticator: Sendable {
         let made = await pending.made(among: [Self.biometricAlias(userIdentifier), Self.deviceAlias])
         guard !made.isEmpty else { throw CountersignClientError.noRegisteredKeys }
         try await keyStore.moveKeys(Dictionary(uniqueKeysWithValues: made.map { (Self.waitingAlias(of: $0), $0) }))
-        await pending.kept(made)
+        await pending.forget(made)
+    }
+
+    /// Deletes the keys a registration for `userIdentifier` left waiting, when its journey failed or was
+    /// abandoned (this run of the app's, or an earlier one's): never kept, they would stay in the key store.
+    /// The keys the phone signs with are left as they are. Call it when no other registration of this
+    /// phone is under way: the device key waits under one name for all of them.
+    public func discardRegisteredKeys(userIdentifier: String) async throws {
+        let aliases = [Self.biometricAlias(userIdentifier), Self.deviceAlias]
+        for alias in aliases { try await keyStore.deleteKey(alias: Self.waitingAlias(of: alias)) }
+        await pending.forget(aliases)
     }
 
     /// A new key under the name where it waits until kept as `alias`.
@@ -161,7 +171,8 @@ private actor PendingKeys {
         candidates.filter(aliases.contains)
     }
 
-    func kept(_ kept: [String]) {
-        aliases.subtract(kept)
+    /// `aliases` wait no more: kept or discarded.
+    func forget(_ aliases: [String]) {
+        self.aliases.subtract(aliases)
     }
 }
