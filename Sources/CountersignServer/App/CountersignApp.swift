@@ -128,7 +128,7 @@ public enum CountersignApp {
         try app.register(collection: AdminRoutes(
             verifier: adminKeys, storage: storage, journeys: journeys, tokenIssuer: tokenIssuer, clock: clock,
             securityEvents: securityEvents))
-        try app.register(collection: EvidenceRoutes(verifier: adminKeys, storage: storage, sealer: evidenceSealer))
+        try app.register(collection: EvidenceRoutes(verifier: adminKeys, storage: storage, sealKeys: evidenceSealer.publicKeys))
         try app.register(collection: SecurityEventRoutes(verifier: adminKeys, storage: storage))
         try app.register(collection: EnrollmentRoutes(verifier: adminKeys, storage: storage, codes: enrollmentCodes, securityEvents: securityEvents))
         try app.register(collection: StatsRoutes(verifier: adminKeys, storage: storage, openWaits: openWaits, clock: clock))

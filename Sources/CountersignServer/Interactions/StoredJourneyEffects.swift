@@ -148,12 +148,11 @@ actor StoredJourneyEffects: JourneyEffects {
     }
 
     func recordTransactionSignature(_ signature: TransactionSignature) async throws -> String {
-        var record = TransactionEvidenceRecord(id: SecureRandom.identifier(prefix: "evd"), signature: signature)
+        var evidence = TransactionEvidenceRecord(id: SecureRandom.identifier(prefix: "evd"), signature: signature)
         // Sealed now, in the call that records it: the seal vouches for the time of signing, and a record
         // changed in the database later no longer matches it.
-        record.seal = try await services.evidenceSealer.seal(try record.bundle()).seal
-        let evidence = record
-        await work.hold { storage in try await storage.evidence.insert(evidence) }
+        evidence.seal = try await services.evidenceSealer.seal(try evidence.bundle())
+        await work.hold { [evidence] storage in try await storage.evidence.insert(evidence) }
         return evidence.id
     }
 }

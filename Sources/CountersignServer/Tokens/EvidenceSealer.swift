@@ -30,13 +30,11 @@ struct EvidenceSealer: Sendable {
         self.clock = clock
     }
 
-    /// `bundle` with its seal, made now.
-    func seal(_ bundle: EvidenceBundle) async throws -> EvidenceBundle {
+    /// The seal of `bundle`, made now.
+    func seal(_ bundle: EvidenceBundle) async throws -> String {
         var header = JWTHeader()
         header.typ = EvidenceSeal.type
-        var sealed = bundle
-        sealed.seal = try await keys.sign(
+        return try await keys.sign(
             EvidenceSeal(issuer: issuer, sealedAt: clock.now(), evidence: bundle), kid: JWKIdentifier(string: kid), header: header)
-        return sealed
     }
 }

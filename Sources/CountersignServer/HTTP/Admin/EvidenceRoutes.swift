@@ -9,8 +9,8 @@ import Vapor
 struct EvidenceRoutes: RouteCollection {
     let verifier: AdminKeyVerifier
     let storage: Storage
-    /// Gives the seals' public key.
-    let sealer: EvidenceSealer
+    /// The public key that checks the seals, as a JWKS document (`EvidenceSealer.publicKeys`).
+    let sealKeys: Data
 
     func boot(routes: any RoutesBuilder) throws {
         let evidence = routes.adminAPI(verifier, "evidence")
@@ -21,7 +21,7 @@ struct EvidenceRoutes: RouteCollection {
 
     /// `GET /admin/v1/evidence-keys`: the public key that checks evidence seals, as a JWKS document.
     func sealKeys(request: Request) async throws -> Response {
-        Response.wireEncoded(sealer.publicKeys, cacheControl: "no-store")
+        Response.wireEncoded(sealKeys, cacheControl: "no-store")
     }
 
     /// `GET /admin/v1/evidence?user_id=…&approval_id=…`: newest first, at most `limit` (100).
