@@ -44,6 +44,35 @@ struct SchemaChangeTests {
         }
     }
 
+    /// Emails compare case-insensitively, and the server now keeps them in lower case; an earlier release
+    /// stored the admin API's `Ada@Example.com` as given, which no sign-in form (lower-casing) could find.
+    @Test("users an earlier release stored under an email with capitals get it in lower case at the next start, unless that is another user's")
+    func emailUserIDsLowerCased() async throws {
+        try await TestDatabase.with(persistent: true) { database in
+            let masterKey = TestServer.randomMasterKey()
+            try await TestServer.run(on: database, clock: TestClock(), masterKey: masterKey) { server in
+                // As that release left the database: such users there, the migration not run.
+                let sql = try #require(server.app.countersignSQL)
+                for (id, externalID) in [
+                    ("usr_1", "Bob@Example.com"), ("usr_2", "Cy@Example.com"), ("usr_3", "cy@example.com"), ("usr_4", "Customer-7"),
+                ] {
+                    try await sql.raw("""
+                        INSERT INTO users (id, external_user_id, created_at) VALUES (\(bind: id), \(bind: externalID), \(bind: server.clock.now()))
+                        """).run()
+                }
+                try await sql.raw("DELETE FROM _fluent_migrations WHERE name = \(bind: LowerCaseEmailUserIDs().name)").run()
+            }
+            try await TestServer.run(on: database, clock: TestClock(), masterKey: masterKey) { server in
+                let sql = try #require(server.app.countersignSQL)
+                let rows = try await sql.raw("SELECT id, external_user_id FROM users ORDER BY id").all()
+                let stored = try rows.map { "\(try $0.decode(column: "id", as: String.self)) \(try $0.decode(column: "external_user_id", as: String.self))" }
+                #expect(stored == ["usr_1 bob@example.com", "usr_2 Cy@Example.com", "usr_3 cy@example.com", "usr_4 Customer-7"])
+                let found = try await server.admin(.GET, "users?external_user_id=BOB@example.com").body.arrayValue
+                #expect(found?.first?["id"] == "usr_1")
+            }
+        }
+    }
+
     /// A web sign-in approved on the phone with the web code, ending with a verified token.
     private func signIn(_ server: TestServer, _ phone: RegisteredPhone) async throws {
         let browser = TestBrowser(server)

@@ -76,6 +76,33 @@ struct SecureEnrollmentTests {
         }
     }
 
+    /// Emails compare case-insensitively (DESIGN §6): a sign-in form lower-cases the email typed, so a user
+    /// the admin API named with capitals must be found by it, not taken for an unknown email.
+    @Test("a user the admin API names by an email with capitals signs in on the web typing it in any case, and the request rings their phone")
+    func emailsCompareCaseInsensitively() async throws {
+        try await Self.production { server in
+            let (phone, step) = try await Self.redeem(try await Self.issueCode(server, for: "Ada@Example.com"), on: server)
+            let registered = try await Self.registerKeys(of: phone, from: step)
+            #expect(registered.journeyStepID == JourneyStepID.success)
+            let ada = RegisteredPhone(
+                phone: phone, deviceID: try #require(registered.data?["device_id"]?.stringValue),
+                email: try #require(step.data?["user_identifier"]?.stringValue))
+
+            let browser = TestBrowser(client: server.client("bank-web"))
+            let waiting = try await browser.signIn(email: "ADA@example.COM")
+            #expect(waiting.journeyStepID == JourneyStepID.mobileApproveAuthentication)
+            #expect(try await ada.inbox().count == 1, "the request rang Ada's phone, not a decoy")
+            #expect(try await ada.approve().journeyStepID == JourneyStepID.success)
+            let signedIn = try await browser.poll()
+            #expect(try await server.verifiedClaims(try #require(signedIn.token)).externalUserID == "ada@example.com")
+
+            for spelling in ["Ada@Example.com", "ada@EXAMPLE.com"] {
+                let found = try await server.admin(.GET, "users?external_user_id=\(spelling)").body.arrayValue
+                #expect(found?.count == 1 && found?.first?["external_user_id"] == "ada@example.com", "\(spelling)")
+            }
+        }
+    }
+
     @Test("an attacker naming an existing user without a code cannot add a phone to their account")
     func namingAUserIsNotEnough() async throws {
         try await Self.production { server in

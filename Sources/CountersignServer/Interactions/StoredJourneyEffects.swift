@@ -53,7 +53,7 @@ actor StoredJourneyEffects: JourneyEffects {
 
     /// The user `externalUserID` when this call creates them: not in the database until the call commits.
     func createdUser(_ externalUserID: String) -> UserRecord? {
-        pendingUsers.first { $0.externalUserID == externalUserID }
+        pendingUsers.first { $0.externalUserID == ExternalUserID.canonical(externalUserID) }
     }
 
     func createUser(externalUserID: String, email: String?) async throws -> UserContext? {

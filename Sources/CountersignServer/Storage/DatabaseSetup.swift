@@ -138,6 +138,7 @@ enum DatabaseSetup {
         migrations.add(CreateHeldStatementCheck())
         migrations.add(AddApprovalSubjectSequence())
         migrations.add(AddEvidenceSeal())
+        migrations.add(LowerCaseEmailUserIDs())
         let migrator = Migrator(databases: databases, migrations: migrations, logger: runtime.logger, on: runtime.eventLoopGroup.any())
         try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
     }

@@ -122,8 +122,8 @@ struct AdminRoutes: RouteCollection {
         return try await ClientView(client).encodeResponse(status: .created, for: request)
     }
 
-    /// The newest users; with `external_user_id`, the user of that id (from "ada@example.com lost her phone"
-    /// to the user whose device to revoke).
+    /// The newest users; with `external_user_id`, the user of that id (from "Ada@Example.com lost her phone"
+    /// to the user whose device to revoke; an email is found in any case).
     func listUsers(request: Request) async throws -> [UserView] {
         let limit = try request.listLimit()
         if let externalUserID = request.query[String.self, at: "external_user_id"] {

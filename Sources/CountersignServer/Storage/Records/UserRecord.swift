@@ -8,6 +8,14 @@ struct UserRecord: Codable, Sendable {
     let email: String?
     let createdAt: Date?
 
+    /// A user to store: `externalUserID` is kept in its canonical form.
+    init(id: String, externalUserID: String, email: String?, createdAt: Date?) {
+        self.id = id
+        self.externalUserID = ExternalUserID.canonical(externalUserID)
+        self.email = email
+        self.createdAt = createdAt
+    }
+
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id, email
         case externalUserID = "external_user_id"

@@ -1,7 +1,9 @@
 import FluentSQL
 import Foundation
+import Journeys
 
-/// Every statement on `users`.
+/// Every statement on `users`. External ids are bound in their canonical form (`ExternalUserID`), as they
+/// are stored, so that an email finds its user whatever case it is given in.
 struct UserStore {
     static let table = "users"
     let sql: any SQLDatabase
@@ -12,7 +14,7 @@ struct UserStore {
 
     /// The user with external id `externalUserID`, whichever applications they belong to.
     func find(externalUserID: String) async throws -> UserRecord? {
-        try await sql.raw("SELECT * FROM \(name: Self.table) WHERE external_user_id = \(bind: externalUserID)").first(decoding: UserRecord.self)
+        try await sql.raw("SELECT * FROM \(name: Self.table) WHERE external_user_id = \(bind: ExternalUserID.canonical(externalUserID))").first(decoding: UserRecord.self)
     }
 
     /// The user `externalUserID`, when they belong to the application of client `clientID`.
@@ -33,7 +35,7 @@ struct UserStore {
     /// column `application`: the condition of every read of a user of an application.
     static func isUser(_ externalUserID: String, ofApplication application: SQLQueryString) -> SQLQueryString {
         """
-        users.external_user_id = \(bind: externalUserID) AND EXISTS (
+        users.external_user_id = \(bind: ExternalUserID.canonical(externalUserID)) AND EXISTS (
             SELECT 1 FROM \(name: MembershipStore.table) membership
             WHERE membership.user_id = users.id AND membership.application_id = \(application))
         """
