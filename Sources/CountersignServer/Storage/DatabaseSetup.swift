@@ -139,6 +139,7 @@ enum DatabaseSetup {
         migrations.add(AddApprovalSubjectSequence())
         migrations.add(AddEvidenceSeal())
         migrations.add(LowerCaseEmailUserIDs())
+        migrations.add(AddListingIndexes())
         let migrator = Migrator(databases: databases, migrations: migrations, logger: runtime.logger, on: runtime.eventLoopGroup.any())
         try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
     }

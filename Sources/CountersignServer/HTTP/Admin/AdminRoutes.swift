@@ -122,14 +122,14 @@ struct AdminRoutes: RouteCollection {
         return try await ClientView(client).encodeResponse(status: .created, for: request)
     }
 
-    /// The newest users; with `external_user_id`, the user of that id (from "Ada@Example.com lost her phone"
-    /// to the user whose device to revoke; an email is found in any case).
+    /// The newest users, a page at a time; with `external_user_id`, the user of that id (from "Ada@Example.com
+    /// lost her phone" to the user whose device to revoke; an email is found in any case).
     func listUsers(request: Request) async throws -> [UserView] {
-        let limit = try request.listLimit()
+        let page = try request.listPage()
         if let externalUserID = request.query[String.self, at: "external_user_id"] {
             return try await storage.users.find(externalUserID: externalUserID).map { [UserView($0)] } ?? []
         }
-        return try await storage.users.newest(limit: limit).map(UserView.init)
+        return try await storage.users.newest(after: page.after, limit: page.limit).map(UserView.init)
     }
 
     func showUser(request: Request) async throws -> UserView {

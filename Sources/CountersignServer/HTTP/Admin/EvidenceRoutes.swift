@@ -24,11 +24,12 @@ struct EvidenceRoutes: RouteCollection {
         Response.wireEncoded(sealKeys, cacheControl: "no-store")
     }
 
-    /// `GET /admin/v1/evidence?user_id=…&approval_id=…`: newest first, at most `limit` (100).
+    /// `GET /admin/v1/evidence?user_id=…&approval_id=…&limit=…&after=…`: newest first, a page at a time.
     func list(request: Request) async throws -> Response {
-        let limit = try request.listLimit()
+        let page = try request.listPage()
         let records = try await storage.evidence.newest(
-            userID: request.query[String.self, at: "user_id"], approvalID: request.query[String.self, at: "approval_id"], limit: limit)
+            userID: request.query[String.self, at: "user_id"], approvalID: request.query[String.self, at: "approval_id"],
+            after: page.after, limit: page.limit)
         return try .wire(["evidence": try records.map { try $0.bundle() }])
     }
 

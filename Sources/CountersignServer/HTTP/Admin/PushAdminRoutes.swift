@@ -76,11 +76,12 @@ struct PushAdminRoutes: RouteCollection {
         try await securityEvents.recording(.pushConfigChanged, detail: "push configuration \(id) \(change)", write)
     }
 
-    /// `GET /admin/v1/push-deliveries?approval_id=…&device_id=…&limit=…`: newest first, at most `limit` (100).
+    /// `GET /admin/v1/push-deliveries?approval_id=…&device_id=…&limit=…&after=…`: newest first, a page at a time.
     func deliveries(request: Request) async throws -> [PushDeliveryView] {
-        let limit = try request.listLimit()
+        let page = try request.listPage()
         return try await storage.pushJobs.deliveries(
-            approvalID: request.query[String.self, at: "approval_id"], deviceID: request.query[String.self, at: "device_id"], limit: limit
+            approvalID: request.query[String.self, at: "approval_id"], deviceID: request.query[String.self, at: "device_id"],
+            after: page.after, limit: page.limit
         ).map(PushDeliveryView.init)
     }
 

@@ -4,8 +4,10 @@ import FluentSQL
 /// Indexes for the queries run on every request and by the background workers, so none of them scans
 /// a table that grows with traffic.
 struct AddQueryIndexes: AsyncMigration {
-    /// Name, table and columns of each index.
-    static let indexes: [(name: String, table: String, columns: [String])] = [
+    /// An index's name, table and columns.
+    typealias Index = (name: String, table: String, columns: [String])
+
+    static let indexes: [Index] = [
         ("approvals_device_status", ApprovalStore.table, ["device_id", "status"]),
         ("approvals_expires_at", ApprovalStore.table, ["expires_at"]),
         ("interactions_expires_at", InteractionStore.table, ["expires_at"]),
@@ -20,17 +22,25 @@ struct AddQueryIndexes: AsyncMigration {
     ]
 
     func prepare(on database: any Database) async throws {
+        try await Self.create(Self.indexes, on: database)
+    }
+
+    func revert(on database: any Database) async throws {
+        try await Self.drop(Self.indexes, on: database)
+    }
+
+    static func create(_ indexes: [Index], on database: any Database) async throws {
         let sql = try database.sql
-        for index in Self.indexes {
+        for index in indexes {
             var builder = sql.create(index: index.name).on(index.table)
             for column in index.columns { builder = builder.column(column) }
             try await builder.run()
         }
     }
 
-    func revert(on database: any Database) async throws {
+    static func drop(_ indexes: [Index], on database: any Database) async throws {
         let sql = try database.sql
-        for index in Self.indexes {
+        for index in indexes {
             try await sql.drop(index: index.name).run()
         }
     }

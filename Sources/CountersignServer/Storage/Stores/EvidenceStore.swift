@@ -15,10 +15,11 @@ struct EvidenceStore {
     }
 
     /// Evidence newest first, optionally of one user or approval.
-    func newest(userID: String?, approvalID: String?, limit: Int) async throws -> [TransactionEvidenceRecord] {
+    func newest(userID: String?, approvalID: String?, after: String?, limit: Int) async throws -> [TransactionEvidenceRecord] {
         var query = sql.select().column("*").from(Self.table)
         if let userID { query = query.where("user_id", .equal, userID) }
         if let approvalID { query = query.where("approval_id", .equal, approvalID) }
-        return try await query.orderBy("signed_at", .descending).limit(limit).all(decoding: TransactionEvidenceRecord.self)
+        return try await query.newestFirst(by: ["signed_at"], of: Self.table, after: after).limit(limit)
+            .all(decoding: TransactionEvidenceRecord.self)
     }
 }

@@ -67,11 +67,11 @@ struct PushJobStore {
     }
 
     /// Delivery records, newest first, optionally of one approval or device.
-    func deliveries(approvalID: String?, deviceID: String?, limit: Int) async throws -> [PushDeliveryRecord] {
+    func deliveries(approvalID: String?, deviceID: String?, after: String?, limit: Int) async throws -> [PushDeliveryRecord] {
         var query = sql.select().column("*").from(Self.deliveryTable)
         if let approvalID { query = query.where("approval_id", .equal, approvalID) }
         if let deviceID { query = query.where("device_id", .equal, deviceID) }
-        return try await query.orderBy("attempted_at", .descending).orderBy("attempt", .descending).limit(limit)
+        return try await query.newestFirst(by: ["attempted_at", "attempt"], of: Self.deliveryTable, after: after).limit(limit)
             .all(decoding: PushDeliveryRecord.self)
     }
 }

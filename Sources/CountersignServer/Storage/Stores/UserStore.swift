@@ -45,8 +45,9 @@ struct UserStore {
         try await sql.insert(user, into: Self.table).run()
     }
 
-    /// The newest `limit` users.
-    func newest(limit: Int) async throws -> [UserRecord] {
-        try await sql.raw("SELECT * FROM \(name: Self.table) ORDER BY created_at DESC LIMIT \(bind: limit)").all(decoding: UserRecord.self)
+    /// The newest `limit` users (after user `after`: see `newestFirst`).
+    func newest(after: String?, limit: Int) async throws -> [UserRecord] {
+        try await sql.select().column("*").from(Self.table).newestFirst(by: ["created_at"], of: Self.table, after: after).limit(limit)
+            .all(decoding: UserRecord.self)
     }
 }
