@@ -190,6 +190,26 @@ struct EnumerationTests {
         }
     }
 
+    /// A relying party may pass the identifier as it has it (no form lower-cases it). Were a decoy's history
+    /// kept per spelling while a user's is one, a second spelling would tell an unknown email from a
+    /// registered one.
+    @Test("an email named again in other capitals meets the same one-pending limit, unknown or registered")
+    func otherCapitalsOneHistory() async throws {
+        try await TestServer.runWithFixtures { server in
+            _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+            for email in ["ada@example.com", "nobody@example.com"] {
+                func start(_ spelling: String) async throws -> HTTPStatus {
+                    try await server.send(.POST, "/v1/journeys/web_login_by_param/start", json: [
+                        "client_id": "demo-web", "additional_params": ["email": .string(spelling)],
+                    ]).status
+                }
+                #expect(try await start(email) == .ok, "\(email)")
+                #expect(try await start(email.uppercased()) == .tooManyRequests, "\(email) in capitals")
+                server.clock.advance(by: 3600)
+            }
+        }
+    }
+
     @Test("the push-fatigue limits read a long history's newest requests, approvals and decoys in the order they were made")
     func newestOfALongHistory() async throws {
         try await ApplicationUsersTests.twoApplications { server, phone, _ in

@@ -50,6 +50,19 @@ struct TransactionSigningTests {
         }
     }
 
+    @Test("a payment the relying party names by an email in other capitals is signed by that user's key, shown to the phone as registered")
+    func emailInOtherCapitals() async throws {
+        try await TestServer.run { server in
+            let phone = TestPhone(client: server.client())
+            try await phone.register(email: "ada@example.com")
+            let step = try await phone.startSigning(as: "Ada@Example.COM")
+            #expect(step.data?["user_identifier"] == "ada@example.com", "the phone finds its key under the id it registered")
+            let done = try await phone.client.submitClientResponse(.clientInput, data: try await phone.signShown(step, as: "ada@example.com"))
+            #expect(done.journeyStepID == JourneyStepID.success)
+            #expect(try await server.verifiedClaims(try #require(done.token)).externalUserID == "ada@example.com")
+        }
+    }
+
     @Test("a signature replayed on a second transaction with the same details is refused")
     func replayedSignature() async throws {
         try await TestServer.run { server in

@@ -31,6 +31,38 @@ struct WebToMobileTests {
         }
     }
 
+    /// A journey may leave its biometric step without `user_identifier`; the approval is still bound to its
+    /// person and phone. The attack: Ada's phone (its device key) in the hands of Bob, whose own key a
+    /// registration left on no device, approving Ada's sign-in with it.
+    @Test("an approval whose biometric step names no user is approved only by its user's key on the phone asked, not by another person's key held on no device")
+    func unpinnedApprovalNeedsTheUsersKey() async throws {
+        try await TestServer.runWithFixtures { server in
+            let ada = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let bob = TestPhone(client: server.client())
+            _ = try await bob.client.startJourney("biometrics_only_registration")
+            let registration = try await bob.client.submitClientResponse(.clientInput, data: ["email": "bob@example.com"])
+            let registered = try await bob.client.submitClientResponse(
+                .clientInput, data: try await bob.authenticator.registerNativeBiometrics(userIdentifier: "bob@example.com"))
+            #expect(registration.journeyStepID == JourneyStepID.mobileBiometricsRegistration && registered.journeyStepID == JourneyStepID.success)
+            try await bob.authenticator.keepRegisteredKeys(userIdentifier: "bob@example.com")
+
+            let browser = TestBrowser(server)
+            #expect(try await browser.signIn("web_login_unpinned", email: "ada@example.com").journeyStepID == JourneyStepID.mobileApproveAuthentication)
+            let step = try await ada.startApproval()
+            let withBobsKey = try await ada.phone.client.submitClientResponse(
+                .clientInput, data: try await bob.biometricAnswer(to: step, as: "bob@example.com"))
+            #expect(withBobsKey.journeyStepID == JourneyStepID.mobileBiometricsAuthentication)
+            #expect(withBobsKey.error?.code == ErrorCode.invalidCredentials)
+            #expect(try await browser.pollLater(server).token == nil, "the browser is not signed in")
+
+            let withHers = try await ada.phone.client.submitClientResponse(
+                .clientInput, data: try await ada.phone.biometricAnswer(to: withBobsKey, as: "ada@example.com"))
+            #expect(withHers.journeyStepID == JourneyStepID.success)
+            let claims = try await server.verifiedClaims(try #require(try await browser.pollLater(server).token))
+            #expect(claims.externalUserID == "ada@example.com")
+        }
+    }
+
     @Test("biometric approval on the phone signs the browser in")
     func biometricHappyPath() async throws {
         try await TestServer.run { server in

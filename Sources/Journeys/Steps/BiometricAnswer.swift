@@ -1,6 +1,7 @@
 import CountersignCore
 
-/// The client input of the biometric steps, `{publicKeyId, signedChallenge, userIdentifier}`.
+/// The client input of the biometric steps, `{publicKeyId, signedChallenge, userIdentifier}`; the user's
+/// identifier in its canonical form (`ExternalUserID`).
 struct BiometricAnswer {
     let publicKeyID: String
     let signature: String
@@ -10,7 +11,7 @@ struct BiometricAnswer {
         let fields = try ClientInput(input)
         publicKeyID = try fields.string("publicKeyId")
         signature = try fields.string("signedChallenge")
-        userIdentifier = try fields.string("userIdentifier")
+        userIdentifier = ExternalUserID.canonical(try fields.string("userIdentifier"))
     }
 
     /// The key, with its user, behind a signature of `challenge` that verifies, and the signature; nil for
@@ -27,10 +28,13 @@ struct BiometricAnswer {
 }
 
 extension BiometricCredential {
-    /// Whether the key may answer in this run: in a mobile approve journey it must live on the device
-    /// that was asked, so the approval is bound to that device.
+    /// Whether the key may answer in this run: in a mobile approve journey it must be the key of the
+    /// approval's user and live on the device that was asked, so the approval is bound to that person
+    /// and that device. A key no device holds (one a journey registered without `device_registration`)
+    /// answers no approval.
     func isUsable(in state: InteractionState) -> Bool {
-        guard state.approvalID != nil, let askedDevice = state.deviceID, let keyDevice = deviceID else { return true }
-        return keyDevice == askedDevice
+        guard state.approvalID != nil else { return true }
+        guard let keyDevice = deviceID, keyDevice == state.deviceID, user.userID == state.user?.userID else { return false }
+        return true
     }
 }

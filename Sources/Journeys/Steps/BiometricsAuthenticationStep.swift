@@ -9,7 +9,7 @@ struct BiometricsAuthenticationStep: StepBehavior {
 
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
         let challenge = AuthenticationChallenge.make()
-        let identifier: JSONValue = environment.string("user_identifier").map { .string($0) } ?? .null
+        let identifier: JSONValue = Self.expectedUser(environment).map { .string($0) } ?? .null
         return .present(
             journeyStepID: JourneyStepID.mobileBiometricsAuthentication,
             data: ["user_identifier": identifier, "biometrics_challenge": .string(challenge)],
@@ -20,11 +20,16 @@ struct BiometricsAuthenticationStep: StepBehavior {
         let answer = try BiometricAnswer(input)
         guard let challenge = environment.secrets["challenge"] else { throw ClientResponseNotValid("no challenge is pending") }
         let refused = StepOutcome.retry(.invalidCredentials("The biometric signature does not verify."))
-        if let expected = environment.string("user_identifier"), expected != answer.userIdentifier { return refused }
+        if let expected = Self.expectedUser(environment), expected != answer.userIdentifier { return refused }
         guard let user = try await answer.verify(challenge: challenge, state, environment)?.credential.user else { return refused }
         state.actFor(user)
         state.addAuthenticationMethod(Self.method, at: environment.now)
         return .next(output: ["user_id": .string(user.userID), "public_key_id": .string(answer.publicKeyID)])
+    }
+
+    /// The configured `user_identifier`, in its canonical form.
+    private static func expectedUser(_ environment: StepEnvironment) -> String? {
+        environment.string("user_identifier").map(ExternalUserID.canonical)
     }
 }
 

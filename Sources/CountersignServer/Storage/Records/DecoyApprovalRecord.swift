@@ -1,6 +1,7 @@
 import CountersignCore
 import Crypto
 import Foundation
+import Journeys
 
 /// What a browser waits on when the identifier it typed has no phone to ask: stored like an approval, so
 /// it ends as an unanswered one would (expired), can be cancelled or superseded, and counts toward the
@@ -39,8 +40,9 @@ struct DecoyApprovalRecord: Codable, Sendable {
     }
 
     /// The subject of decoys for `identifier`, under the server's hash key. Not bound to an application:
-    /// a user's own approvals count in every application too.
+    /// a user's own approvals count in every application too. Taken in its canonical form, as a user's is
+    /// stored: one history for an email however it is spelt, as a registered user's.
     static func subjectDigest(identifier: String, key: SymmetricKey) -> String {
-        SecretDigest.keyedHex("decoy\n\(identifier)", key: key)
+        SecretDigest.keyedHex("decoy\n\(ExternalUserID.canonical(identifier))", key: key)
     }
 }
