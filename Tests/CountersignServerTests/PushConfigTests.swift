@@ -5,6 +5,7 @@ import Crypto
 import FluentKit
 import Foundation
 import SQLKit
+import Synchronization
 import Testing
 import Vapor
 
@@ -237,6 +238,9 @@ struct PushConfigTests {
             _ = try await TestBrowser(server).signIn(email: "grace@example.com")
             try await eventually("the attempt is recorded") { try await reasons().count == 1 }
             #expect(try await reasons() == ["access token: token endpoint answered 307"])
+            // A refusal asking again cannot mend (a redirect, a revoked key) is final, as a send's 4xx is.
+            let first = try #require(try await server.admin(.GET, "push-deliveries?device_id=\(phone.deviceID)").body.arrayValue?.first)
+            #expect(first["status"] == "rejected" && (first["next_attempt_at"] ?? .null) == .null)
             #expect(providers.google.issuedTokens.isEmpty, "the redirect was not followed to a token")
 
             #expect(try await server.admin(.PATCH, "push-configs/\(id)", json: [
@@ -246,6 +250,55 @@ struct PushConfigTests {
             _ = try await TestBrowser(server).signIn(email: "grace@example.com")
             try await eventually("the second attempt is recorded") { try await reasons().count == 2 }
             #expect(try await reasons().first == "access token: token endpoint answered 400: invalid_grant")
+            let second = try #require(try await server.admin(.GET, "push-deliveries?device_id=\(phone.deviceID)").body.arrayValue?.first)
+            #expect(second["status"] == "rejected" && (second["next_attempt_at"] ?? .null) == .null)
+        }
+    }
+
+    /// Sends to one FCM project share a request for its access token. One whose answer never ends (headers,
+    /// then silence) must not keep every later send waiting, nor hold an attempt beyond its time limit.
+    @Test("a token endpoint that sends its headers and then stalls holds up no push beyond its attempt's time limit, and the next attempt asks again")
+    func stalledTokenEndpoint() async throws {
+        try await FakePushProviders.run { providers in
+            let stalls = StalledAnswers()
+            let (stalling, url) = try await FakeProviderServer.start(authority: providers.google.certificateAuthority) { app in
+                app.post("token") { _ in
+                    stalls.arrived()
+                    return Response(status: .ok, body: .init(asyncStream: { writer in
+                        try await writer.write(.buffer(ByteBuffer(string: "{")))
+                        await stalls.held()
+                        try await writer.write(.end)
+                    }))
+                }
+            }
+            do {
+                try await TestServer.run(adjust: { $0.pushAttemptTimeLimit = 1 }) { server in
+                    var fcm = providers.fcmConfig.objectValue ?? [:]
+                    fcm["token_endpoint"] = .string(url + "/token")
+                    #expect(try await server.admin(.POST, "push-configs", json: .object(fcm)).status == .created)
+                    let phone = try await RegisteredPhone.register(
+                        server, email: "grace@example.com", channel: "fcm", token: DeviceTokens.firebase, appID: nil)
+                    func deliveries() async throws -> [JSONValue] {
+                        try await server.admin(.GET, "push-deliveries?device_id=\(phone.deviceID)").body.arrayValue ?? []
+                    }
+
+                    _ = try await TestBrowser(server).signIn(email: "grace@example.com")
+                    try await eventually("the first attempt ended") { try await deliveries().count == 1 }
+                    let first = try #require(try await deliveries().first)
+                    #expect(first["status"] == "retry_scheduled")
+
+                    server.clock.advance(by: try server.retryDelay(first) + 1)
+                    try await eventually("the retry asked for a token again") { stalls.count == 2 }
+                    try await eventually("the retry ended") { try await deliveries().count == 2 }
+                    #expect(try await deliveries().first?["status"] == "retry_scheduled")
+                }
+            } catch {
+                stalls.release()
+                await FakeProviderServer.stop(stalling)
+                throw error
+            }
+            stalls.release()
+            await FakeProviderServer.stop(stalling)
         }
     }
 
@@ -365,5 +418,26 @@ struct PushConfigTests {
                 }
             }
         }
+    }
+}
+
+/// Answers held until the test releases them, and how many requests came.
+private final class StalledAnswers: Sendable {
+    private let requests = Mutex(0)
+    private let isReleased = Mutex(false)
+
+    var count: Int { requests.withLock { $0 } }
+
+    func arrived() {
+        requests.withLock { $0 += 1 }
+    }
+
+    /// Returns once `release()` is called (any number of answers may wait at once).
+    func held() async {
+        while !isReleased.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(20)) }
+    }
+
+    func release() {
+        isReleased.withLock { $0 = true }
     }
 }

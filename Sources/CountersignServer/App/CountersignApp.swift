@@ -72,7 +72,7 @@ public enum CountersignApp {
         app.manage(pushClient)
         let gateways = PushGateways(
             configs: storage.pushConfigs, secrets: secretBox, client: pushClient.client, inbox: InboxPushGateway(events: events),
-            now: { clock.now() })
+            attemptTimeLimit: configuration.pushAttemptTimeLimit, now: { clock.now() })
         // Opens every stored key: a wrong master key stops the server here rather than failing its first push.
         try await gateways.refresh()
         let hashKey = try await ServerSecrets.hashKey(on: storage, secrets: secretBox)

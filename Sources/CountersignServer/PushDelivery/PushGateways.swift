@@ -14,10 +14,16 @@ actor PushGateways {
     /// queue sees inbox jobs only from instances of an older version.
     nonisolated let inbox: InboxPushGateway
     private let now: @Sendable () -> Date
+    /// The seconds one push attempt may take; a request for a provider credential is given as long.
+    private let attemptTimeLimit: TimeInterval
     private var built: (fingerprint: String, apns: APNsGateway, fcm: FCMGateway)?
 
-    init(configs: PushConfigStore, secrets: SecretBox, client: HTTPClient, inbox: InboxPushGateway, now: @escaping @Sendable () -> Date) {
+    init(
+        configs: PushConfigStore, secrets: SecretBox, client: HTTPClient, inbox: InboxPushGateway, attemptTimeLimit: TimeInterval,
+        now: @escaping @Sendable () -> Date
+    ) {
         self.configs = configs
+        self.attemptTimeLimit = attemptTimeLimit
         self.secrets = secrets
         self.client = client
         self.inbox = inbox
@@ -42,7 +48,7 @@ actor PushGateways {
         let (apns, fcm) = try Self.open(try await configs.all(), with: secrets)
         built = (
             fingerprint, await APNsGateway(configurations: apns, client: client, now: now),
-            await FCMGateway(accounts: fcm, client: client, now: now))
+            await FCMGateway(accounts: fcm, client: client, tokenTimeLimit: attemptTimeLimit, now: now))
     }
 
     /// Decrypts and checks every configuration, sorted by provider.

@@ -5,25 +5,26 @@ import NIOCore
 
 /// An OAuth2 access token for FCM, obtained with a signed JWT-bearer assertion (RS256, `iss` the
 /// service account, `scope` firebase.messaging, `aud` the token URI, valid one hour) and reused
-/// until a minute before it expires.
+/// until a minute before it expires. A request for one is given `timeLimit` seconds, an attempt's: the
+/// sends waiting for it are cut short at their own limit anyway, and the next attempt asks again.
 struct FCMAccessToken: Sendable {
     static let scope = "https://www.googleapis.com/auth/firebase.messaging"
     static let renewalMargin: TimeInterval = 60
 
     let cache: CachedCredential
 
-    init(account: FCMServiceAccount, client: HTTPClient, now: @escaping @Sendable () -> Date) async {
+    init(account: FCMServiceAccount, client: HTTPClient, timeLimit: TimeInterval, now: @escaping @Sendable () -> Date) async {
         let keys = JWTKeyCollection()
         await keys.add(rsa: account.privateKey, digestAlgorithm: .sha256, kid: JWKIdentifier(string: account.privateKeyID))
         cache = CachedCredential(now: now) {
-            let grant = try await Self.requestGrant(for: account, signedWith: keys, client: client, now: now())
+            let grant = try await Self.requestGrant(for: account, signedWith: keys, client: client, timeLimit: timeLimit, now: now())
             return (grant.accessToken, now().addingTimeInterval(TimeInterval(grant.expiresIn) - Self.renewalMargin))
         }
     }
 
     /// Exchanges a freshly signed JWT-bearer assertion for an access token.
     private static func requestGrant(
-        for account: FCMServiceAccount, signedWith keys: JWTKeyCollection, client: HTTPClient, now: Date
+        for account: FCMServiceAccount, signedWith keys: JWTKeyCollection, client: HTTPClient, timeLimit: TimeInterval, now: Date
     ) async throws -> Grant {
         let issuedAt = Int(now.timeIntervalSince1970)
         let assertion = try await keys.sign(
@@ -34,7 +35,7 @@ struct FCMAccessToken: Sendable {
         request.headers.add(name: "content-type", value: "application/x-www-form-urlencoded")
         let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"
         request.body = .bytes(ByteBuffer(string: form))
-        let reply = try await ProviderReply.exchange(request, with: client, trust: account.trust)
+        let reply = try await ProviderReply.exchange(request, with: client, trust: account.trust, timeLimit: timeLimit)
         guard reply.status == 200, let grant = try? JSONDecoder().decode(Grant.self, from: reply.body) else {
             throw TokenRefused(status: reply.status, error: OAuthError.code(in: reply.body))
         }
@@ -65,6 +66,9 @@ struct FCMAccessToken: Sendable {
         let status: UInt
         let error: String?
         var description: String { "token endpoint answered \(status)" + (error.map { ": \($0)" } ?? "") }
+        /// Whether asking again cannot help: any answer but `429` and `5xx` (a revoked key's `400
+        /// invalid_grant`, a redirect, which is not followed), as for a send.
+        var isFinal: Bool { status != 429 && !(500...599).contains(status) }
     }
 
     /// The part of an OAuth error answer (RFC 6749 §5.2) that is kept: its `error` code, when it is one

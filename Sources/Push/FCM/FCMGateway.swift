@@ -16,10 +16,14 @@ public struct FCMGateway: PushGateway {
         let accessToken: FCMAccessToken
     }
 
-    public init(accounts: [FCMServiceAccount], client: HTTPClient, now: @escaping @Sendable () -> Date = Date.init) async {
+    /// `tokenTimeLimit`: the seconds a request for an access token may take (an attempt's time limit).
+    public init(
+        accounts: [FCMServiceAccount], client: HTTPClient, tokenTimeLimit: TimeInterval = 15, now: @escaping @Sendable () -> Date = Date.init
+    ) async {
         var projects: [Project] = []
         for account in accounts {
-            projects.append(Project(account: account, accessToken: await FCMAccessToken(account: account, client: client, now: now)))
+            projects.append(Project(
+                account: account, accessToken: await FCMAccessToken(account: account, client: client, timeLimit: tokenTimeLimit, now: now)))
         }
         self.projects = AppConfigurations(projects) { $0.account.projectID }
         self.client = client
@@ -51,6 +55,8 @@ public struct FCMGateway: PushGateway {
         let token: String
         do {
             token = try await project.accessToken.cache.value()
+        } catch let refused as FCMAccessToken.TokenRefused where refused.isFinal {
+            return .done(.rejected(reason: "access token: \(refused)"))
         } catch {
             return .done(.retryable(reason: "access token: \(error)", retryAfter: nil))
         }
