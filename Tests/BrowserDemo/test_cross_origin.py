@@ -12,8 +12,9 @@ from test_demo import WAIT_SECONDS, DemoTestCase
 
 
 class PageOrigin:
-    """A plain web server on its own port serving copies of the demo page, its script and style, and the
-    browser SDK, with the page's `countersign-server` naming the Countersign server."""
+    """A plain web server on its own port serving copies of the demo page, its script and style, with the
+    page's `countersign-server` naming the Countersign server and its script importing the browser SDK
+    from there, as a relying party's page would."""
 
     def __init__(self, server_url):
         def fetch(path):
@@ -23,11 +24,12 @@ class PageOrigin:
         page = fetch("/demo").replace(
             b'<meta name="countersign-server" content="">', f'<meta name="countersign-server" content="{server_url}">'.encode())
         assert server_url.encode() in page, "the demo page has no countersign-server to name the server in"
+        script = fetch("/demo/demo.js").replace(b"from '/sdk/countersign.js'", f"from '{server_url}/sdk/countersign.js'".encode())
+        assert server_url.encode() in script, "the demo script does not import the SDK as expected"
         files = {
             "/demo": ("text/html; charset=utf-8", page),
-            "/demo/demo.js": ("text/javascript", fetch("/demo/demo.js")),
+            "/demo/demo.js": ("text/javascript", script),
             "/demo/demo.css": ("text/css", fetch("/demo/demo.css")),
-            "/sdk/countersign.js": ("text/javascript", fetch("/sdk/countersign.js")),
         }
 
         class Files(BaseHTTPRequestHandler):

@@ -6,7 +6,7 @@ import Vapor
 struct BrowserSDKTests {
     static let browserDirectory = TestServer.repositoryRoot.appendingPathComponent("Sources/CountersignServer/Browser")
 
-    @Test("/sdk/countersign.js and its types are served as they are in the repository; other names are 404")
+    @Test("/sdk/countersign.js and its types are served as they are in the repository, to pages of any origin; other names are 404")
     func served() async throws {
         try await TestServer.run { server in
             for (name, type) in [("countersign.js", "text/javascript"), ("countersign.d.ts", "text/plain")] {
@@ -16,6 +16,12 @@ struct BrowserSDKTests {
                 #expect(Data(buffer: response.body) == (try Data(contentsOf: Self.browserDirectory.appendingPathComponent("sdk/\(name)"))))
             }
             #expect(try await server.app.testing().sendRequest(.GET, "/sdk/../Package.swift").status == .notFound)
+            // A relying party's page imports the SDK from here: a module script is fetched with CORS.
+            let imported = try await server.send(.GET, "/sdk/countersign.js", headers: ["Origin": "https://bank.example"])
+            #expect(imported.headers.first(name: .accessControlAllowOrigin) == "*")
+            #expect(imported.headers.first(name: .accessControlAllowCredentials) == nil)
+            let page = try await server.send(.GET, "/demo", headers: ["Origin": "https://bank.example"])
+            #expect(page.headers.first(name: .accessControlAllowOrigin) == nil, "the demo is not for other origins")
             #expect(try await server.app.testing().sendRequest(.GET, "/sdk/other.js").status == .notFound)
         }
     }

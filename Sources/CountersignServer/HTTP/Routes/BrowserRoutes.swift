@@ -9,7 +9,7 @@ struct BrowserRoutes: RouteCollection {
     private let demo: BundledFiles?
 
     init(servingDemo: Bool) throws {
-        sdk = try BundledFiles(folder: "Browser/sdk", names: ["countersign.js", "countersign.d.ts"])
+        sdk = try BundledFiles(folder: "Browser/sdk", names: ["countersign.js", "countersign.d.ts"], anyOrigin: true)
         demo = servingDemo ? try BundledFiles(folder: "Browser/demo", names: ["index.html", "demo.js", "demo.css"]) : nil
     }
 

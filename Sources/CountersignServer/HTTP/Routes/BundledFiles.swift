@@ -5,9 +5,13 @@ import Vapor
 /// files and the API's contract.
 struct BundledFiles: Sendable {
     private let files: [String: (type: HTTPMediaType, body: ByteBuffer)]
+    /// Whether pages of any origin may load the files (the SDK, which a relying party's page imports
+    /// from this server: a module script is fetched with CORS). They hold nothing private.
+    private let anyOrigin: Bool
 
     /// `names` in the resources' `folder`, or at their top when `folder` is nil.
-    init(folder: String?, names: [String]) throws {
+    init(folder: String?, names: [String], anyOrigin: Bool = false) throws {
+        self.anyOrigin = anyOrigin
         guard var directory = Bundle.module.resourceURL else {
             throw Abort(.internalServerError, reason: "the server's resources are missing")
         }
@@ -30,6 +34,10 @@ struct BundledFiles: Sendable {
         // Clients always get the files of the server they talk to.
         response.headers.replaceOrAdd(name: .cacheControl, value: "no-cache")
         response.headers.replaceOrAdd(name: "X-Content-Type-Options", value: "nosniff")
+        if anyOrigin {
+            response.headers.replaceOrAdd(name: .accessControlAllowOrigin, value: "*")
+            response.headers.replaceOrAdd(name: "Cross-Origin-Resource-Policy", value: "cross-origin")
+        }
         if file.type == .html {
             // The pages load only their own scripts, styles and API; nothing may frame them.
             response.headers.replaceOrAdd(
