@@ -63,6 +63,27 @@ struct WebToMobileTests {
         }
     }
 
+    @Test("a mobile approve journey binds no key before the person authenticated in it: the phone's device key alone registers nothing")
+    func approveJourneyBindsNoKeyOnTheDeviceKeyAlone() async throws {
+        try await TestServer.runWithFixtures { server in
+            let ada = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let userID = try #require(try await server.admin(.GET, "users?external_user_id=ada@example.com").body.arrayValue?.first?["id"]?.stringValue)
+            func keys() async throws -> Int { try await server.admin(.GET, "users/\(userID)/biometric-keys").body.arrayValue?.count ?? 0 }
+            #expect(try await keys() == 1)
+
+            let browser = TestBrowser(server)
+            _ = try await browser.signIn("web_login_registers_on_phone", email: "ada@example.com")
+            var step = try await ada.startApproval()
+            if step.journeyStepID == JourneyStepID.mobileBiometricsRegistration {
+                // The attack: whoever holds the phone binds a key of their own to Ada's account.
+                step = try await ada.phone.client.submitClientResponse(
+                    .clientInput, data: try await ada.phone.authenticator.registerNativeBiometrics(userIdentifier: "ada@example.com"))
+            }
+            #expect(step.journeyStepID == JourneyStepID.rejection)
+            #expect(try await keys() == 1, "no key was bound to Ada")
+        }
+    }
+
     @Test("biometric approval on the phone signs the browser in")
     func biometricHappyPath() async throws {
         try await TestServer.run { server in

@@ -7,10 +7,15 @@ extension StepEnvironment {
 
     /// Enters a registration step with the user it may bind keys to: one this run created or proved (an
     /// enrollment code, a sign-in). A user the client only named fails the step with
-    /// `enrollment_required`, except in a development-only journey, which trusts what it is told.
+    /// `enrollment_required`, except in a development-only journey, which trusts what it is told. So does
+    /// the user of a mobile approve journey until the person has authenticated in it: the device key
+    /// (`hwk`) alone proves no one.
     func enrolling(_ state: InteractionState, _ present: (UserContext) async throws -> StepEntry) async rethrows -> StepEntry {
         guard let user = state.user else { return Self.noUser }
         if let refusal = onlyNamedUserRefusal(state) { return refusal }
+        if state.approvalID != nil, !state.amr.contains(where: ApprovalOutcome.authenticationMethods.contains) {
+            return .outcome(.failure(Self.enrollmentRequiredError))
+        }
         return try await present(user)
     }
 
