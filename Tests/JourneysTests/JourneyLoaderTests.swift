@@ -63,6 +63,11 @@ struct JourneyLoaderTests {
         ("unknown key", "type: complete", "type: complete\n    nxt: login", "done", "unknown key 'nxt'"),
         ("reserved branch id", "user_exists: done", "cancel: done", "create", "reserved"),
         ("bad schema", "email: {type: string}", "email: {type: date}", "login", "bad 'schema'"),
+        // A schema keyword the checks would pass over leaves every field optional, or unchecked.
+        ("required not a list", "required: [email]", "required: email", "login", "'required' must be a list"),
+        ("misspelt schema keyword", "required: [email]", "requried: [email]", "login", "unknown keyword 'requried'"),
+        ("misspelt property keyword", "email: {type: string}", "email: {type: string, fromat: email}", "login", "unknown keyword 'fromat'"),
+        ("unknown format", "email: {type: string}", "email: {type: string, format: e-mail}", "login", "the only format is 'email'"),
     ])
     func rule(name: String, find: String, replace: String, stepID: String, reason: String) {
         let yaml = Self.valid.replacingOccurrences(of: find, with: replace)
@@ -71,10 +76,14 @@ struct JourneyLoaderTests {
         #expect(found.contains { $0.stepID == stepID && $0.reason.contains(reason) && $0.file == "sample.yaml" }, "\(name): \(found)")
     }
 
-    @Test("a misspelt config key, or a switch written as a string, is refused: number matching must not quietly go off", arguments: [
+    @Test("a misspelt config key, or a switch written as a string, left empty or wrapped, is refused: number matching must not quietly go off", arguments: [
         ("display_web_opt: true", "unknown config 'display_web_opt' for a web_to_mobile_authentication step"),
-        ("display_web_otp: \"true\"", "config 'display_web_otp' must be true or false"),
-        ("one_pending_per_user: \"no\"", "config 'one_pending_per_user' must be true or false"),
+        ("display_web_otp: \"true\"", "config 'display_web_otp' must be true, false or an expression"),
+        ("one_pending_per_user: \"no\"", "config 'one_pending_per_user' must be true, false or an expression"),
+        // Left empty, or an expression inside a list or a mapping: read as off before.
+        ("display_web_otp: null", "config 'display_web_otp' must be true, false or an expression"),
+        ("display_web_otp: [\"@login.email\"]", "config 'display_web_otp' must be true, false or an expression"),
+        ("show_device_names: {on: \"@login.email\"}", "config 'show_device_names' must be true, false or an expression"),
     ])
     func misspeltProtection(line: String, reason: String) {
         // The sample with its create step turned into a web-to-mobile step carrying `line`.
@@ -87,6 +96,18 @@ struct JourneyLoaderTests {
         #expect(sample(with: line) != Self.valid)
         #expect(found.contains { $0.stepID == "create" && $0.reason.contains(reason) }, "\(found)")
         #expect(problems(sample(with: "display_web_otp: \"@policy.request().params.otp\"")).isEmpty, "an expression may decide a switch")
+    }
+
+    @Test("a mobile_journey that is no journey's name is refused, rather than the weaker mobile_approve run in its place", arguments: [
+        "[mobile_approve_otp]", "{id: mobile_approve_otp}", "3",
+    ])
+    func mobileJourneyNotAName(value: String) {
+        let yaml = Self.valid.replacingOccurrences(
+            of: "type: create_user\n    config: {email: \"@login.email\"}\n    next: done\n    branches: {user_exists: done}",
+            with: "type: web_to_mobile_authentication\n    config: {external_user_id: \"@login.email\", mobile_journey: \(value)}\n    next: done")
+        #expect(yaml != Self.valid)
+        let found = problems(yaml)
+        #expect(found.contains { $0.stepID == "create" && $0.reason.contains("config 'mobile_journey' must name a journey") }, "\(found)")
     }
 
     /// A way out of a step: `next`, `failure` or `cancel`, to `target`.

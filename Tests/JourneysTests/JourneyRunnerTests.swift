@@ -73,7 +73,7 @@ struct JourneyRunnerTests {
             branches: {help: explain}
           - id: create
             type: create_user
-            config: {username: "@login.username"}
+            config: {username: "@login.username", output_variable: found}
             next: done
             branches: {user_exists: welcome_back}
           - id: done
@@ -82,7 +82,12 @@ struct JourneyRunnerTests {
             type: reject
             config:
               error_code: user_exists
-              data: {name: "@policy.userContext().external_user_id", source: "@policy.request().params.source", literal: "@@home"}
+              data:
+                name: "@policy.userContext().external_user_id"
+                source: "@policy.request().params.source"
+                literal: "@@home"
+                by_step: "@create.user_id"
+                by_variable: "@found.user_id"
           - id: explain
             type: reject
             config: {error_code: help_requested}
@@ -109,14 +114,16 @@ struct JourneyRunnerTests {
         #expect(effects.issued.withLock { $0.first?.clientID } == "web")
     }
 
-    @Test("an existing user takes the user_exists branch; reject data resolves expressions")
+    @Test("an existing user takes the user_exists branch, with the step's output under its id and its output_variable; reject data resolves expressions")
     func userExists() async throws {
         let effects = MemoryEffects()
         _ = try await effects.createUser(externalUserID: "Ada", email: nil)
         let rejected = try await run([ClientResponse(option: "client_input", data: ["username": "Ada"])], effects: effects)
         #expect(rejected.journeyStepID == JourneyStepID.rejection)
         #expect(rejected.error?.code == "user_exists")
-        #expect(rejected.data == ["name": "Ada", "source": "tests", "literal": "@home"])
+        #expect(rejected.data == [
+            "name": "Ada", "source": "tests", "literal": "@home", "by_step": "usr_Ada", "by_variable": "usr_Ada",
+        ])
     }
 
     @Test("custom branches are offered and followed; cancel follows the cancel branch")

@@ -69,6 +69,15 @@ public enum StepType: String, Sendable, CaseIterable {
         }
     }
 
+    /// Config keys that name a journey, written as they are (no expression): anything but a name is
+    /// refused at load, rather than the step falling back to a default journey.
+    var nameConfig: [String] {
+        switch self {
+        case .webToMobileAuthentication: ["mobile_journey"]
+        default: []
+        }
+    }
+
     /// Groups of keys of which at least one must be present.
     var requiredOneOf: [[String]] {
         switch self {

@@ -186,11 +186,15 @@ private struct DocumentValidator {
             let known = (type.knownConfig.union(StepType.commonConfig)).sorted().joined(separator: ", ")
             problem(id, "unknown config '\(key)' for a \(type.rawValue) step (known: \(known))")
         }
+        // A switch left empty or holding a list or mapping would read as off, silently.
         for key in type.switchConfig {
-            guard let value = config[key], value != .null else { continue }
+            guard let value = config[key] else { continue }
             if case .bool = value { continue }
-            if (try? ConfigValue.expressions(in: value))?.isEmpty == false { continue }
-            problem(id, "config '\(key)' must be true or false")
+            if case .string = value, (try? ConfigValue.expressions(in: value))?.isEmpty == false { continue }
+            problem(id, "config '\(key)' must be true, false or an expression")
+        }
+        for key in type.nameConfig {
+            if let value = config[key], value != .null, value.stringValue == nil { problem(id, "config '\(key)' must name a journey") }
         }
         for key in type.requiredConfig where config[key] == nil || config[key] == .null {
             problem(id, "missing required config '\(key)'")

@@ -110,7 +110,8 @@ public struct JourneyRunner: Sendable {
             store(output, of: step, &state)
             guard let next = step.next else { throw JourneyRuntimeError.missingNext(step.id) }
             return try await advance(to: next, &state)
-        case .branch(let target):
+        case .branch(let target, let output):
+            store(output, of: step, &state)
             return try await advance(to: target, &state)
         case .failure(let error):
             record(error, of: step, &state)
@@ -152,7 +153,8 @@ public struct JourneyRunner: Sendable {
                 store(output, of: step, &state)
                 guard let next = step.next else { throw JourneyRuntimeError.missingNext(step.id) }
                 target = next
-            case .outcome(.branch(let next)):
+            case .outcome(.branch(let next, let output)):
+                store(output, of: step, &state)
                 target = next
             case .outcome(let other):
                 return try await follow(other, from: step, &state)

@@ -73,8 +73,8 @@ enum StepEntry {
 enum StepOutcome {
     /// Continue on `next`, storing `output` under the step id.
     case next(output: JSONValue?)
-    /// Continue on the named step.
-    case branch(to: String)
+    /// Continue on the named step, storing `output` (when given) as `next` does.
+    case branch(to: String, output: JSONValue?)
     /// Take the failure branch, or reject the journey when there is none.
     case failure(WireError)
     /// A wrong credential: show the step again with fresh secrets, until the attempts run out.

@@ -17,8 +17,7 @@ struct CreateUserStep: StepBehavior {
         if let existing = try await environment.effects.findUser(externalUserID: externalUserID) {
             state.actFor(existing, proven: false)
             if let target = environment.step.branches[Self.userExistsBranch]?.target {
-                state.variables[environment.step.id] = ["user_id": .string(existing.userID), "created": false]
-                return .outcome(.branch(to: target))
+                return .outcome(.branch(to: target, output: ["user_id": .string(existing.userID), "created": false]))
             }
             return .outcome(.next(output: ["user_id": .string(existing.userID), "created": false]))
         }

@@ -10,17 +10,37 @@ enum FormSchema {
         guard schema["type"]?.stringValue == "object", let properties = schema["properties"]?.objectValue else {
             return "a form schema is an object schema with 'properties'"
         }
+        // A keyword the checks do not know would be passed over: a misspelt `required` would make every
+        // field optional.
+        if let unknown = unknownKeyword(of: schema, knowing: schemaKeywords) { return "unknown keyword '\(unknown)'" }
         for (name, property) in properties.sorted(by: { $0.key < $1.key }) {
             guard let type = property["type"]?.stringValue, propertyTypes.contains(type) else {
                 return "property '\(name)' needs a type of string, number, integer or boolean"
             }
+            if let unknown = unknownKeyword(of: property, knowing: propertyKeywords) {
+                return "property '\(name)': unknown keyword '\(unknown)'"
+            }
+            if let format = property["format"], format != "email" || type != "string" {
+                return "property '\(name)': the only format is 'email', of a string"
+            }
         }
-        for name in schema["required"]?.arrayValue ?? [] {
-            guard let name = name.stringValue, properties[name] != nil else {
-                return "'required' lists a property the schema does not define"
+        if let required = schema["required"] {
+            guard let names = required.arrayValue else { return "'required' must be a list of property names" }
+            for name in names {
+                guard let name = name.stringValue, properties[name] != nil else {
+                    return "'required' lists a property the schema does not define"
+                }
             }
         }
         return nil
+    }
+
+    private static let schemaKeywords: Set<String> = ["type", "properties", "required", "title", "description"]
+    private static let propertyKeywords: Set<String> = ["type", "format", "title", "description"]
+
+    /// The first keyword of `object`, in name order, that is not one of `known`.
+    private static func unknownKeyword(of object: JSONValue, knowing known: Set<String>) -> String? {
+        (object.objectValue ?? [:]).keys.sorted().first { !known.contains($0) }
     }
 
     /// The declared fields of `input`, or the reason it does not satisfy `schema`.
