@@ -146,15 +146,44 @@ test('an approval event on the stream ends the wait without waiting out the inte
   assert.match(stream.headers.Authorization, /^Bearer itk_/);
 });
 
-test('an aborted wait rejects with aborted', { timeout: 2000 }, async () => {
+test('a wait given an aborted signal rejects with aborted at once, sending nothing and sleeping not at all', { timeout: 2000 }, async () => {
   const time = virtualTime();
   const server = fakeServer((request) => noEvents(request) ?? { body: waiting() });
   const client = new CountersignClient({ clientId: 'demo-web', fetch: server.fetch, sleep: time.sleep });
+  const step = await client.startJourney('web_login');
   const controller = new AbortController();
   controller.abort();
-  await assert.rejects(
-    client.waitForMobileApproval(await client.startJourney('web_login'), { signal: controller.signal }),
-    (error) => error.errorCode === ErrorCode.Aborted);
+  await assert.rejects(client.waitForMobileApproval(step, { signal: controller.signal }), (error) => error.errorCode === ErrorCode.Aborted);
+  assert.deepEqual(server.requests.map((request) => request.url.split('/').pop()), ['start'], 'no events stream, no poll');
+  assert.deepEqual(time.sleeps, []);
+});
+
+test('an events stream that ends is opened again, and its approval event ends the wait', { timeout: 2000 }, async () => {
+  // The first sleep is the poll's: it ends only when the stream wakes it. Later ones (before the stream
+  // is opened again) end at once.
+  let sleeps = 0;
+  const sleep = (milliseconds, signal) => new Promise((resolve) => {
+    sleeps += 1;
+    if (sleeps > 1 || signal?.aborted) return resolve();
+    signal?.addEventListener('abort', resolve, { once: true });
+  });
+  let streams = 0;
+  const server = fakeServer((request) => {
+    if (request.url.endsWith('/events')) {
+      streams += 1;
+      // The first stream ends with no event (its instance was lost); the second carries the approval.
+      const raw = streams === 1 ? ': keep-alive\n\n' : 'event: approval\ndata: {"status":"approved"}\n\n';
+      return { raw, headers: { 'Content-Type': 'text/event-stream' } };
+    }
+    if (request.url.endsWith('/start')) return { body: waiting() };
+    return { body: wire(JourneyStepId.Success, {}, { token: 't' }) };
+  });
+  const client = new CountersignClient({ clientId: 'demo-web', fetch: server.fetch, sleep });
+  const done = await client.waitForMobileApproval(await client.startJourney('web_login'));
+  assert.equal(done.token, 't');
+  const opened = server.requests.filter((request) => request.url.endsWith('/events'));
+  assert.equal(opened.length, 2);
+  assert.equal(server.requests.filter((request) => request.url.endsWith('/submit')).length, 1, 'the poll was woken by the second stream');
 });
 
 test('a wait aborted while it sleeps rejects with aborted at once', { timeout: 2000 }, async () => {

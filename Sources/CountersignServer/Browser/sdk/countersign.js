@@ -137,8 +137,11 @@ export class CountersignClient {
    * events stream and polls every `polling_interval` seconds (never faster, longer when the server
    * says `slow_down`), calling `onUpdate` with each response that is still waiting. A poll that fails
    * for the network or the server (`network_error`, `server_error`) is tried again at the next interval
-   * until the step's `expires_at`, calling `onRetry` with the error. Resolves with the first response
-   * that is not waiting.
+   * until the step's `expires_at`, calling `onRetry` with the error. An events stream that ends, or
+   * cannot be reached (its instance lost, a proxy's timeout, a server error), is opened again an
+   * interval later, with the latest token; one the server refuses (`4xx`) is left to the polls.
+   * Resolves with the first response that is not waiting;
+   * rejects with `aborted` once `signal` is aborted (at once when it already is: nothing is sent).
    * @param {IdoResponse} response the waiting response
    * @param {{onUpdate?: (response: IdoResponse) => void, onRetry?: (error: CountersignError) => void,
    *   signal?: AbortSignal}} [options]
@@ -146,6 +149,7 @@ export class CountersignClient {
    */
   async waitForMobileApproval(response, { onUpdate, onRetry, signal } = {}) {
     this.requireInteraction();
+    if (signal?.aborted) throw new CountersignError(ErrorCode.Aborted, 'Stopped waiting for the phone.');
     const interval = Math.max(1, Number(response?.data?.polling_interval) || 3) * 1000;
     const retryUntil = Date.parse(response?.data?.expires_at);
     // Aborted by the caller's signal, or once by the events stream to poll at once.
@@ -153,7 +157,7 @@ export class CountersignClient {
     const stop = () => wake.abort();
     signal?.addEventListener('abort', stop, { once: true });
     const stream = new AbortController();
-    this.listenForApproval(stream.signal).then(stop, () => {});
+    this.keepListening(interval, stream.signal).then(stop, () => {});
     try {
       let wait = interval;
       for (;;) {
@@ -185,13 +189,31 @@ export class CountersignClient {
     }
   }
 
+  /**
+   * Resolves when an events stream reports the approval settled, opening the stream again `interval`
+   * after it ends or cannot be reached. Never resolves once `signal` is aborted or the server refuses
+   * the stream.
+   */
+  async keepListening(interval, signal) {
+    while (!signal.aborted) {
+      try {
+        await this.listenForApproval(signal);
+        return;
+      } catch (error) {
+        if (error.status >= 400 && error.status < 500) break;
+        await this.sleep(interval, signal);
+      }
+    }
+    return new Promise(() => {});
+  }
+
   /** Resolves when the events stream reports the approval settled; rejects when it cannot be read. */
   async listenForApproval(signal) {
     const url = `${this.serverPath}/v1/interactions/${encodeURIComponent(this.interactionId)}/events`;
     const reply = await this.fetch(url, {
       headers: { Authorization: `Bearer ${this.interactionToken}`, Accept: 'text/event-stream' }, signal,
     });
-    if (!reply.ok || !reply.body) throw new CountersignError(ErrorCode.ServerError, 'No events stream.');
+    if (!reply.ok || !reply.body) throw new CountersignError(ErrorCode.ServerError, 'No events stream.', { status: reply.status });
     const reader = reply.body.getReader();
     const decoder = new TextDecoder();
     let buffered = '';
