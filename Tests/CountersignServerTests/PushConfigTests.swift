@@ -302,6 +302,21 @@ struct PushConfigTests {
         }
     }
 
+    /// A configuration written under another master key, or damaged in the database, must not take the
+    /// other providers down with it: the pushes it cannot serve are refused, the rest are sent.
+    @Test("a configuration that no longer opens is left out and logged, and the other providers go on sending")
+    func oneConfigurationThatDoesNotOpen() async throws {
+        try await FakePushProviders.withPhone(on: "apns") { providers, server, phone in
+            try await server.configurePush(providers.fcmConfig)
+            let sql = try #require(server.app.countersignSQL)
+            try await sql.raw("UPDATE push_configs SET sealed_secret = 'damaged' WHERE provider = 'fcm'").run()
+
+            _ = try await TestBrowser(server).signIn(email: "ada@example.com")
+            try await eventually("Apple received the push") { providers.apns.requests.contains { $0.status == 200 } }
+            #expect(try await phone.approve(fromPush: providers.apnsPayload(0)).journeyStepID == JourneyStepID.success)
+        }
+    }
+
     @Test("a second configuration for the same bundle id is 409; a bad update changes nothing")
     func conflictsAndBadUpdates() async throws {
         try await FakePushProviders.run { providers in

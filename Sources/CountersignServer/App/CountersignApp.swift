@@ -72,9 +72,8 @@ public enum CountersignApp {
         app.manage(pushClient)
         let gateways = PushGateways(
             configs: storage.pushConfigs, secrets: secretBox, client: pushClient.client, inbox: InboxPushGateway(events: events),
-            attemptTimeLimit: configuration.pushAttemptTimeLimit, now: { clock.now() })
-        // Opens every stored key: a wrong master key stops the server here rather than failing its first push.
-        try await gateways.refresh()
+            attemptTimeLimit: configuration.pushAttemptTimeLimit, logger: app.logger, now: { clock.now() })
+        try await gateways.openAll()
         let hashKey = try await ServerSecrets.hashKey(on: storage, secrets: secretBox)
         await startupLock?.release()
         let approvals = ApprovalLifecycle(

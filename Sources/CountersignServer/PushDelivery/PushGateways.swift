@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import CountersignCore
 import Foundation
+import Logging
 import Push
 
 /// The gateway of each push channel. APNs and FCM gateways are built from the stored provider
@@ -16,13 +17,15 @@ actor PushGateways {
     private let now: @Sendable () -> Date
     /// The seconds one push attempt may take; a request for a provider credential is given as long.
     private let attemptTimeLimit: TimeInterval
+    private let logger: Logger
     private var built: (fingerprint: String, apns: APNsGateway, fcm: FCMGateway)?
 
     init(
         configs: PushConfigStore, secrets: SecretBox, client: HTTPClient, inbox: InboxPushGateway, attemptTimeLimit: TimeInterval,
-        now: @escaping @Sendable () -> Date
+        logger: Logger, now: @escaping @Sendable () -> Date
     ) {
         self.configs = configs
+        self.logger = logger
         self.attemptTimeLimit = attemptTimeLimit
         self.secrets = secrets
         self.client = client
@@ -39,29 +42,42 @@ actor PushGateways {
         }
     }
 
+    /// Builds the gateways at start, opening every configuration: a key that does not open (a wrong
+    /// master key) stops the server here rather than failing its first push.
+    func openAll() async throws {
+        try await refresh { _, error in throw error }
+    }
+
     /// Rebuilds the gateways when a configuration was added, changed or removed since the last call: a
-    /// light read of ids and update times, and the key material only when something changed. Opening
-    /// every key, it fails on a wrong master key (so the server does not start with one).
+    /// light read of ids and sealed keys, and the keys opened only when something changed. A configuration
+    /// that does not open (written under another master key, or damaged) is logged and left out, so the
+    /// others go on serving; pushes for its app are refused as for an app with no configuration.
     func refresh() async throws {
+        try await refresh { config, error in
+            logger.error("a push configuration cannot be opened and serves no push", metadata: [
+                "push_config_id": "\(config.id)", "provider": "\(config.provider)", "error": "\(error)",
+            ])
+        }
+    }
+
+    private func refresh(unopened: (PushConfigRecord, any Error) throws -> Void) async throws {
         let fingerprint = try await configs.version()
         if let built, built.fingerprint == fingerprint { return }
-        let (apns, fcm) = try Self.open(try await configs.all(), with: secrets)
+        var apns: [APNsConfiguration] = []
+        var fcm: [FCMServiceAccount] = []
+        for config in try await configs.all() {
+            do {
+                switch try config.provider(opening: secrets) {
+                case .apns(let configuration): apns.append(configuration)
+                case .fcm(let account): fcm.append(account)
+                }
+            } catch {
+                try unopened(config, error)
+            }
+        }
         built = (
             fingerprint, await APNsGateway(configurations: apns, client: client, now: now),
             await FCMGateway(accounts: fcm, client: client, tokenTimeLimit: attemptTimeLimit, now: now))
-    }
-
-    /// Decrypts and checks every configuration, sorted by provider.
-    private static func open(_ configs: [PushConfigRecord], with secrets: SecretBox) throws -> ([APNsConfiguration], [FCMServiceAccount]) {
-        var apns: [APNsConfiguration] = []
-        var fcm: [FCMServiceAccount] = []
-        for config in configs {
-            switch try config.provider(opening: secrets) {
-            case .apns(let configuration): apns.append(configuration)
-            case .fcm(let account): fcm.append(account)
-            }
-        }
-        return (apns, fcm)
     }
 
     private func current() async throws -> (fingerprint: String, apns: APNsGateway, fcm: FCMGateway) {

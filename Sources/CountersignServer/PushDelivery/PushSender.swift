@@ -72,8 +72,16 @@ final class PushSender: ServerLifecycle {
                 do {
                     let free = Self.concurrency - inFlight.withLock { $0 }
                     let jobs = try await claimDueJobs(limit: free)
-                    // Configurations changed since the last batch (on any instance) apply to this one.
-                    if !jobs.isEmpty { try await gateways.refresh() }
+                    // Configurations changed since the last batch (on any instance) apply to this one. Jobs
+                    // claimed when they cannot be read are handed back at once, not left to their lease.
+                    if !jobs.isEmpty {
+                        do {
+                            try await gateways.refresh()
+                        } catch {
+                            for job in jobs { try await storage.pushJobs.release(job, dueAt: clock.now()) }
+                            throw error
+                        }
+                    }
                     for job in jobs {
                         inFlight.withLock { $0 += 1 }
                         group.addTask {
