@@ -317,6 +317,27 @@ struct PushConfigTests {
         }
     }
 
+    /// Apple throttles a key whose provider token is renewed more often than every 20 minutes: an edit that
+    /// leaves the key as it was must not make a new token.
+    @Test("renaming a configuration, or adding another, keeps the provider token of a key that did not change")
+    func editsKeepProviderTokens() async throws {
+        try await FakePushProviders.withPhone(on: "apns") { providers, server, phone in
+            let browser = TestBrowser(server)
+            _ = try await browser.signIn(email: "ada@example.com")
+            try await eventually("Apple received the first push") { providers.apns.requests.count == 1 }
+            let first = try #require(providers.apns.requests.first?.providerToken)
+            #expect(try await phone.approve(fromPush: providers.apnsPayload(0)).journeyStepID == JourneyStepID.success)
+
+            let id = try #require(try await server.admin(.GET, "push-configs").body.arrayValue?.first?["id"]?.stringValue)
+            #expect(try await server.admin(.PATCH, "push-configs/\(id)", json: ["name": "Renamed"]).status == .ok)
+            try await server.configurePush(providers.fcmConfig)
+
+            _ = try await TestBrowser(server).signIn(email: "ada@example.com")
+            try await eventually("Apple received the second push") { providers.apns.requests.count == 2 }
+            #expect(providers.apns.requests.last?.providerToken == first)
+        }
+    }
+
     @Test("a second configuration for the same bundle id is 409; a bad update changes nothing")
     func conflictsAndBadUpdates() async throws {
         try await FakePushProviders.run { providers in

@@ -6,7 +6,7 @@ import Push
 
 /// The gateway of each push channel. APNs and FCM gateways are built from the stored provider
 /// configurations and rebuilt by `refresh` when those change (on any instance); between changes they
-/// are reused, so provider and access tokens stay cached.
+/// are reused, and across a rebuild each unchanged key keeps its provider or access token.
 actor PushGateways {
     private let configs: PushConfigStore
     private let secrets: SecretBox
@@ -75,9 +75,10 @@ actor PushGateways {
                 try unopened(config, error)
             }
         }
+        // Provider and access tokens of keys that did not change are kept: a rename is no new key.
         built = (
-            fingerprint, await APNsGateway(configurations: apns, client: client, now: now),
-            await FCMGateway(accounts: fcm, client: client, tokenTimeLimit: attemptTimeLimit, now: now))
+            fingerprint, await APNsGateway(configurations: apns, client: client, now: now, reusing: built?.apns),
+            await FCMGateway(accounts: fcm, client: client, tokenTimeLimit: attemptTimeLimit, now: now, reusing: built?.fcm))
     }
 
     private func current() async throws -> (fingerprint: String, apns: APNsGateway, fcm: FCMGateway) {

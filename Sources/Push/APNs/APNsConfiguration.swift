@@ -31,6 +31,12 @@ public struct APNsConfiguration: Sendable {
     /// The parsed `.p8` key; only the provider token uses it.
     let signingKey: ES256PrivateKey
 
+    /// What a provider token depends on: the key, its id and the team. Configurations with the same
+    /// share one token.
+    var credentialKey: String {
+        "\(keyID)\n\(teamID)\n\(signingKey.pemRepresentation)"
+    }
+
     /// Why a configuration was refused.
     public struct Invalid: Error, Equatable, CustomStringConvertible {
         public let field: String

@@ -12,6 +12,8 @@ public struct APNsGateway: PushGateway {
 
     private let client: HTTPClient
     private let senders: AppConfigurations<Sender>
+    /// Each key's provider token, by `APNsConfiguration.credentialKey`.
+    private let providerTokens: [String: APNsProviderToken]
 
     struct Sender: Sendable {
         let configuration: APNsConfiguration
@@ -19,14 +21,26 @@ public struct APNsGateway: PushGateway {
     }
 
     /// `client` must allow HTTP/2 (`httpVersion = .automatic`, the default); `now` is the clock provider
-    /// tokens are dated with.
-    public init(configurations: [APNsConfiguration], client: HTTPClient, now: @escaping @Sendable () -> Date = Date.init) async {
+    /// tokens are dated with. A gateway built again after a configuration changed takes over `previous`'s
+    /// provider tokens for the keys that did not change: Apple throttles a key's token renewed more often
+    /// than every 20 minutes.
+    public init(
+        configurations: [APNsConfiguration], client: HTTPClient, now: @escaping @Sendable () -> Date = Date.init,
+        reusing previous: APNsGateway? = nil
+    ) async {
         var senders: [Sender] = []
+        var tokens: [String: APNsProviderToken] = [:]
         for configuration in configurations {
-            senders.append(Sender(configuration: configuration, providerToken: await APNsProviderToken(configuration: configuration, now: now)))
+            let key = configuration.credentialKey
+            let token = if let kept = tokens[key] ?? previous?.providerTokens[key] { kept } else {
+                await APNsProviderToken(configuration: configuration, now: now)
+            }
+            tokens[key] = token
+            senders.append(Sender(configuration: configuration, providerToken: token))
         }
         self.client = client
         self.senders = AppConfigurations(senders) { $0.configuration.bundleID }
+        providerTokens = tokens
     }
 
     public func send(_ notification: PushNotification, to target: PushTarget) async -> DeliveryOutcome {

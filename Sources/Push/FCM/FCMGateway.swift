@@ -8,6 +8,8 @@ import NIOCore
 /// project; one access token per project is reused until it is due for renewal.
 public struct FCMGateway: PushGateway {
     private let projects: AppConfigurations<Project>
+    /// Each service account's access token, by `FCMServiceAccount.credentialKey`.
+    private let accessTokens: [String: FCMAccessToken]
     private let client: HTTPClient
     private let now: @Sendable () -> Date
 
@@ -16,16 +18,25 @@ public struct FCMGateway: PushGateway {
         let accessToken: FCMAccessToken
     }
 
-    /// `tokenTimeLimit`: the seconds a request for an access token may take (an attempt's time limit).
+    /// `tokenTimeLimit`: the seconds a request for an access token may take (an attempt's time limit). A
+    /// gateway built again after a configuration changed takes over `previous`'s access tokens for the
+    /// service accounts that did not change.
     public init(
-        accounts: [FCMServiceAccount], client: HTTPClient, tokenTimeLimit: TimeInterval = 15, now: @escaping @Sendable () -> Date = Date.init
+        accounts: [FCMServiceAccount], client: HTTPClient, tokenTimeLimit: TimeInterval = 15, now: @escaping @Sendable () -> Date = Date.init,
+        reusing previous: FCMGateway? = nil
     ) async {
         var projects: [Project] = []
+        var tokens: [String: FCMAccessToken] = [:]
         for account in accounts {
-            projects.append(Project(
-                account: account, accessToken: await FCMAccessToken(account: account, client: client, timeLimit: tokenTimeLimit, now: now)))
+            let key = account.credentialKey
+            let token = if let kept = tokens[key] ?? previous?.accessTokens[key] { kept } else {
+                await FCMAccessToken(account: account, client: client, timeLimit: tokenTimeLimit, now: now)
+            }
+            tokens[key] = token
+            projects.append(Project(account: account, accessToken: token))
         }
         self.projects = AppConfigurations(projects) { $0.account.projectID }
+        accessTokens = tokens
         self.client = client
         self.now = now
     }

@@ -16,6 +16,11 @@ public struct FCMServiceAccount: Sendable {
     let trust: TLSConfiguration?
     let privateKey: Insecure.RSA.PrivateKey
 
+    /// What an access token depends on: the service account, its key and where tokens come from.
+    var credentialKey: String {
+        "\(clientEmail)\n\(privateKeyID)\n\(tokenURI)\n\(privateKey.pemRepresentation)"
+    }
+
     public static let defaultSendBaseURL = "https://fcm.googleapis.com"
 
     /// Why a key file was refused.
