@@ -2,13 +2,18 @@
 /// project id).
 struct AppConfigurations<Configuration: Sendable>: Sendable {
     private let byAppID: [String: Configuration]
+    /// Apps whose configuration exists but could not be used: no other configuration serves them.
+    private let withheld: Set<String>
 
-    init(_ configurations: [Configuration], appID: (Configuration) -> String) {
+    init(_ configurations: [Configuration], withholding withheld: Set<String> = [], appID: (Configuration) -> String) {
         byAppID = Dictionary(configurations.map { (appID($0), $0) }, uniquingKeysWith: { first, _ in first })
+        self.withheld = withheld
     }
 
-    /// The configuration for a device's app id; with one configuration, it serves every device.
+    /// The configuration for a device's app id; with one configuration (and none withheld), it serves
+    /// every device. A withheld app gets none, rather than another app's key and topic.
     func serving(_ appID: String?) -> Configuration? {
-        appID.flatMap { byAppID[$0] } ?? (byAppID.count == 1 ? byAppID.values.first : nil)
+        if let appID, withheld.contains(appID) { return nil }
+        return appID.flatMap { byAppID[$0] } ?? (byAppID.count == 1 && withheld.isEmpty ? byAppID.values.first : nil)
     }
 }

@@ -303,16 +303,27 @@ struct PushConfigTests {
     }
 
     /// A configuration written under another master key, or damaged in the database, must not take the
-    /// other providers down with it: the pushes it cannot serve are refused, the rest are sent.
-    @Test("a configuration that no longer opens is left out and logged, and the other providers go on sending")
+    /// other configurations down with it, nor have its pushes sent through another app's key and topic.
+    @Test("a configuration that no longer opens is left out: its app's pushes are rejected, not sent through another app, and the other apps go on sending")
     func oneConfigurationThatDoesNotOpen() async throws {
         try await FakePushProviders.withPhone(on: "apns") { providers, server, phone in
-            try await server.configurePush(providers.fcmConfig)
+            var other = providers.apnsConfig.objectValue ?? [:]
+            other["bundle_id"] = "com.example.other"
+            try await server.configurePush(.object(other))
+            let grace = try await RegisteredPhone.register(
+                server, email: "grace@example.com", channel: "apns", token: DeviceTokens.otherApple, appID: "com.example.other")
             let sql = try #require(server.app.countersignSQL)
-            try await sql.raw("UPDATE push_configs SET sealed_secret = 'damaged' WHERE provider = 'fcm'").run()
+            try await sql.raw("UPDATE push_configs SET sealed_secret = 'damaged' WHERE app_id = 'com.example.other'").run()
+
+            _ = try await TestBrowser(server).signIn(email: "grace@example.com")
+            try await eventually("Grace's push is recorded") { try await server.admin(.GET, "push-deliveries?device_id=\(grace.deviceID)").body.arrayValue?.count == 1 }
+            let refused = try #require(try await server.admin(.GET, "push-deliveries?device_id=\(grace.deviceID)").body.arrayValue?.first)
+            #expect(refused["status"] == "rejected")
+            #expect(refused["reason"] == "no APNs configuration for bundle id 'com.example.other'")
+            #expect(!providers.apns.requests.contains { $0.deviceToken == DeviceTokens.otherApple }, "nothing went out under another app's topic")
 
             _ = try await TestBrowser(server).signIn(email: "ada@example.com")
-            try await eventually("Apple received the push") { providers.apns.requests.contains { $0.status == 200 } }
+            try await eventually("Apple received Ada's push") { providers.apns.requests.contains { $0.status == 200 } }
             #expect(try await phone.approve(fromPush: providers.apnsPayload(0)).journeyStepID == JourneyStepID.success)
         }
     }

@@ -34,7 +34,7 @@ struct WebToMobileTests {
     /// A journey may leave its biometric step without `user_identifier`; the approval is still bound to its
     /// person and phone. The attack: Ada's phone (its device key) in the hands of Bob, whose own key a
     /// registration left on no device, approving Ada's sign-in with it.
-    @Test("an approval whose biometric step names no user is approved only by its user's key on the phone asked, not by another person's key held on no device")
+    @Test("an approval whose biometric step names no user is approved only by its user's key on the phone asked, not by another person's key, held on no device or on that phone")
     func unpinnedApprovalNeedsTheUsersKey() async throws {
         try await TestServer.runWithFixtures { server in
             let ada = try await RegisteredPhone.register(server, email: "ada@example.com")
@@ -55,8 +55,17 @@ struct WebToMobileTests {
             #expect(withBobsKey.error?.code == ErrorCode.invalidCredentials)
             #expect(try await browser.pollLater(server).token == nil, "the browser is not signed in")
 
+            // Bob's key as if it lived on Ada's phone (written so in the database): on the device asked, and
+            // still not hers.
+            let sql = try #require(server.app.countersignSQL)
+            try await sql.raw("UPDATE biometric_keys SET device_id = \(bind: ada.deviceID) WHERE device_id IS NULL").run()
+            let onHerPhone = try await ada.phone.client.submitClientResponse(
+                .clientInput, data: try await bob.biometricAnswer(to: withBobsKey, as: "bob@example.com"))
+            #expect(onHerPhone.journeyStepID == JourneyStepID.mobileBiometricsAuthentication)
+            #expect(onHerPhone.error?.code == ErrorCode.invalidCredentials)
+
             let withHers = try await ada.phone.client.submitClientResponse(
-                .clientInput, data: try await ada.phone.biometricAnswer(to: withBobsKey, as: "ada@example.com"))
+                .clientInput, data: try await ada.phone.biometricAnswer(to: onHerPhone, as: "ada@example.com"))
             #expect(withHers.journeyStepID == JourneyStepID.success)
             let claims = try await server.verifiedClaims(try #require(try await browser.pollLater(server).token))
             #expect(claims.externalUserID == "ada@example.com")

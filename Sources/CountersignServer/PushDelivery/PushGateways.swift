@@ -65,6 +65,7 @@ actor PushGateways {
         if let built, built.fingerprint == fingerprint { return }
         var apns: [APNsConfiguration] = []
         var fcm: [FCMServiceAccount] = []
+        var withheld: [String: Set<String>] = [:]
         for config in try await configs.all() {
             do {
                 switch try config.provider(opening: secrets) {
@@ -73,12 +74,17 @@ actor PushGateways {
                 }
             } catch {
                 try unopened(config, error)
+                withheld[config.provider, default: []].insert(config.appID)
             }
         }
         // Provider and access tokens of keys that did not change are kept: a rename is no new key.
         built = (
-            fingerprint, await APNsGateway(configurations: apns, client: client, now: now, reusing: built?.apns),
-            await FCMGateway(accounts: fcm, client: client, tokenTimeLimit: attemptTimeLimit, now: now, reusing: built?.fcm))
+            fingerprint,
+            await APNsGateway(
+                configurations: apns, withholding: withheld[PushProvider.apns.rawValue] ?? [], client: client, now: now, reusing: built?.apns),
+            await FCMGateway(
+                accounts: fcm, withholding: withheld[PushProvider.fcm.rawValue] ?? [], client: client, tokenTimeLimit: attemptTimeLimit,
+                now: now, reusing: built?.fcm))
     }
 
     private func current() async throws -> (fingerprint: String, apns: APNsGateway, fcm: FCMGateway) {

@@ -8,12 +8,13 @@ extension StepEnvironment {
     /// Enters a registration step with the user it may bind keys to: one this run created or proved (an
     /// enrollment code, a sign-in). A user the client only named fails the step with
     /// `enrollment_required`, except in a development-only journey, which trusts what it is told. So does
-    /// the user of a mobile approve journey until the person has authenticated in it: the device key
-    /// (`hwk`) alone proves no one.
+    /// the user of a mobile approve journey until the person has signed in it with a biometric key they
+    /// have: the device key (`hwk`) proves only the phone, and the web code only that its holder saw the
+    /// page, which whoever holds the phone and started the request did.
     func enrolling(_ state: InteractionState, _ present: (UserContext) async throws -> StepEntry) async rethrows -> StepEntry {
         guard let user = state.user else { return Self.noUser }
         if let refusal = onlyNamedUserRefusal(state) { return refusal }
-        if state.approvalID != nil, !state.amr.contains(where: ApprovalOutcome.authenticationMethods.contains) {
+        if state.approvalID != nil, !state.amr.contains(BiometricsAuthenticationStep.method) {
             return .outcome(.failure(Self.enrollmentRequiredError))
         }
         return try await present(user)

@@ -23,10 +23,11 @@ public struct APNsGateway: PushGateway {
     /// `client` must allow HTTP/2 (`httpVersion = .automatic`, the default); `now` is the clock provider
     /// tokens are dated with. A gateway built again after a configuration changed takes over `previous`'s
     /// provider tokens for the keys that did not change: Apple throttles a key's token renewed more often
-    /// than every 20 minutes.
+    /// than every 20 minutes. `withheld` are the bundle ids of configurations that could not be opened:
+    /// their devices are refused, not sent through another configuration.
     public init(
-        configurations: [APNsConfiguration], client: HTTPClient, now: @escaping @Sendable () -> Date = Date.init,
-        reusing previous: APNsGateway? = nil
+        configurations: [APNsConfiguration], withholding withheld: Set<String> = [], client: HTTPClient,
+        now: @escaping @Sendable () -> Date = Date.init, reusing previous: APNsGateway? = nil
     ) async {
         var senders: [Sender] = []
         var tokens: [String: APNsProviderToken] = [:]
@@ -39,7 +40,7 @@ public struct APNsGateway: PushGateway {
             senders.append(Sender(configuration: configuration, providerToken: token))
         }
         self.client = client
-        self.senders = AppConfigurations(senders) { $0.configuration.bundleID }
+        self.senders = AppConfigurations(senders, withholding: withheld) { $0.configuration.bundleID }
         providerTokens = tokens
     }
 

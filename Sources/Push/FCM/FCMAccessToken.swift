@@ -66,9 +66,10 @@ struct FCMAccessToken: Sendable {
         let status: UInt
         let error: String?
         var description: String { "token endpoint answered \(status)" + (error.map { ": \($0)" } ?? "") }
-        /// Whether asking again cannot help: any answer but `429` and `5xx` (a revoked key's `400
-        /// invalid_grant`, a redirect, which is not followed), as for a send.
-        var isFinal: Bool { status != 429 && !(500...599).contains(status) }
+        /// Whether asking again cannot help: a redirect (not followed) or a `4xx` refusal such as a revoked
+        /// key's `400 invalid_grant`, but for `408` and `429`. Anything else (`5xx`, a `200` whose body is
+        /// no grant) may pass.
+        var isFinal: Bool { (300...499).contains(status) && status != 408 && status != 429 }
     }
 
     /// The part of an OAuth error answer (RFC 6749 §5.2) that is kept: its `error` code, when it is one

@@ -20,10 +20,11 @@ public struct FCMGateway: PushGateway {
 
     /// `tokenTimeLimit`: the seconds a request for an access token may take (an attempt's time limit). A
     /// gateway built again after a configuration changed takes over `previous`'s access tokens for the
-    /// service accounts that did not change.
+    /// service accounts that did not change. `withheld` are the project ids of configurations that could
+    /// not be opened: their devices are refused, not sent through another project.
     public init(
-        accounts: [FCMServiceAccount], client: HTTPClient, tokenTimeLimit: TimeInterval = 15, now: @escaping @Sendable () -> Date = Date.init,
-        reusing previous: FCMGateway? = nil
+        accounts: [FCMServiceAccount], withholding withheld: Set<String> = [], client: HTTPClient, tokenTimeLimit: TimeInterval = 15,
+        now: @escaping @Sendable () -> Date = Date.init, reusing previous: FCMGateway? = nil
     ) async {
         var projects: [Project] = []
         var tokens: [String: FCMAccessToken] = [:]
@@ -35,7 +36,7 @@ public struct FCMGateway: PushGateway {
             tokens[key] = token
             projects.append(Project(account: account, accessToken: token))
         }
-        self.projects = AppConfigurations(projects) { $0.account.projectID }
+        self.projects = AppConfigurations(projects, withholding: withheld) { $0.account.projectID }
         accessTokens = tokens
         self.client = client
         self.now = now

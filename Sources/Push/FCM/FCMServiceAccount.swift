@@ -14,11 +14,14 @@ public struct FCMServiceAccount: Sendable {
     public let sendBaseURL: String
     /// The authorities both endpoints are trusted by, when not the system's.
     let trust: TLSConfiguration?
+    /// The PEM `trust` was read from, to tell two trusts apart.
+    private let trustedPEM: String?
     let privateKey: Insecure.RSA.PrivateKey
 
-    /// What an access token depends on: the service account, its key and where tokens come from.
+    /// What an access token and its renewals depend on: the service account, its key, where tokens come
+    /// from and whom that endpoint is trusted by.
     var credentialKey: String {
-        "\(clientEmail)\n\(privateKeyID)\n\(tokenURI)\n\(privateKey.pemRepresentation)"
+        "\(clientEmail)\n\(privateKeyID)\n\(tokenURI)\n\(trustedPEM ?? "")\n\(privateKey.pemRepresentation)"
     }
 
     public static let defaultSendBaseURL = "https://fcm.googleapis.com"
@@ -57,6 +60,7 @@ public struct FCMServiceAccount: Sendable {
         }
         do {
             trust = try ProviderTrust.configuration(trustingPEM: caCertificatePEM)
+            trustedPEM = trust == nil ? nil : caCertificatePEM
         } catch {
             throw Invalid(reason: "ca_certificate_pem is not a certificate in PEM")
         }

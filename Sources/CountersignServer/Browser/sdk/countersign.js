@@ -139,7 +139,8 @@ export class CountersignClient {
    * for the network or the server (`network_error`, `server_error`) is tried again at the next interval
    * until the step's `expires_at`, calling `onRetry` with the error. An events stream that ends, or
    * cannot be reached (its instance lost, a proxy's timeout, a server error), is opened again an
-   * interval later, with the latest token; one the server refuses (`4xx`) is left to the polls.
+   * interval later, with the latest token; one the server refuses for good (`403`, `404`, `410`) is left
+   * to the polls.
    * Resolves with the first response that is not waiting;
    * rejects with `aborted` once `signal` is aborted (at once when it already is: nothing is sent).
    * @param {IdoResponse} response the waiting response
@@ -192,7 +193,7 @@ export class CountersignClient {
   /**
    * Resolves when an events stream reports the approval settled, opening the stream again `interval`
    * after it ends or cannot be reached. Never resolves once `signal` is aborted or the server refuses
-   * the stream.
+   * the stream for good.
    */
   async keepListening(interval, signal) {
     while (!signal.aborted) {
@@ -200,7 +201,9 @@ export class CountersignClient {
         await this.listenForApproval(signal);
         return;
       } catch (error) {
-        if (error.status >= 400 && error.status < 500) break;
+        // Refused for good (no such interaction, or it ended); a 401 may be a token a poll had just
+        // replaced, and the next try sends the latest.
+        if ([403, 404, 410].includes(error.status)) break;
         await this.sleep(interval, signal);
       }
     }
