@@ -186,6 +186,33 @@ test('an events stream that ends is opened again, and its approval event ends th
   assert.equal(server.requests.filter((request) => request.url.endsWith('/submit')).length, 1, 'the poll was woken by the second stream');
 });
 
+test('an events stream refused 401 (a token a poll had just replaced) is opened again; one refused 404 is left to the polls', { timeout: 2000 }, async () => {
+  for (const [status, reopened] of [[401, true], [404, false]]) {
+    let sleeps = 0;
+    const sleep = (milliseconds, signal) => new Promise((resolve) => {
+      sleeps += 1;
+      if (sleeps > 1 || signal?.aborted) return resolve();
+      signal?.addEventListener('abort', resolve, { once: true });
+      // With no stream to wake it, the poll's wait ends when the test gives up on the stream.
+      if (!reopened) setTimeout(resolve, 50);
+    });
+    let streams = 0;
+    const server = fakeServer((request) => {
+      if (request.url.endsWith('/events')) {
+        streams += 1;
+        if (streams === 1) return { status, body: { error: { code: 'refused', message: 'no' } } };
+        return { raw: 'event: approval\ndata: {"status":"approved"}\n\n', headers: { 'Content-Type': 'text/event-stream' } };
+      }
+      if (request.url.endsWith('/start')) return { body: waiting() };
+      return { body: wire(JourneyStepId.Success, {}, { token: 't' }) };
+    });
+    const client = new CountersignClient({ clientId: 'demo-web', fetch: server.fetch, sleep });
+    const done = await client.waitForMobileApproval(await client.startJourney('web_login'));
+    assert.equal(done.token, 't');
+    assert.equal(streams, reopened ? 2 : 1, `after ${status}`);
+  }
+});
+
 test('a wait aborted while it sleeps rejects with aborted at once', { timeout: 2000 }, async () => {
   const controller = new AbortController();
   // A sleep that ends only when aborted; the test aborts once the SDK sleeps.

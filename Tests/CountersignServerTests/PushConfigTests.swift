@@ -201,7 +201,7 @@ struct PushConfigTests {
         }
     }
 
-    @Test("a token endpoint's redirect is not followed, and what it answers is not shown back beyond its status and OAuth error code")
+    @Test("a token endpoint's redirect is not followed, and what it answers is not shown back beyond its status and OAuth error code; a redirect or refusal is final, a 408 is tried again")
     func tokenEndpointAnswersStayThere() async throws {
         try await FakePushProviders.run { providers in
             let (elsewhere, url) = try await FakeProviderServer.start(authority: providers.google.certificateAuthority) { app in
@@ -211,6 +211,7 @@ struct PushConfigTests {
                 app.post("refuse") { _ in
                     Response(status: .badRequest, body: .init(string: #"{"error":"invalid_grant","internal":"db-password-here"}"#))
                 }
+                app.post("busy") { _ in Response(status: .requestTimeout) }
             }
             do {
                 try await refusedByTokenEndpoint(providers, at: url)
@@ -252,6 +253,16 @@ struct PushConfigTests {
             #expect(try await reasons().first == "access token: token endpoint answered 400: invalid_grant")
             let second = try #require(try await server.admin(.GET, "push-deliveries?device_id=\(phone.deviceID)").body.arrayValue?.first)
             #expect(second["status"] == "rejected" && (second["next_attempt_at"] ?? .null) == .null)
+
+            // A 408 may pass: the push is tried again.
+            #expect(try await server.admin(.PATCH, "push-configs/\(id)", json: [
+                "token_endpoint": .string(url + "/busy"), "service_account": providers.serviceAccount,
+            ]).status == .ok)
+            server.clock.advance(by: 3700)
+            _ = try await TestBrowser(server).signIn(email: "grace@example.com")
+            try await eventually("the third attempt is recorded") { try await reasons().count == 3 }
+            let third = try #require(try await server.admin(.GET, "push-deliveries?device_id=\(phone.deviceID)").body.arrayValue?.first)
+            #expect(third["status"] == "retry_scheduled" && third["reason"] == "access token: token endpoint answered 408")
         }
     }
 

@@ -73,6 +73,29 @@ struct SchemaChangeTests {
         }
     }
 
+    /// `users.created_at` may be NULL in a database of an earlier release; a page comparing with NULL would
+    /// stop short, so the listing indexes' migration gives such users the oldest time.
+    @Test("users an earlier release kept without a creation time are listed, a page at a time, after the others")
+    func usersWithoutCreationTimePaged() async throws {
+        try await TestDatabase.with(persistent: true) { database in
+            let masterKey = TestServer.randomMasterKey()
+            try await TestServer.run(on: database, clock: TestClock(), masterKey: masterKey) { server in
+                // As that release left the database: the listing indexes' migration not run.
+                let sql = try #require(server.app.countersignSQL)
+                for index in AddListingIndexes.indexes { try await sql.drop(index: index.name).run() }
+                try await sql.create(index: AddListingIndexes.replaced).on("security_events").column("created_at").run()
+                try await sql.raw("DELETE FROM _fluent_migrations WHERE name = \(bind: AddListingIndexes().name)").run()
+                try await sql.raw("INSERT INTO users (id, external_user_id) VALUES ('usr_old', 'old@example.com')").run()
+                _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+            }
+            try await TestServer.run(on: database, clock: TestClock(), masterKey: masterKey) { server in
+                let whole = try await ListPagesTests.page(server, "users", nil, limit: 1000, after: "")
+                #expect(whole.count == 2 && whole.last == "usr_old")
+                #expect(try await ListPagesTests.walk(server, "users", nil, size: 1) == whole)
+            }
+        }
+    }
+
     /// A web sign-in approved on the phone with the web code, ending with a verified token.
     private func signIn(_ server: TestServer, _ phone: RegisteredPhone) async throws {
         let browser = TestBrowser(server)
