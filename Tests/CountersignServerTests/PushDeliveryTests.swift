@@ -281,6 +281,42 @@ struct PushDeliveryTests {
         }
     }
 
+    /// Only the instance holding a push records its attempt: one that outlasted its lease (the push taken
+    /// over and sent again by another instance) must not add a second record, nor close the approval.
+    @Test("an attempt that outlasted its lease, the push taken over by another instance meanwhile, records nothing")
+    func attemptAfterItsLease() async throws {
+        try await FakePushProviders.run { providers in
+            let store = LogStore()
+            try await TestServer.run(prepare: { app in
+                app.logger = Logger(label: "countersign.tests.capture") { _ in CapturingLogHandler(store: store) }
+            }) { server in
+                try await server.configurePush(providers.apnsConfig)
+                _ = try await RegisteredPhone.register(
+                    server, email: "ada@example.com", channel: "apns", token: DeviceTokens.apple, appID: FakePushProviders.bundleID)
+                let apple = ReplyHold()
+                providers.apns.script(ScriptedReply(status: 410, reason: "Unregistered", hold: apple))
+                _ = try await TestBrowser(server).signIn(email: "ada@example.com")
+                await apple.reached()
+                // Another instance claims the push, as it would once the lease ran out.
+                let sql = try #require(server.app.countersignSQL)
+                try await sql.raw("UPDATE push_jobs SET lease = 'lease-of-another-instance'").run()
+                apple.release()
+
+                let approvalID = try #require(try await sql.raw("SELECT id FROM approvals").first(decoding: [String: String].self)?["id"])
+                // The late attempt ends either way: recorded, or left out and logged.
+                try await eventually("the late attempt ended") {
+                    try await !server.deliveries(of: approvalID).isEmpty
+                        || store.lines.withLock { $0.contains { $0.contains("another instance took the push over") } }
+                }
+                #expect(try await server.deliveries(of: approvalID).isEmpty)
+                let job = try #require(try await sql.raw("SELECT lease, status FROM push_jobs").first(decoding: [String: String].self))
+                #expect(job["lease"] == "lease-of-another-instance" && job["status"] == "queued")
+                #expect(try await sql.raw("SELECT status FROM approvals").first(decoding: [String: String].self)?["status"] == "pending",
+                        "the late 410 did not fail the approval")
+            }
+        }
+    }
+
     @Test("one device's failing provider does not hold up another device's push")
     func oneDeviceFailingDoesNotAffectAnother() async throws {
         try await FakePushProviders.withPhone(on: "apns") { providers, server, _ in

@@ -138,6 +138,8 @@ final class PushSender: ServerLifecycle {
             }
             let status = try await record(outcome, of: job, approval: addressed.approval, device: device)
             metrics.pushAttempted(provider: target.channel.rawValue, outcome: status.rawValue, duration: sending)
+        } catch is LeaseLost {
+            logger.warning("push attempt not recorded: another instance took the push over", metadata: ["job_id": "\(job.id)"])
         } catch {
             logger.error("a push could not be processed", metadata: ["job_id": "\(job.id)", "error": "\(error)"])
         }
@@ -176,18 +178,20 @@ final class PushSender: ServerLifecycle {
         }
 
         let work = UnitOfWork()
-        await work.hold { storage in
-            let pushJobs = storage.pushJobs
-            try await pushJobs.insert(delivery)
-            try await pushJobs.finishAttempt(job, status: verdict.job, attempts: attempt, nextAttemptAt: verdict.nextAttempt ?? now)
-        }
+        await work.hold { storage in try await storage.pushJobs.insert(delivery) }
         if case .tokenInvalid(let reason) = outcome {
             await work.hold { storage in try await storage.devices.markPushTokenInvalid(device.id, reason: reason, at: now) }
             await approvals.close(approval, as: .failed, failureCode: ErrorCode.pushTokenInvalid, in: work)
         }
-        try await work.commit(on: storage)
+        // Recorded only while this sender still holds the job: an attempt that outlasted its lease has been
+        // taken over by another instance, whose record stands alone.
+        let finish = PushJobStore.finishingAttempt(job, status: verdict.job, attempts: attempt, nextAttemptAt: verdict.nextAttempt ?? now)
+        try await work.commit(on: storage, first: finish.refusing { _ in LeaseLost() })
         return verdict.delivery
     }
+
+    /// The job's lease passed to another instance before this attempt was recorded.
+    struct LeaseLost: Error {}
 
     /// What an attempt's outcome means for the delivery record and the job; a retry is scheduled only
     /// while the approval will still be open.

@@ -43,12 +43,15 @@ struct PushJobStore {
     // outlived its lease (and so may have been overtaken by another) changes nothing.
 
     /// Ends the job's attempt: its new status and attempt count, due again at `nextAttemptAt`, lease released.
-    func finishAttempt(_ job: PushJobRecord, status: PushStatus, attempts: Int, nextAttemptAt: Date) async throws {
-        try await sql.raw("""
-            UPDATE \(name: Self.table)
+    /// The job's attempt ended: its new status, while this sender still holds its lease. The statement
+    /// answers the row it changed: none when another instance took the job over since.
+    static func finishingAttempt(_ job: PushJobRecord, status: PushStatus, attempts: Int, nextAttemptAt: Date) -> HeldStatement {
+        HeldStatement(returningChangedRows: """
+            UPDATE \(name: table)
             SET status = \(bind: status.rawValue), attempts = \(bind: attempts), lease = NULL, next_attempt_at = \(bind: nextAttemptAt)
             WHERE id = \(bind: job.id) AND lease = \(bind: job.lease)
-            """).run()
+            RETURNING id
+            """)
     }
 
     /// Releases the job's lease, due again at `now` (a send cut short by stopping).
