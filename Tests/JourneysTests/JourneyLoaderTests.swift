@@ -129,6 +129,25 @@ struct JourneyLoaderTests {
         #expect(found.count == 1, "one ring, named once: \(found)")
     }
 
+    @Test("a chain of create_user steps longer than a run passes through without the client is refused at load, not failed at run time")
+    func longChainWithoutClient() async throws {
+        /// `count` create_user steps in a row, then complete.
+        func chain(_ count: Int) -> String {
+            var yaml = "id: chain\nsteps:\n"
+            for index in 0..<count {
+                yaml += "  - {id: create\(index), type: create_user, config: {username: u\(index)}, next: \(index + 1 < count ? "create\(index + 1)" : "done")}\n"
+            }
+            return yaml + "  - {id: done, type: complete}\n"
+        }
+        #expect(problems(chain(63)).isEmpty, "\(problems(chain(63)))")
+        // The longest chain the loader takes runs to its end.
+        let journey = try JourneyLoader.parse(yaml: chain(63), file: "chain.yaml").get()
+        var state = InteractionState(journeyID: journey.id, clientID: "web")
+        #expect(try await JourneyRunner(journey: journey, effects: MemoryEffects(), now: Date()).start(&state).journeyStepID == JourneyStepID.success)
+        let found = problems(chain(64))
+        #expect(found.contains { $0.stepID == "create0" && $0.reason.contains("65 steps from here can follow one another without the client") }, "\(found)")
+    }
+
     @Test("a way back through a step that waits for the client is no ring")
     func wayBackThroughTheClient() {
         #expect(problems(Self.journey(with: [("create", "next", "push"), ("push", "failure", "login")])).isEmpty)
