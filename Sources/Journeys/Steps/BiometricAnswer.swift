@@ -34,7 +34,6 @@ extension BiometricCredential {
     /// answers no approval.
     func isUsable(in state: InteractionState) -> Bool {
         guard state.approvalID != nil else { return true }
-        guard let keyDevice = deviceID, keyDevice == state.deviceID, user.userID == state.user?.userID else { return false }
-        return true
+        return deviceID != nil && deviceID == state.deviceID && user.userID == state.user?.userID
     }
 }
