@@ -428,6 +428,35 @@ class DemoTests(DemoTestCase):
         self.assertEqual(self.claims()["device"], phone.device_id)
         self.assertIsNone(self.browser.execute_script("return sessionStorage.getItem('countersign-demo')"))
 
+    def test_a_poll_whose_answer_is_lost_goes_on_waiting_and_signs_in(self):
+        # The page loses the answer to its first poll after the server has answered it, as a dropped
+        # mobile connection does; the SDK polls again with the token it holds.
+        self.browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            window.lostPolls = 0;
+            window.answeredPolls = 0;
+            const send = window.fetch.bind(window);
+            window.fetch = async (url, init) => {
+              const reply = await send(url, init);
+              if (String(url).endsWith('/submit') && init?.body === '{"option":"client_input","data":{}}') {
+                if (window.lostPolls === 0) {
+                  window.lostPolls += 1;
+                  throw new TypeError('Failed to fetch');
+                }
+                if (reply.ok) window.answeredPolls += 1;
+              }
+              return reply;
+            };"""})
+        phone = self.phone()
+        self.sign_in()
+        self.visible("view-waiting")
+        WebDriverWait(self.browser, WAIT_SECONDS).until(
+            lambda browser: browser.execute_script("return window.answeredPolls") >= 1,
+            "no poll was answered after the lost one")
+        self.assertEqual(self.browser.execute_script("return window.lostPolls"), 1)
+        self.assertTrue(self.browser.find_element(By.ID, "view-waiting").is_displayed())
+        phone.run("approve")
+        self.assertEqual(self.claims()["device"], phone.device_id)
+
     def test_invalid_email_is_refused_on_the_page_with_focus_on_the_field(self):
         self.open("login")
         field = self.browser.find_element(By.ID, "login-email")

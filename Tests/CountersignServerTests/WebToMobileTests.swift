@@ -507,6 +507,43 @@ struct WebToMobileTests {
         }
     }
 
+    @Test("a poll whose answer was lost on the way is sent again with the same token and answered, and the browser resumes with it; a resend hands out a fresh token")
+    func pollAnswerLost() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
+            func submit(_ option: String, bearer: String) async throws -> (status: HTTPStatus, body: JSONValue, headers: HTTPHeaders) {
+                try await server.send(.POST, "/v1/interactions/\(id)/submit", json: ["option": .string(option), "data": [:]], bearer: bearer)
+            }
+
+            // The poll reaches the server and its answer never reaches the browser, which polls again
+            // with the token it holds.
+            server.clock.advance(by: 3)
+            let lost = try await submit("client_input", bearer: token)
+            #expect(lost.status == .ok)
+            #expect(lost.body["interaction_token"]?.stringValue == token, "a poll keeps the token")
+            server.clock.advance(by: 3)
+            let again = try await submit("client_input", bearer: token)
+            #expect(again.status == .ok)
+            #expect(again.body["journey_step_id"] == .string(JourneyStepID.mobileApproveAuthentication))
+
+            // A resend spends an attempt: its token is a fresh one, and the one before it is refused.
+            let resent = try await submit("resend", bearer: token)
+            #expect(resent.status == .ok)
+            let fresh = try #require(resent.body["interaction_token"]?.stringValue)
+            #expect(fresh != token)
+            server.clock.advance(by: 3)
+            #expect(try await submit("client_input", bearer: token).status == .unauthorized)
+
+            try await phone.approve()
+            let resumed = try await submit("client_input", bearer: fresh)
+            #expect(resumed.status == .ok)
+            #expect(resumed.body["journey_step_id"] == .string(JourneyStepID.success))
+            #expect(resumed.body["interaction_token"] == nil)
+            #expect(try await submit("client_input", bearer: fresh).status == .gone, "the ended run takes no more calls")
+        }
+    }
+
     @Test("with unknown_user: reject, an unknown user and a user with no device fail the same way, at once")
     func noDevices() async throws {
         try await TestServer.runWithFixtures { server in

@@ -111,22 +111,26 @@ struct InteractionService: Sendable {
         try await recordingRefusal {
             if let kept = committedRuns.lastCommitted(interactionID), Self.holds(bearer, of: kept.record),
                 services.clock.now() < kept.record.expiresAt,
-                let reply = try await submitUnlessOutdated(body, to: kept, origin: origin)
+                let reply = try await submitUnlessOutdated(body, to: kept, bearer: bearer, origin: origin)
             {
                 return reply
             }
             let interaction = try await authorizedInteraction(interactionID, bearer: bearer)
-            let answer = try await answer(body, to: interaction, state: try opened(interaction), approvalTerms: nil, origin: origin)
+            let answer = try await answer(
+                body, to: interaction, bearer: bearer, state: try opened(interaction), approvalTerms: nil, origin: origin)
             return try await commit(answer, refusingWith: ServiceError.invalidToken("The interaction token was already used."))
         }
     }
 
     /// Answers from a run as this instance committed it; nil when that is no longer the row (its save
     /// changes no row, or a refusal worked out on it meets a row that has moved on), which then decides.
-    private func submitUnlessOutdated(_ body: ByteBuffer?, to kept: CommittedRuns.Run, origin: RequestOrigin) async throws -> Reply? {
+    private func submitUnlessOutdated(
+        _ body: ByteBuffer?, to kept: CommittedRuns.Run, bearer: String?, origin: RequestOrigin
+    ) async throws -> Reply? {
         let answer: Answer
         do {
-            answer = try await self.answer(body, to: kept.record, state: kept.state, approvalTerms: kept.approvalTerms, origin: origin)
+            answer = try await self.answer(
+                body, to: kept.record, bearer: bearer, state: kept.state, approvalTerms: kept.approvalTerms, origin: origin)
         } catch {
             // The refusal is the call's answer only if the run it was worked out on is still the row.
             guard let row = try await storage.interactions.find(kept.record.id), row.version == kept.record.version,
@@ -167,9 +171,10 @@ struct InteractionService: Sendable {
         let approvalTerms: ApprovalTerms?
     }
 
+    /// Works out the answer to `body` for `interaction`, whose current token `bearer` is.
     private func answer(
-        _ body: ByteBuffer?, to interaction: InteractionRecord, state opened: InteractionState, approvalTerms: ApprovalTerms?,
-        origin: RequestOrigin
+        _ body: ByteBuffer?, to interaction: InteractionRecord, bearer: String?, state opened: InteractionState,
+        approvalTerms: ApprovalTerms?, origin: RequestOrigin
     ) async throws -> Answer {
         let now = services.clock.now()
         let response = try Self.decodeClientResponse(body)
@@ -184,7 +189,7 @@ struct InteractionService: Sendable {
         let presentation = try await run {
             try await JourneyRunner(journey: journey, effects: effects, now: now).submit(response, to: &state)
         }
-        let token = state.isFinished ? nil : SecureRandom.identifier(prefix: "itk")
+        let token = state.isFinished ? nil : presentation.keepsToken ? bearer : SecureRandom.identifier(prefix: "itk")
         return Answer(
             record: interaction, journeyID: journey.id, presentation: presentation, state: state, token: token,
             sealedState: try stored(state, interactionID: interaction.id), work: work, approvalTerms: await effects.approvalTerms)

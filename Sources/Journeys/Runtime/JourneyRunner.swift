@@ -125,12 +125,12 @@ public struct JourneyRunner: Sendable {
             presentation.error = error
             return presentation
         case .stay(let data, let secrets, let error):
-            guard var current = state.current else { throw JourneyRuntimeError.cannotRepeat(step.id) }
-            current.data = data
-            current.secrets = secrets
-            state.current = current
-            var presentation = presentation(of: step, journeyStepID: current.journeyStepID, data: data, secrets: secrets)
+            var presentation = try stay(at: step, data: data, secrets: secrets, &state)
             presentation.error = error
+            return presentation
+        case .stillWaiting(let data, let secrets):
+            var presentation = try stay(at: step, data: data, secrets: secrets, &state)
+            presentation.keepsToken = true
             return presentation
         case .finish(let presentation):
             return try await finish(presentation, &state)
@@ -175,6 +175,17 @@ public struct JourneyRunner: Sendable {
             throw JourneyRuntimeError.cannotRepeat(step.id)
         }
         return wait(at: step, journeyStepID: journeyStepID, data: data, secrets: secrets, &state)
+    }
+
+    /// Shows the current step again with `data` and `secrets`.
+    private func stay(
+        at step: StepDefinition, data: JSONValue?, secrets: [String: String], _ state: inout InteractionState
+    ) throws -> StepPresentation {
+        guard var current = state.current else { throw JourneyRuntimeError.cannotRepeat(step.id) }
+        current.data = data
+        current.secrets = secrets
+        state.current = current
+        return presentation(of: step, journeyStepID: current.journeyStepID, data: data, secrets: secrets)
     }
 
     /// Makes `step` the one the run waits on, showing `data`; returns what the client is shown.

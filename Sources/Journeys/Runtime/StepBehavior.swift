@@ -79,8 +79,11 @@ enum StepOutcome {
     case failure(WireError)
     /// A wrong credential: show the step again with fresh secrets, until the attempts run out.
     case retry(WireError)
-    /// Stay on the step, showing it again with new data (e.g. still waiting for the phone).
+    /// Stay on the step, showing it again with new data (a device chosen, a resend, a refusal).
     case stay(data: JSONValue?, secrets: [String: String], error: WireError?)
+    /// Still waiting for something outside the client (the phone), which a poll only looks at: the step
+    /// is shown again with `data`, and the client's interaction token stays valid (`StepPresentation.keepsToken`).
+    case stillWaiting(data: JSONValue?, secrets: [String: String])
     /// The journey ends here.
     case finish(StepPresentation)
 }

@@ -11,6 +11,10 @@ public struct StepPresentation: Sendable {
     public var error: WireError?
     /// Whether the journey has ended (success or rejection).
     public var isFinal: Bool
+    /// Whether the call only looked at a step that is still waiting (a poll): the client keeps its
+    /// interaction token, so that a poll whose answer was lost on the way can be sent again. Every other
+    /// call that leaves the run going hands out a fresh one.
+    public var keepsToken = false
 
     /// Whether the client's last answer was refused and the step is repeated: HTTP 400.
     public var isRepeatedAfterError: Bool { error != nil && !isFinal }

@@ -82,7 +82,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
             secrets[Key.lastPoll] = String(environment.now.timeIntervalSince1970)
             var data = state.current?.data?.objectValue ?? [:]
             if let pushStatus = approval.pushStatus { data["push_status"] = .string(pushStatus) }
-            return .stay(data: .object(data), secrets: secrets, error: nil)
+            return .stillWaiting(data: .object(data), secrets: secrets)
         case .approved:
             // Only an approval a phone answered is approved; a decoy has neither user nor device.
             guard let user = approval.user, let deviceID = approval.deviceID else { throw ClientResponseNotValid("no approval is pending") }
