@@ -5,11 +5,12 @@ import Synchronization
 /// next call on the same interaction uses them instead of reading the row and opening its state again.
 ///
 /// The database stays the only truth; a kept run is used in two ways only:
-/// * **For a submit, in place of the read** (`lastCommitted`). Each save gives the run a new interaction
-///   token, so a bearer matching the kept row's token is either the current one or one already used
-///   elsewhere. The submit's compare-and-set on the row's version tells which at its commit; when it
-///   changes no row, or anything fails before it, `InteractionService` answers from the database's row
-///   instead, as if nothing had been kept.
+/// * **For a submit, in place of the read** (`lastCommitted`). Each save gives the run a new version (and,
+///   but for a poll that finds it still waiting, a new interaction token), so a bearer matching the kept
+///   row's token is the current one unless another instance has saved the run since. The submit's
+///   compare-and-set on the row's version tells which at its commit; when it changes no row, or anything
+///   fails before it, `InteractionService` answers from the database's row instead, as if nothing had
+///   been kept.
 /// * **For a read of the row, to skip opening its state** (`state(of:)`), only while the row holds exactly
 ///   the sealed text kept. Every seal has a fresh random nonce, so a state another instance saved, or an
 ///   older one, never matches.
