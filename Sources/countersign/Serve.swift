@@ -77,15 +77,17 @@ func loadConfiguration(mode: CountersignServer.Configuration.Mode, hostname: Str
 
 /// Runs `body` with a production Vapor application and shuts it down afterwards.
 func withApplication(arguments: [String], _ body: (Application) async throws -> Void) async throws {
-    var environment = Environment(name: "production", arguments: arguments)
+    let environment = Environment(name: "production", arguments: arguments)
     let process = ProcessInfo.processInfo.environment
+    // Not Vapor's own reading of the level: in production it defaults to notice, which would drop the one
+    // line per answered request (README "Logging"). Never below info, where the libraries would log
+    // request headers and the values of queries, which carry secrets.
+    let level = max(process["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info, .info)
     if process["LOG_FORMAT"] == "json" {
-        // Not Vapor's own reading of the level: in production it defaults to notice, which would drop the
-        // one line per request that JSON logs exist for.
-        let level = process["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         LoggingSystem.bootstrap { label in JSONLogHandler(label: label, level: level) }
     } else {
-        try LoggingSystem.bootstrap(from: &environment)
+        let console = Terminal()
+        LoggingSystem.bootstrap { label in ConsoleLogger(label: label, console: console, level: level) }
     }
     let app = try await Application.make(environment)
     do {

@@ -67,6 +67,31 @@ struct LoadBalancerTests {
     }
 }
 
+extension LoadBalancerTests {
+    @Test("nginx gives each request an id of its own, which the instance answers and logs its line under; an id the client sends is replaced")
+    func requestIDsThroughNginx() async throws {
+        try await Instances.run { instances in
+            let nginx = try await Nginx(upstreams: instances.servers.map(\.port))
+            defer { nginx.stop() }
+            let answers = [
+                try await exchange(nginx.url + "/healthz"),
+                try await exchange(nginx.url + "/healthz", headers: ["X-Request-Id": "chosen-by-the-client"]),
+            ]
+            let ids = try answers.map { try #require($0.header("X-Request-Id")) }
+            #expect(!ids.contains("chosen-by-the-client"))
+            #expect(ids.allSatisfy { $0.count == 32 } && Set(ids).count == 2)
+            // Each log line is written as its request ends, which may be just after the answer.
+            try await eventually("nginx logged the requests under the ids answered") {
+                Set(ids).isSubset(of: nginx.accessLog.map(\.requestID))
+            }
+            try await eventually("an instance logged each request under its id") {
+                let serversLog = instances.servers.map(\.output).joined()
+                return ids.allSatisfy(serversLog.contains)
+            }
+        }
+    }
+}
+
 /// A transport that adds one header to every request, as a client that sets it itself.
 struct AddingHeader: HTTPTransport {
     let name: String
@@ -104,7 +129,7 @@ final class Nginx {
             error_log \(path)/error.log;
             events { worker_connections 1024; }
             http {
-                log_format upstream '$upstream_addr';
+                log_format upstream '$upstream_addr $request_id';
                 access_log \(path)/access.log upstream;
                 client_body_temp_path \(path)/body;
                 proxy_temp_path \(path)/proxy;
@@ -132,8 +157,17 @@ final class Nginx {
 
     /// The instances nginx passed requests to, as `address:port`, from its access log.
     var upstreamsUsed: Set<String> {
+        Set(accessLog.map(\.upstreams).joined())
+    }
+
+    /// nginx's access log: for each request, the instances it was passed to and the id nginx gave it.
+    var accessLog: [(upstreams: [String], requestID: String)] {
         let log = (try? String(contentsOf: directory.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
-        return Set(log.split(whereSeparator: { $0 == "\n" || $0 == "," || $0 == " " }).map(String.init))
+        return log.split(separator: "\n").map { line in
+            var fields = line.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
+            let requestID = fields.popLast() ?? ""
+            return (fields, requestID)
+        }
     }
 
     func stop() {
