@@ -1,10 +1,20 @@
 import Foundation
 import Logging
+@testable import CountersignServer
 import Testing
 import Vapor
 
 @Suite("Request ids")
 struct RequestIDTests {
+    @Test("a request's line gives its duration in milliseconds with one decimal, as printf's %.1f would", arguments: [
+        (Duration.zero, "0.0"), (.microseconds(49), "0.0"), (.microseconds(51), "0.1"), (.microseconds(300), "0.3"),
+        (.milliseconds(12), "12.0"), (.microseconds(1_234_567), "1234.6"), (.seconds(75), "75000.0"),
+    ])
+    func durations(duration: Duration, logged: String) {
+        #expect(RequestLogMiddleware.milliseconds(duration) == logged)
+        #expect(RequestLogMiddleware.milliseconds(duration) == String(format: "%.1f", Double(duration.nanoseconds) / 1_000_000))
+    }
+
     @Test("a caller's X-Request-Id is kept when it is a short token and replaced otherwise, in the answer and in the log", arguments: [
         String(repeating: "a", count: 200), String(repeating: "a", count: 65), "two words", "id\u{7}bell", "ünïcode",
     ])

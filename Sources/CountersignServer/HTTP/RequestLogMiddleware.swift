@@ -27,14 +27,20 @@ struct RequestLogMiddleware: Middleware {
 
     private func report(_ response: Response, to request: Request, id requestID: String, started: ContinuousClock.Instant) {
         let elapsed = started.duration(to: .now)
-        let milliseconds = Double(elapsed.nanoseconds) / 1_000_000
         let route = request.route.map { "/" + $0.path.map(\.description).joined(separator: "/") } ?? "(no route)"
         request.logger.info("request", metadata: [
             "method": "\(request.method.rawValue)", "route": "\(route)", "status": "\(response.status.code)",
-            "duration_ms": "\(String(format: "%.1f", milliseconds))",
+            "duration_ms": "\(Self.milliseconds(elapsed))",
         ])
         metrics.requestAnswered(method: request.method.rawValue, route: route, status: response.status.code, duration: elapsed)
         response.headers.replaceOrAdd(name: .xRequestId, value: requestID)
+    }
+
+    /// `duration` in milliseconds with one decimal, as `%.1f` writes them; Foundation's `String(format:)`
+    /// cost a quarter of the log line here.
+    static func milliseconds(_ duration: Duration) -> String {
+        let tenths = Int((Double(duration.nanoseconds) / 100_000).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
     }
 
     private static func isToken(_ id: String) -> Bool {
