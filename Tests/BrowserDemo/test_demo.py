@@ -457,6 +457,28 @@ class DemoTests(DemoTestCase):
         phone.run("approve")
         self.assertEqual(self.claims()["device"], phone.device_id)
 
+    def test_a_cancel_the_server_cannot_take_goes_back_to_waiting(self):
+        # The Cancel meets a server answering 503 (an instance restarting behind the balancer, say).
+        self.browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            const send = window.fetch.bind(window);
+            window.fetch = async (url, init) => {
+              if (String(url).endsWith('/submit') && init?.body?.includes('"option":"cancel"')) {
+                return new Response('{"error":{"code":"not_ready","message":"The server is not ready."}}',
+                  { status: 503, headers: { 'Content-Type': 'application/json' } });
+              }
+              return send(url, init);
+            };"""})
+        phone = self.phone()
+        self.sign_in()
+        self.visible("view-waiting")
+        self.browser.find_element(By.ID, "cancel").click()
+        self.wait_for_text("waiting-error", "The server is not ready.")
+        self.assertTrue(self.browser.find_element(By.ID, "view-waiting").is_displayed())
+        self.assertFalse(self.browser.find_element(By.ID, "view-failure").is_displayed())
+        # Still waiting: the phone's approval signs the page in.
+        phone.run("approve")
+        self.assertEqual(self.claims()["device"], phone.device_id)
+
     def test_invalid_email_is_refused_on_the_page_with_focus_on_the_field(self):
         self.open("login")
         field = self.browser.find_element(By.ID, "login-email")
