@@ -544,6 +544,28 @@ struct WebToMobileTests {
         }
     }
 
+    @Test("polls sent at once with one token (a retry while the lost one is still on its way) are each answered or told to slow down, never refused the token they all hold")
+    func pollsAtOnce() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
+            server.clock.advance(by: 3)
+            let statuses = try await withThrowingTaskGroup(of: HTTPStatus.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        try await server.send(.POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": [:]], bearer: token).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .ok }.count >= 1)
+            #expect(statuses.allSatisfy { $0 == .ok || $0 == .tooManyRequests }, "\(statuses)")
+            try await phone.approve()
+            let resumed = try await server.send(.POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": [:]], bearer: token)
+            #expect(resumed.body["journey_step_id"] == .string(JourneyStepID.success))
+        }
+    }
+
     @Test("with unknown_user: reject, an unknown user and a user with no device fail the same way, at once")
     func noDevices() async throws {
         try await TestServer.runWithFixtures { server in
