@@ -457,17 +457,20 @@ class DemoTests(DemoTestCase):
         phone.run("approve")
         self.assertEqual(self.claims()["device"], phone.device_id)
 
-    def test_a_cancel_the_server_cannot_take_goes_back_to_waiting(self):
-        # The Cancel meets a server answering 503 (an instance restarting behind the balancer, say).
-        self.browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+    def answer_cancel_with(self, status, body, content_type):
+        """Makes the page's Cancel meet `status` with `body` instead of reaching the server."""
+        self.browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": f"""
             const send = window.fetch.bind(window);
-            window.fetch = async (url, init) => {
-              if (String(url).endsWith('/submit') && init?.body?.includes('"option":"cancel"')) {
-                return new Response('{"error":{"code":"not_ready","message":"The server is not ready."}}',
-                  { status: 503, headers: { 'Content-Type': 'application/json' } });
-              }
+            window.fetch = async (url, init) => {{
+              if (String(url).endsWith('/submit') && init?.body?.includes('"option":"cancel"')) {{
+                return new Response({json.dumps(body)}, {{ status: {status}, headers: {{ 'Content-Type': '{content_type}' }} }});
+              }}
               return send(url, init);
-            };"""})
+            }};"""})
+
+    def test_a_cancel_the_server_cannot_take_goes_back_to_waiting(self):
+        # A server answering 503 (an instance restarting behind the balancer, say).
+        self.answer_cancel_with(503, '{"error":{"code":"not_ready","message":"The server is not ready."}}', "application/json")
         phone = self.phone()
         self.sign_in()
         self.visible("view-waiting")
@@ -478,6 +481,16 @@ class DemoTests(DemoTestCase):
         # Still waiting: the phone's approval signs the page in.
         phone.run("approve")
         self.assertEqual(self.claims()["device"], phone.device_id)
+
+    def test_a_cancel_refused_by_something_in_between_ends_on_the_failure_page(self):
+        # A proxy's own 403 page, with no error of the API's: nothing to try again.
+        self.answer_cancel_with(403, "<html><body>Forbidden</body></html>", "text/html")
+        self.phone()
+        self.sign_in()
+        self.visible("view-waiting")
+        self.browser.find_element(By.ID, "cancel").click()
+        self.visible("view-failure")
+        self.assertEqual(self.hook("[data-error-code]").get_attribute("data-error-code"), "server_error")
 
     def test_invalid_email_is_refused_on_the_page_with_focus_on_the_field(self):
         self.open("login")

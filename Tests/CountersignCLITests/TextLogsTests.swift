@@ -28,9 +28,9 @@ struct TextLogsTests {
         #expect(!server.output.contains("[ DEBUG ]") && !server.output.contains("[ TRACE ]"))
     }
 
-    @Test("LOG_LEVEL=notice leaves out the lines per request")
-    func notice() async throws {
-        let server = try await Self.server(logLevel: "notice")
+    @Test("LOG_LEVEL=notice, in any case, leaves out the lines per request", arguments: ["notice", "NOTICE"])
+    func notice(level: String) async throws {
+        let server = try await Self.server(logLevel: level)
         defer { server.stop() }
         let start = try await exchange(server.url + "/v1/journeys/web_login/start", json: #"{"client_id":"demo-web"}"#)
         let requestID = try #require(start.header("X-Request-Id"))

@@ -6,13 +6,12 @@ import Vapor
 
 @Suite("Request ids")
 struct RequestIDTests {
-    @Test("a request's line gives its duration in milliseconds with one decimal, as printf's %.1f would", arguments: [
-        (Duration.zero, "0.0"), (.microseconds(49), "0.0"), (.microseconds(51), "0.1"), (.microseconds(300), "0.3"),
-        (.milliseconds(12), "12.0"), (.microseconds(1_234_567), "1234.6"), (.seconds(75), "75000.0"),
+    @Test("a request's line gives its duration in milliseconds rounded to one decimal", arguments: [
+        (Duration.zero, "0.0"), (.microseconds(49), "0.0"), (.microseconds(51), "0.1"), (.microseconds(150), "0.2"),
+        (.microseconds(300), "0.3"), (.milliseconds(12), "12.0"), (.microseconds(1_234_567), "1234.6"), (.seconds(75), "75000.0"),
     ])
     func durations(duration: Duration, logged: String) {
         #expect(RequestLogMiddleware.milliseconds(duration) == logged)
-        #expect(RequestLogMiddleware.milliseconds(duration) == String(format: "%.1f", Double(duration.nanoseconds) / 1_000_000))
     }
 
     @Test("a caller's X-Request-Id is kept when it is a short token and replaced otherwise, in the answer and in the log", arguments: [

@@ -544,12 +544,17 @@ struct WebToMobileTests {
         }
     }
 
-    @Test("polls sent at once with one token (a retry while the lost one is still on its way) are each answered or told to slow down, never refused the token they all hold")
-    func pollsAtOnce() async throws {
+    @Test("polls sent at once with one token (a retry while the lost one is still on its way) are each answered or told to slow down, never refused the token they all hold; so too when each reads the run from the database (another instance saved it last)",
+          arguments: [false, true])
+    func pollsAtOnce(savedElsewhere: Bool) async throws {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
             server.clock.advance(by: 3)
+            if savedElsewhere {
+                // A save of another instance's: the run this instance kept is outdated, so each poll reads the row.
+                try await #require(server.app.countersignSQL).raw("UPDATE interactions SET version = version + 1 WHERE id = \(bind: id)").run()
+            }
             let statuses = try await withThrowingTaskGroup(of: HTTPStatus.self) { group in
                 for _ in 0..<8 {
                     group.addTask {

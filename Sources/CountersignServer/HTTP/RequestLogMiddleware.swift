@@ -36,8 +36,8 @@ struct RequestLogMiddleware: Middleware {
         response.headers.replaceOrAdd(name: .xRequestId, value: requestID)
     }
 
-    /// `duration` in milliseconds with one decimal, as `%.1f` writes them; Foundation's `String(format:)`
-    /// cost a quarter of the log line here.
+    /// `duration` in milliseconds rounded to one decimal (a half up); Foundation's `String(format:)` cost a
+    /// quarter of the log line here.
     static func milliseconds(_ duration: Duration) -> String {
         let tenths = Int((Double(duration.nanoseconds) / 100_000).rounded())
         return "\(tenths / 10).\(tenths % 10)"

@@ -115,12 +115,29 @@ struct InteractionService: Sendable {
             {
                 return reply
             }
-            let interaction = try await authorizedInteraction(interactionID, bearer: bearer)
-            let answer = try await answer(
-                body, to: interaction, bearer: bearer, state: try opened(interaction), approvalTerms: nil, origin: origin)
-            return try await commit(answer, refusingWith: ServiceError.invalidToken("The interaction token was already used."))
+            // A save that meets a row moved on since its read is worked out again on the new row: when the
+            // other call only polled, the token still holds (and this call is likely told to slow down);
+            // when it moved the run, the token is refused.
+            for _ in 0..<Self.answersOnMovedRow {
+                let interaction = try await authorizedInteraction(interactionID, bearer: bearer)
+                let answer = try await answer(
+                    body, to: interaction, bearer: bearer, state: try opened(interaction), approvalTerms: nil, origin: origin)
+                do {
+                    return try await commit(answer, refusingWith: RowMovedOn())
+                } catch is RowMovedOn {
+                    continue
+                }
+            }
+            throw ServiceError.invalidToken("The interaction token was already used.")
         }
     }
+
+    /// How many times a submit is worked out on a row read anew before it gives up as refused.
+    private static let answersOnMovedRow = 3
+
+    /// A save changed no row: the run was saved since this call read it (or since this instance kept it),
+    /// by another call or another instance, or it ended.
+    private struct RowMovedOn: Error {}
 
     /// Answers from a run as this instance committed it; nil when that is no longer the row (its save
     /// changes no row, or a refusal worked out on it meets a row that has moved on), which then decides.
@@ -142,8 +159,8 @@ struct InteractionService: Sendable {
             throw error
         }
         do {
-            return try await commit(answer, refusingWith: KeptRunOutdated())
-        } catch is KeptRunOutdated {
+            return try await commit(answer, refusingWith: RowMovedOn())
+        } catch is RowMovedOn {
             committedRuns.forget(kept.record)
             return nil
         }
@@ -214,8 +231,6 @@ struct InteractionService: Sendable {
             isRepeatedAfterError: answer.presentation.isRepeatedAfterError)
     }
 
-    /// A kept run's save changed no row: the run has moved on since (or ended) without this instance.
-    private struct KeptRunOutdated: Error {}
 
     /// Whether `bearer` is the token `record` expects next.
     private static func holds(_ bearer: String?, of record: InteractionRecord) -> Bool {

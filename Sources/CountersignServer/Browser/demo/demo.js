@@ -242,10 +242,10 @@ async function step(errorElement, call) {
   try {
     render(await call());
   } catch (error) {
-    // What can be sent again (a refused input, the network, a server's passing failure) is said on the
+    // What can be sent again (a refused input, the network, a server's failure: a 5xx) is said on the
     // page, which stays where it was; anything else ends the journey.
-    const again = [ErrorCode.ClientResponseNotValid, ErrorCode.NetworkError, ErrorCode.ServerError];
-    if (again.includes(error.errorCode)) {
+    const serverFailed = error.errorCode === ErrorCode.ServerError && !(error.status < 500);
+    if (serverFailed || error.errorCode === ErrorCode.ClientResponseNotValid || error.errorCode === ErrorCode.NetworkError) {
       errorElement.textContent = error.message;
     } else {
       showFailure(error.errorCode, error.message);

@@ -30,7 +30,8 @@ struct InteractionStore {
 
     /// Saves the run's next state if nobody saved one since `record` was read: it changes no row otherwise.
     /// The token is compared as well as the version, so that a version number given twice (commits lost
-    /// in a failover, a restored backup) cannot pass for the other save. Returns the statement and the row
+    /// in a failover, a restored backup) cannot pass for the other save, but for two polls of one waiting
+    /// step, which keep the token and differ only in when they polled. Returns the statement and the row
     /// as it leaves it.
     func saveNext(
         of record: InteractionRecord, state: String, tokenHash: String?, finished: Bool, userID: String?
