@@ -42,7 +42,7 @@ struct LoadBalancerTests {
         }
     }
 
-    @Test("nginx cuts off a client that trickles its request head, and answers an oversized request line with 414 and oversized headers with 431, in the API's error form")
+    @Test("nginx cuts off a client that trickles its request head, and answers an oversized request line with 414 and oversized headers with 431, in the API's error form with HSTS")
     func requestHeadLimits() async throws {
         try await Instances.run { instances in
             let nginx = try await Nginx(upstreams: instances.servers.map(\.port))
@@ -57,10 +57,12 @@ struct LoadBalancerTests {
             #expect(longLine.status == 414)
             #expect((longLine.json["error"] as? [String: Any])?["code"] as? String == "http_414")
             #expect(longLine.header("X-Request-Id")?.count == 32)
+            #expect(longLine.header("Strict-Transport-Security")?.hasPrefix("max-age=31536000") == true)
             let largeHeader = try await exchange(nginx.url + "/healthz", headers: ["X-Large": String(repeating: "b", count: 9000)])
             #expect(largeHeader.status == 431)
             #expect((largeHeader.json["error"] as? [String: Any])?["code"] as? String == "http_431")
             #expect(largeHeader.header("X-Request-Id")?.count == 32)
+            #expect(largeHeader.header("Strict-Transport-Security")?.hasPrefix("max-age=31536000") == true)
             // Within the limits, requests pass as before.
             #expect(try await exchange(nginx.url + "/healthz", headers: ["X-Large": String(repeating: "b", count: 6000)]).status == 200)
         }
