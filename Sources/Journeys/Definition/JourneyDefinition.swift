@@ -66,12 +66,19 @@ public struct StepDefinition: Sendable {
     /// without end.
     var targetsOnEntry: [String] {
         switch type {
-        case .createUser: [next, failure, branches[CreateUserStep.userExistsBranch]?.target].compactMap { $0 }
+        case .createUser: continuationsOnEntry + [failure].compactMap { $0 }
         case .mobileBiometricsRegistration, .deviceRegistration, .issueEnrollmentCode, .mobileBiometricsTransactionSigning,
             .webToMobileAuthentication, .otpValidation, .complete:
             [failure].compactMap { $0 }
         case .loginForm, .collectInformation, .mobileBiometricsAuthentication, .enrollmentCode, .reject: []
         }
+    }
+
+    /// The steps a run goes on to from this one in the same pass, as it is entered: `create_user`'s `next`
+    /// and `user_exists` (its failure, as every step's, starts a pass of its own). A pass goes through at
+    /// most `JourneyRunner.maximumAutomaticSteps`.
+    var continuationsOnEntry: [String] {
+        type == .createUser ? [next, branches[CreateUserStep.userExistsBranch]?.target].compactMap { $0 } : []
     }
 
     /// Variable names the step writes besides its id: `output_variable`, `error_output_variable` and

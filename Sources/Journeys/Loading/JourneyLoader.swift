@@ -321,24 +321,23 @@ private struct DocumentValidator {
         }
     }
 
-    /// Refuses a chain of more `create_user` steps in a row (through `next` or `user_exists`) than a run
-    /// passes through without the client, the step after them counted (`JourneyRunner.maximumAutomaticSteps`):
+    /// Refuses a chain of more steps in one pass (`continuationsOnEntry`: `create_user` steps in a row) than a
+    /// run passes through without the client, the step after them counted (`JourneyRunner.maximumAutomaticSteps`):
     /// a run entering it would fail at run time. Named once, at its first step in the document.
     mutating func checkChainsWithoutClient(steps: [StepDefinition]) {
         let byID = Dictionary(steps.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var longest: [String: Int] = [:]
         var entered: Set<String> = []
-        /// Steps a run enters from `id` on before one can wait or end; a ring (refused above) counts once.
+        /// Steps a run enters from `id` on in one pass; a ring (refused above) counts once.
         func length(from id: String) -> Int {
             if let known = longest[id] { return known }
-            guard let step = byID[id], step.type == .createUser, entered.insert(id).inserted else { return 1 }
-            let ways = [step.next, step.branches[CreateUserStep.userExistsBranch]?.target].compactMap { $0 }
-            let result = 1 + (ways.map { length(from: $0) }.max() ?? 0)
+            guard let step = byID[id], entered.insert(id).inserted else { return 1 }
+            let result = 1 + (step.continuationsOnEntry.map { length(from: $0) }.max() ?? 0)
             longest[id] = result
             return result
         }
         let limit = JourneyRunner.maximumAutomaticSteps
-        guard let first = steps.first(where: { $0.type == .createUser && length(from: $0.id) > limit }) else { return }
+        guard let first = steps.first(where: { length(from: $0.id) > limit }) else { return }
         problem(first.id, "\(length(from: first.id)) steps from here can follow one another without the client: a run takes at most \(limit)")
     }
 

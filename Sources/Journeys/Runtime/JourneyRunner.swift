@@ -10,8 +10,9 @@ public struct JourneyRunner: Sendable {
     public static let defaultMaxAttempts = 3
     /// The most tries `max_attempts` may allow.
     static let mostMaxAttempts = 100
-    /// Steps that may run one after another without the client. The loader refuses a ring of them
-    /// (`StepDefinition.targetsOnEntry`), so only a journey with a longer chain reaches this.
+    /// Steps that may run one after another without the client in one pass. The loader refuses a ring of
+    /// them (`StepDefinition.targetsOnEntry`) and a longer chain (`continuationsOnEntry`), so a loaded
+    /// journey never reaches this.
     static let maximumAutomaticSteps = 64
 
     let journey: JourneyDefinition
