@@ -82,7 +82,8 @@ func withApplication(arguments: [String], _ body: (Application) async throws -> 
     // Not Vapor's own reading of the level: in production it defaults to notice, which would drop the one
     // line per answered request (README "Logging"). Never below info, where the libraries would log
     // request headers and the values of queries, which carry secrets.
-    let level = max(process["LOG_LEVEL"].flatMap { Logger.Level($0) } ?? .info, .info)
+    let requested = process["LOG_LEVEL"].flatMap { Logger.Level($0) }
+    let level = max(requested ?? .info, .info)
     if process["LOG_FORMAT"] == "json" {
         LoggingSystem.bootstrap { label in JSONLogHandler(label: label, level: level) }
     } else {
@@ -90,7 +91,7 @@ func withApplication(arguments: [String], _ body: (Application) async throws -> 
         LoggingSystem.bootstrap { label in ConsoleLogger(label: label, console: console, level: level) }
     }
     let app = try await Application.make(environment)
-    if let named = process["LOG_LEVEL"], Logger.Level(named) == nil {
+    if let named = process["LOG_LEVEL"], requested == nil {
         app.logger.warning("LOG_LEVEL '\(named)' is not a level (trace, debug, info, notice, warning, error, critical): logging at info.")
     }
     do {

@@ -28,6 +28,16 @@ struct TextLogsTests {
         #expect(!server.output.contains("[ DEBUG ]") && !server.output.contains("[ TRACE ]"))
     }
 
+    @Test("an unreadable LOG_LEVEL is warned about, and the server logs at info")
+    func unreadableLevel() async throws {
+        let server = try await Self.server(logLevel: "verbose")
+        defer { server.stop() }
+        #expect(server.output.contains("LOG_LEVEL 'verbose' is not a level"))
+        let start = try await exchange(server.url + "/v1/journeys/web_login/start", json: #"{"client_id":"demo-web"}"#)
+        let requestID = try #require(start.header("X-Request-Id"))
+        try await eventually("the request is logged at info") { server.output.contains(requestID) }
+    }
+
     @Test("LOG_LEVEL=notice, in any case, leaves out the lines per request", arguments: ["notice", "NOTICE"])
     func notice(level: String) async throws {
         let server = try await Self.server(logLevel: level)

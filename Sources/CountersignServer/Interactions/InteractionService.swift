@@ -231,7 +231,6 @@ struct InteractionService: Sendable {
             isRepeatedAfterError: answer.presentation.isRepeatedAfterError)
     }
 
-
     /// Whether `bearer` is the token `record` expects next.
     private static func holds(_ bearer: String?, of record: InteractionRecord) -> Bool {
         guard let bearer, let expected = record.tokenHash else { return false }
