@@ -457,6 +457,28 @@ class DemoTests(DemoTestCase):
         phone.run("approve")
         self.assertEqual(self.claims()["device"], phone.device_id)
 
+    def test_a_sign_in_whose_last_answer_is_lost_still_signs_in(self):
+        # The page loses the answer that carries the signed token, after the server has answered it; the
+        # SDK polls again with the token it holds, and the server answers the same again.
+        self.browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            window.lostSignIns = 0;
+            const send = window.fetch.bind(window);
+            window.fetch = async (url, init) => {
+              const reply = await send(url, init);
+              if (String(url).endsWith('/submit') && window.lostSignIns === 0
+                  && (await reply.clone().text()).includes('"action:success"')) {
+                window.lostSignIns += 1;
+                throw new TypeError('Failed to fetch');
+              }
+              return reply;
+            };"""})
+        phone = self.phone()
+        self.sign_in()
+        self.visible("view-waiting")
+        phone.run("approve")
+        self.assertEqual(self.claims()["device"], phone.device_id)
+        self.assertEqual(self.browser.execute_script("return window.lostSignIns"), 1)
+
     def answer_cancel_with(self, status, body, content_type):
         """Makes the page's Cancel meet `status` with `body` instead of reaching the server."""
         self.browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": f"""

@@ -31,6 +31,25 @@ struct ExpirySweepTests {
         }
     }
 
+    @Test("a run's last answer is let go of once its minute is over; the run's row stays for the retention")
+    func keptAnswersGo() async throws {
+        try await Self.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let browser = TestBrowser(server)
+            _ = try await browser.signIn(email: "ada@example.com")
+            try await phone.approve()
+            #expect(try await browser.poll().journeyStepID == JourneyStepID.success)
+            // The phone's registration, its approval and the browser's sign-in.
+            #expect(try await server.keptAnswers() == 3)
+            server.clock.advance(by: 30)
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(try await server.keptAnswers() == 3, "kept for a minute")
+            server.clock.advance(by: 31)
+            try await eventually("the answers were let go of") { try await server.keptAnswers() == 0 }
+            #expect(try await server.count("interactions") == 3)
+        }
+    }
+
     @Test("expired approvals, their interactions and push records go after the retention; open ones and evidence stay")
     func removesAfterRetention() async throws {
         try await Self.run { server in
@@ -107,6 +126,16 @@ struct ExpirySweepTests {
 
 extension TestServer {
     /// The number of rows in `table`.
+    /// Interactions that keep an answer, in any of its three columns.
+    func keptAnswers() async throws -> Int {
+        let sql = try #require(app.countersignSQL)
+        let row = try #require(try await sql.raw("""
+            SELECT COUNT(*) AS n FROM interactions
+            WHERE answer IS NOT NULL OR answer_token_hash IS NOT NULL OR answer_kept_until IS NOT NULL
+            """).first())
+        return try row.decode(column: "n", as: Int.self)
+    }
+
     func count(_ table: String) async throws -> Int {
         let sql = try #require(app.countersignSQL)
         let row = try #require(try await sql.raw("SELECT COUNT(*) AS n FROM \(ident: table)").first())

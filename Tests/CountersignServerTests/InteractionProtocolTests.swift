@@ -115,14 +115,22 @@ struct InteractionProtocolTests {
         }
     }
 
-    @Test("a finished interaction is 410")
+    @Test("a finished interaction is 410, but to the token whose call ended it, which is answered the same again for a minute")
     func finishedInteraction() async throws {
         try await TestServer.run { server in
             let (id, token, _) = try await startRegistration(server)
             let cancelled = try await server.send(.POST, submitPath(id), json: ["option": "cancel"], bearer: token)
             #expect(cancelled.body["interaction_token"] == nil)
-            let again = try await server.send(.POST, submitPath(id), json: ["option": "cancel"], bearer: token)
-            #expect(again.status == .gone)
+            #expect(cancelled.body["journey_step_id"] == .string(JourneyStepID.rejection))
+            let other = try await server.send(.POST, submitPath(id), json: ["option": "cancel"], bearer: "itk_\(String(repeating: "a", count: 43))")
+            #expect(other.status == .gone)
+            let again = try await server.send(.POST, submitPath(id), json: ["option": "client_input", "data": [:]], bearer: token)
+            #expect(again.status == .ok)
+            #expect(again.body == cancelled.body)
+            server.clock.advance(by: 61)
+            let late = try await server.send(.POST, submitPath(id), json: ["option": "cancel"], bearer: token)
+            #expect(late.status == .gone)
+            #expect(late.body["error"]?["code"] == .string(ErrorCode.expired))
         }
     }
 

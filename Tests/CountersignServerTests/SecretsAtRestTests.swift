@@ -35,7 +35,7 @@ struct SecretsAtRestTests {
         }
     }
 
-    @Test("a sign-in that ended keeps no state: the browser's run and the phone's hold nothing once they finish")
+    @Test("a sign-in that ended keeps no state: the browser's run and the phone's hold nothing once they finish but their last answers, sealed")
     func finishedRunsKeepNoState() async throws {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
@@ -47,12 +47,16 @@ struct SecretsAtRestTests {
             #expect(running.count == 1 && running.allSatisfy { !$0.isEmpty }, "the waiting browser's state is kept")
 
             #expect(try await phone.approve(otp: otp).journeyStepID == JourneyStepID.success)
-            #expect(try await browser.poll().journeyStepID == JourneyStepID.success)
+            let signedIn = try await browser.poll()
+            #expect(signedIn.journeyStepID == JourneyStepID.success)
+            let signed = try #require(signedIn.token)
             // The phone's registration, the browser's sign-in and the phone's approval.
-            let states = try await sql.raw("SELECT state FROM interactions WHERE finished = \(bind: true)").all()
-                .map { try $0.decode(column: "state", as: String.self) }
-            #expect(states.count == 3)
-            #expect(states.allSatisfy { $0.isEmpty })
+            let ended = try await sql.raw("SELECT state, answer FROM interactions WHERE finished = \(bind: true)").all()
+            #expect(ended.count == 3)
+            #expect(try ended.allSatisfy { try $0.decode(column: "state", as: String.self).isEmpty })
+            // Each keeps the answer that ended it for a client that lost it on the way, sealed.
+            let answers = try ended.map { try $0.decode(column: "answer", as: String?.self) }
+            #expect(answers.allSatisfy { $0 != nil && !$0!.contains(signed) && !$0!.contains("action:success") && !$0!.hasPrefix("{") })
             #expect(try await server.count("interactions") == 3)
         }
     }

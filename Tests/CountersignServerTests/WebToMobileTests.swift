@@ -540,7 +540,46 @@ struct WebToMobileTests {
             #expect(resumed.status == .ok)
             #expect(resumed.body["journey_step_id"] == .string(JourneyStepID.success))
             #expect(resumed.body["interaction_token"] == nil)
-            #expect(try await submit("client_input", bearer: fresh).status == .gone, "the ended run takes no more calls")
+            #expect(try await submit("cancel", bearer: token).status == .gone, "the ended run takes no more calls")
+        }
+    }
+
+    @Test("the answer that ends the run, lost on the way, is answered again to the token that asked for it, for a minute; a token an earlier answer replaced, and the run's events stream, are refused")
+    func lastAnswerLost() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let (id, replaced) = try await server.waitingWebLogin(email: "ada@example.com")
+            func submit(_ option: String, bearer: String) async throws -> (status: HTTPStatus, body: JSONValue, headers: HTTPHeaders) {
+                try await server.send(.POST, "/v1/interactions/\(id)/submit", json: ["option": .string(option), "data": [:]], bearer: bearer)
+            }
+            let resent = try await submit("resend", bearer: replaced)
+            let token = try #require(resent.body["interaction_token"]?.stringValue)
+            try await phone.approve()
+            server.clock.advance(by: 3)
+
+            // The poll that finds the phone's answer ends the run; its answer is lost, and the browser polls again.
+            let ended = try await submit("client_input", bearer: token)
+            #expect(ended.status == .ok)
+            #expect(ended.body["journey_step_id"] == .string(JourneyStepID.success))
+            let signed = try #require(ended.body["token"]?.stringValue)
+            server.clock.advance(by: 3)
+            let again = try await submit("client_input", bearer: token)
+            #expect(again.status == .ok)
+            #expect(again.body == ended.body, "the same answer, with the same signed token")
+            _ = try await server.verifiedClaims(signed)
+
+            // Nobody else gets it: not a token an earlier answer replaced, nor another call of the ended run.
+            let stale = try await submit("client_input", bearer: replaced)
+            #expect(stale.status == .gone)
+            #expect(stale.body["token"] == nil)
+            let events = try await server.send(.GET, "/v1/interactions/\(id)/events", bearer: token)
+            #expect(events.status == .gone)
+
+            // A minute on, it is no longer kept.
+            server.clock.advance(by: 60)
+            let late = try await submit("client_input", bearer: token)
+            #expect(late.status == .gone)
+            #expect(late.body["token"] == nil)
         }
     }
 

@@ -119,7 +119,9 @@ struct InteractionService: Sendable {
             // other call only polled, the token still holds (and this call is likely told to slow down);
             // when it moved the run, the token is refused.
             for _ in 0..<Self.answersOnMovedRow {
-                let interaction = try await authorizedInteraction(interactionID, bearer: bearer)
+                let row = try await storage.interactions.find(interactionID)
+                if let kept = try keptAnswer(in: row, for: bearer) { return kept }
+                let interaction = try authorized(row, interactionID, bearer: bearer)
                 let answer = try await answer(
                     body, to: interaction, bearer: bearer, state: try opened(interaction), approvalTerms: nil, origin: origin)
                 do {
@@ -134,6 +136,10 @@ struct InteractionService: Sendable {
 
     /// How many times a submit is worked out on a row read anew before it gives up as refused.
     private static let answersOnMovedRow = 3
+
+    /// How long a run's last answer is kept for a client that lost it on the way (`KeptAnswer`): a few
+    /// of a browser's poll intervals. The sweeper lets it go after that, at its next round.
+    static let answerKeptFor: TimeInterval = 60
 
     /// A save changed no row: the run was saved since this call read it (or since this instance kept it),
     /// by another call or another instance, or it ended.
@@ -181,9 +187,12 @@ struct InteractionService: Sendable {
         let record: InteractionRecord
         let journeyID: String
         let presentation: StepPresentation
+        let body: IdoResponse
         let state: InteractionState
         let token: String?
         let sealedState: String
+        /// When the answer ends the run: the answer as the row keeps it for the token that asked.
+        let kept: KeptAnswer?
         let work: UnitOfWork
         let approvalTerms: ApprovalTerms?
     }
@@ -207,9 +216,14 @@ struct InteractionService: Sendable {
             try await JourneyRunner(journey: journey, effects: effects, now: now).submit(response, to: &state)
         }
         let token = state.isFinished ? nil : presentation.keepsToken ? bearer : SecureRandom.identifier(prefix: "itk")
+        let body = Self.response(presentation, interactionID: interaction.id, journeyID: journey.id, token: token)
+        var kept: KeptAnswer?
+        if state.isFinished, let asked = interaction.tokenHash {
+            kept = KeptAnswer(sealed: try sealed(body, of: interaction.id), tokenHash: asked, keptUntil: now + Self.answerKeptFor)
+        }
         return Answer(
-            record: interaction, journeyID: journey.id, presentation: presentation, state: state, token: token,
-            sealedState: try stored(state, interactionID: interaction.id), work: work, approvalTerms: await effects.approvalTerms)
+            record: interaction, journeyID: journey.id, presentation: presentation, body: body, state: state, token: token,
+            sealedState: try stored(state, interactionID: interaction.id), kept: kept, work: work, approvalTerms: await effects.approvalTerms)
     }
 
     /// Saves the answer's state if nobody saved one since its row was read (else the call is refused with
@@ -218,7 +232,7 @@ struct InteractionService: Sendable {
         let state = answer.state
         let (save, saved) = storage.interactions.saveNext(
             of: answer.record, state: answer.sealedState, tokenHash: answer.token.map(SecretDigest.hex), finished: state.isFinished,
-            userID: state.user?.userID)
+            userID: state.user?.userID, keeping: answer.kept)
         try await answer.work.commit(on: storage, first: save.refusing { _ in refusal })
         if state.isFinished {
             committedRuns.forget(saved.id)
@@ -226,9 +240,7 @@ struct InteractionService: Sendable {
         } else {
             committedRuns.remember(saved, state: state, approvalTerms: answer.approvalTerms)
         }
-        return Reply(
-            body: Self.response(answer.presentation, interactionID: saved.id, journeyID: answer.journeyID, token: answer.token),
-            isRepeatedAfterError: answer.presentation.isRepeatedAfterError)
+        return Reply(body: answer.body, isRepeatedAfterError: answer.presentation.isRepeatedAfterError)
     }
 
     /// Whether `bearer` is the token `record` expects next.
@@ -237,20 +249,13 @@ struct InteractionService: Sendable {
         return SecretDigest.matches(bearer, storedHex: expected)
     }
 
-    /// The interaction `interactionID`, when `bearer` is its current token and it is still running.
-    private func authorizedInteraction(_ interactionID: String, bearer: String?) async throws -> InteractionRecord {
-        try authorized(try await storage.interactions.find(interactionID), interactionID, bearer: bearer)
-    }
-
     /// `interaction`, as read for `interactionID`, when `bearer` is its current token and it is still running.
     private func authorized(_ interaction: InteractionRecord?, _ interactionID: String, bearer: String?) throws -> InteractionRecord {
         guard let interaction else {
             throw ServiceError.notFound("No interaction '\(interactionID)'.")
         }
-        guard Self.holds(bearer, of: interaction) else {
-            if interaction.finished { throw ServiceError(.gone, ErrorCode.expired, "The interaction has ended.") }
-            throw ServiceError.invalidToken()
-        }
+        if interaction.finished { throw ServiceError(.gone, ErrorCode.expired, "The interaction has ended.") }
+        guard Self.holds(bearer, of: interaction) else { throw ServiceError.invalidToken() }
         guard services.clock.now() < interaction.expiresAt else { throw ServiceError(.gone, ErrorCode.expired, "The interaction has expired.") }
         return interaction
     }
@@ -307,6 +312,23 @@ struct InteractionService: Sendable {
         guard !state.isFinished else { return "" }
         return try secrets.seal(String(decoding: try JSONEncoder.wire.encode(state), as: UTF8.self), boundTo: interactionID)
     }
+
+    /// The answer that ended the run in `row`, sent again to the token that asked for it while the row
+    /// keeps it; nil otherwise (the call is then refused as for any ended run).
+    private func keptAnswer(in row: InteractionRecord?, for bearer: String?) throws -> Reply? {
+        guard let row, row.finished, let sealed = row.answer, let asked = row.answerTokenHash, let keptUntil = row.answerKeptUntil,
+            let bearer, SecretDigest.matches(bearer, storedHex: asked), services.clock.now() < keptUntil
+        else { return nil }
+        let json = try secrets.open(sealed, boundTo: Self.answerBinding(row.id))
+        return Reply(body: try JSONDecoder.wire.decode(IdoResponse.self, from: Data(json.utf8)))
+    }
+
+    /// `body` sealed for the row of interaction `interactionID`, apart from its state: one cannot be opened as the other.
+    private func sealed(_ body: IdoResponse, of interactionID: String) throws -> String {
+        try secrets.seal(String(decoding: try JSONEncoder.wire.encode(body), as: UTF8.self), boundTo: Self.answerBinding(interactionID))
+    }
+
+    private static func answerBinding(_ interactionID: String) -> String { "\(interactionID) answer" }
 
     private static func decodeClientResponse(_ body: ByteBuffer?) throws -> CountersignCore.ClientResponse {
         guard let body, body.readableBytes > 0 else { throw ServiceError.notValid("The request body is empty.") }

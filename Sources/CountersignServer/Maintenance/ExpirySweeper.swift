@@ -4,7 +4,7 @@ import Foundation
 import Logging
 
 /// Removes what has outlived its use, in the background: accepted device signatures once they could
-/// no longer be fresh, and interactions, approvals and their push jobs and delivery records once they
+/// no longer be fresh, the answers ended runs keep for a client that lost them, and interactions, approvals and their push jobs and delivery records once they
 /// have been expired for longer than the retention, decoys with them (the push-fatigue limits read both
 /// alike). Transaction evidence is kept.
 ///
@@ -30,6 +30,7 @@ final class ExpirySweeper: ServerLifecycle {
     /// What one sweep removed.
     struct Removed: Equatable {
         var deviceSignatures = 0
+        var keptAnswers = 0
         var interactions = 0
         var approvals = 0
         var pushJobs = 0
@@ -37,7 +38,7 @@ final class ExpirySweeper: ServerLifecycle {
         var enrollmentCodes = 0
         var decoyApprovals = 0
 
-        var total: Int { deviceSignatures + interactions + approvals + pushJobs + pushDeliveries + enrollmentCodes + decoyApprovals }
+        var total: Int { deviceSignatures + keptAnswers + interactions + approvals + pushJobs + pushDeliveries + enrollmentCodes + decoyApprovals }
     }
 
     init(storage: Storage, clock: any WallClock, retention: TimeInterval, interval: TimeInterval, logger: Logger) {
@@ -63,7 +64,7 @@ final class ExpirySweeper: ServerLifecycle {
                 let removed = try await sweep()
                 if removed.total > 0 {
                     logger.info("expired records removed", metadata: [
-                        "device_signatures": "\(removed.deviceSignatures)", "interactions": "\(removed.interactions)",
+                        "device_signatures": "\(removed.deviceSignatures)", "kept_answers": "\(removed.keptAnswers)", "interactions": "\(removed.interactions)",
                         "approvals": "\(removed.approvals)", "push_jobs": "\(removed.pushJobs)",
                         "push_deliveries": "\(removed.pushDeliveries)", "enrollment_codes": "\(removed.enrollmentCodes)",
                         "decoy_approvals": "\(removed.decoyApprovals)",
@@ -85,6 +86,7 @@ final class ExpirySweeper: ServerLifecycle {
         let cutoff = now.addingTimeInterval(-retention)
         var removed = Removed()
         removed.deviceSignatures = try await inBatches { try await $0.deleteExpired(from: UsedDeviceSignatureStore.table, before: now, limit: $1) }
+        removed.keptAnswers = try await inBatches { try await $0.dropKeptAnswers(before: now, limit: $1) }
         while let batch = try await inTransaction({ try await $0.deleteExpiredApprovals(before: cutoff, limit: Self.batchSize) }),
             batch.approvals > 0
         {
