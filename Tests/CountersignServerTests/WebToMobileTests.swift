@@ -583,6 +583,29 @@ struct WebToMobileTests {
         }
     }
 
+    @Test("the phone's last answer, lost on the way, is sent again by the SDK with the token it still holds and answered the same: the approval stands and the browser signs in")
+    func phoneLastAnswerLost() async throws {
+        try await TestServer.run { server in
+            let network = LosingTransport(InProcessTransport(app: server.app))
+            let client = OrchestrationClient(baseURL: URL(string: "http://in-process")!, clientID: "demo-native", transport: network)
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com", client: client)
+            let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
+            let step = try await phone.startApproval()
+            let answer = try await phone.phone.biometricAnswer(to: step, as: phone.email)
+
+            network.loseNextAnswer()
+            await #expect(throws: URLError.self) { try await client.submitClientResponse(.clientInput, data: answer) }
+            let again = try await client.submitClientResponse(.clientInput, data: answer)
+            #expect(again.journeyStepID == JourneyStepID.success)
+            #expect(again.error == nil)
+
+            server.clock.advance(by: 3)
+            let resumed = try await server.send(.POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": [:]], bearer: token)
+            #expect(resumed.body["journey_step_id"] == .string(JourneyStepID.success))
+            #expect(try await server.verifiedClaims(try #require(resumed.body["token"]?.stringValue)).deviceID == phone.deviceID)
+        }
+    }
+
     @Test("polls sent at once with one token (a retry while the lost one is still on its way) are each answered or told to slow down, never refused the token they all hold; so too when each reads the run from the database (another instance saved it last)",
           arguments: [false, true])
     func pollsAtOnce(savedElsewhere: Bool) async throws {

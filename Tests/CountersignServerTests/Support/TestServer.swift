@@ -2,6 +2,7 @@ import CountersignClient
 import CountersignCore
 import CountersignServer
 import Foundation
+import Synchronization
 import Testing
 import Vapor
 import VaporTesting
@@ -133,5 +134,27 @@ struct InProcessTransport: HTTPTransport {
             body: request.httpBody.map { ByteBuffer(data: $0) })
         let http = HTTPURLResponse(url: url, statusCode: Int(response.status.code), httpVersion: "HTTP/1.1", headerFields: [:])!
         return (Data(buffer: response.body), http)
+    }
+}
+
+/// A network that can lose an answer: the request reaches the server and is answered, and the answer
+/// never reaches the client, as on a connection dropped at that moment.
+final class LosingTransport: HTTPTransport {
+    private let network: any HTTPTransport
+    private let losesNext = Mutex(false)
+
+    init(_ network: any HTTPTransport) {
+        self.network = network
+    }
+
+    /// The next request's answer is lost.
+    func loseNextAnswer() {
+        losesNext.withLock { $0 = true }
+    }
+
+    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let answer = try await network.send(request)
+        if losesNext.withLock({ losing in defer { losing = false }; return losing }) { throw URLError(.networkConnectionLost) }
+        return answer
     }
 }
