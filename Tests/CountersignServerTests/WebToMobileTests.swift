@@ -512,35 +512,32 @@ struct WebToMobileTests {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
-            func submit(_ option: String, bearer: String) async throws -> (status: HTTPStatus, body: JSONValue, headers: HTTPHeaders) {
-                try await server.send(.POST, "/v1/interactions/\(id)/submit", json: ["option": .string(option), "data": [:]], bearer: bearer)
-            }
 
             // The poll reaches the server and its answer never reaches the browser, which polls again
             // with the token it holds.
             server.clock.advance(by: 3)
-            let lost = try await submit("client_input", bearer: token)
+            let lost = try await server.submit(id, "client_input", bearer: token)
             #expect(lost.status == .ok)
             #expect(lost.body["interaction_token"]?.stringValue == token, "a poll keeps the token")
             server.clock.advance(by: 3)
-            let again = try await submit("client_input", bearer: token)
+            let again = try await server.submit(id, "client_input", bearer: token)
             #expect(again.status == .ok)
             #expect(again.body["journey_step_id"] == .string(JourneyStepID.mobileApproveAuthentication))
 
             // A resend spends an attempt: its token is a fresh one, and the one before it is refused.
-            let resent = try await submit("resend", bearer: token)
+            let resent = try await server.submit(id, "resend", bearer: token)
             #expect(resent.status == .ok)
             let fresh = try #require(resent.body["interaction_token"]?.stringValue)
             #expect(fresh != token)
             server.clock.advance(by: 3)
-            #expect(try await submit("client_input", bearer: token).status == .unauthorized)
+            #expect(try await server.submit(id, "client_input", bearer: token).status == .unauthorized)
 
             try await phone.approve()
-            let resumed = try await submit("client_input", bearer: fresh)
+            let resumed = try await server.submit(id, "client_input", bearer: fresh)
             #expect(resumed.status == .ok)
             #expect(resumed.body["journey_step_id"] == .string(JourneyStepID.success))
             #expect(resumed.body["interaction_token"] == nil)
-            #expect(try await submit("cancel", bearer: token).status == .gone, "the ended run takes no more calls")
+            #expect(try await server.submit(id, "cancel", bearer: token).status == .gone, "the ended run takes no more calls")
         }
     }
 
@@ -549,27 +546,24 @@ struct WebToMobileTests {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let (id, replaced) = try await server.waitingWebLogin(email: "ada@example.com")
-            func submit(_ option: String, bearer: String) async throws -> (status: HTTPStatus, body: JSONValue, headers: HTTPHeaders) {
-                try await server.send(.POST, "/v1/interactions/\(id)/submit", json: ["option": .string(option), "data": [:]], bearer: bearer)
-            }
-            let resent = try await submit("resend", bearer: replaced)
+            let resent = try await server.submit(id, "resend", bearer: replaced)
             let token = try #require(resent.body["interaction_token"]?.stringValue)
             try await phone.approve()
             server.clock.advance(by: 3)
 
             // The poll that finds the phone's answer ends the run; its answer is lost, and the browser polls again.
-            let ended = try await submit("client_input", bearer: token)
+            let ended = try await server.submit(id, "client_input", bearer: token)
             #expect(ended.status == .ok)
             #expect(ended.body["journey_step_id"] == .string(JourneyStepID.success))
             let signed = try #require(ended.body["token"]?.stringValue)
             server.clock.advance(by: 3)
-            let again = try await submit("client_input", bearer: token)
+            let again = try await server.submit(id, "client_input", bearer: token)
             #expect(again.status == .ok)
             #expect(again.body == ended.body, "the same answer, with the same signed token")
             _ = try await server.verifiedClaims(signed)
 
             // Nobody else gets it: not a token an earlier answer replaced, nor another call of the ended run.
-            let stale = try await submit("client_input", bearer: replaced)
+            let stale = try await server.submit(id, "client_input", bearer: replaced)
             #expect(stale.status == .gone)
             #expect(stale.body["token"] == nil)
             let events = try await server.send(.GET, "/v1/interactions/\(id)/events", bearer: token)
@@ -577,7 +571,7 @@ struct WebToMobileTests {
 
             // A minute on, it is no longer kept.
             server.clock.advance(by: 60)
-            let late = try await submit("client_input", bearer: token)
+            let late = try await server.submit(id, "client_input", bearer: token)
             #expect(late.status == .gone)
             #expect(late.body["token"] == nil)
         }
@@ -600,7 +594,7 @@ struct WebToMobileTests {
             #expect(again.error == nil)
 
             server.clock.advance(by: 3)
-            let resumed = try await server.send(.POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": [:]], bearer: token)
+            let resumed = try await server.submit(id, "client_input", bearer: token)
             #expect(resumed.body["journey_step_id"] == .string(JourneyStepID.success))
             #expect(try await server.verifiedClaims(try #require(resumed.body["token"]?.stringValue)).deviceID == phone.deviceID)
         }

@@ -66,6 +66,11 @@ extension TestServer {
         #expect(waiting.body["journey_step_id"] == .string(JourneyStepID.mobileApproveAuthentication))
         return (id, try #require(waiting.body["interaction_token"]?.stringValue))
     }
+
+    /// Answers interaction `id`'s step with `option` and no data, over raw HTTP, as a browser's poll does.
+    func submit(_ id: String, _ option: String, bearer: String) async throws -> (status: HTTPStatus, body: JSONValue, headers: HTTPHeaders) {
+        try await send(.POST, "/v1/interactions/\(id)/submit", json: ["option": .string(option), "data": [:]], bearer: bearer)
+    }
 }
 
 /// A registered phone and its device id, ready to answer approvals.
