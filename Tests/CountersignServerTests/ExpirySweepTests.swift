@@ -31,7 +31,7 @@ struct ExpirySweepTests {
         }
     }
 
-    @Test("a run's last answer is let go of once its minute is over; the run's row stays for the retention")
+    @Test("a run's last answer is let go of once the interaction would have expired; the run's row stays for the retention")
     func keptAnswersGo() async throws {
         try await Self.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
@@ -41,12 +41,31 @@ struct ExpirySweepTests {
             #expect(try await browser.poll().journeyStepID == JourneyStepID.success)
             // The phone's registration, its approval and the browser's sign-in.
             #expect(try await server.keptAnswers() == 3)
-            server.clock.advance(by: 30)
+            server.clock.advance(by: 290)
             try await Task.sleep(for: .milliseconds(100))
-            #expect(try await server.keptAnswers() == 3, "kept for a minute")
-            server.clock.advance(by: 31)
+            #expect(try await server.keptAnswers() == 3, "kept until the interactions would have expired")
+            server.clock.advance(by: 11)
             try await eventually("the answers were let go of") { try await server.keptAnswers() == 0 }
             #expect(try await server.count("interactions") == 3)
+        }
+    }
+
+    @Test("a run that never reached a user and ended in its last seconds keeps its answer past its expiry, at least 90 seconds; its row goes with it")
+    func keptAnswerOutlivesExpiry() async throws {
+        try await Self.run { server in
+            let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
+            let id = try #require(started.body["interaction_id"]?.stringValue)
+            let token = try #require(started.body["interaction_token"]?.stringValue)
+            server.clock.advance(by: 280)
+            let cancelled = try await server.submit(id, "cancel", bearer: token)
+            #expect(cancelled.body["journey_step_id"] == .string(JourneyStepID.rejection))
+
+            // Expired, and anonymous: such rows go at expiry, but not while they keep an answer.
+            server.clock.advance(by: 60)
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(try await server.submit(id, "cancel", bearer: token).body == cancelled.body)
+            server.clock.advance(by: 31)
+            try await eventually("the answer and its row went") { try await server.count("interactions") == 0 }
         }
     }
 

@@ -61,6 +61,25 @@ struct SecretsAtRestTests {
         }
     }
 
+    @Test("an ended run's kept answer is opened only for the token it was kept for: one written beside it in the database gets 410, not the signed token")
+    func keptAnswerBoundToItsToken() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
+            try await phone.approve()
+            server.clock.advance(by: 3)
+            #expect(try await server.submit(id, "client_input", bearer: token).body["journey_step_id"] == .string(JourneyStepID.success))
+
+            // Someone who can write to the database, but has not the master key, puts a token of their own there.
+            let theirs = SecureRandom.identifier(prefix: "itk")
+            let sql = try #require(server.app.countersignSQL)
+            try await sql.raw("UPDATE interactions SET answer_token_hash = \(bind: SecretDigest.hex(theirs)) WHERE id = \(bind: id)").run()
+            let refused = try await server.submit(id, "client_input", bearer: theirs)
+            #expect(refused.status == .gone)
+            #expect(refused.body["token"] == nil)
+        }
+    }
+
     @Test("a run that ends at its first step keeps no state either")
     func runEndedAtOnceKeepsNoState() async throws {
         try await TestServer.runWithFixtures { server in

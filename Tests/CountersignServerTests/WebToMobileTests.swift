@@ -537,11 +537,11 @@ struct WebToMobileTests {
             #expect(resumed.status == .ok)
             #expect(resumed.body["journey_step_id"] == .string(JourneyStepID.success))
             #expect(resumed.body["interaction_token"] == nil)
-            #expect(try await server.submit(id, "cancel", bearer: token).status == .gone, "the ended run takes no more calls")
+            #expect(try await server.submit(id, "cancel", bearer: token).status == .gone, "a token a resend replaced is no good on the ended run")
         }
     }
 
-    @Test("the answer that ends the run, lost on the way, is answered again to the token that asked for it, for a minute; a token an earlier answer replaced, and the run's events stream, are refused")
+    @Test("the answer that ends the run, lost on the way, is answered again to the token that asked for it until the interaction's expiry; a token an earlier answer replaced, and the run's events stream, are refused")
     func lastAnswerLost() async throws {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
@@ -563,17 +563,34 @@ struct WebToMobileTests {
             _ = try await server.verifiedClaims(signed)
 
             // Nobody else gets it: not a token an earlier answer replaced, nor another call of the ended run.
-            let stale = try await server.submit(id, "client_input", bearer: replaced)
-            #expect(stale.status == .gone)
-            #expect(stale.body["token"] == nil)
+            #expect(try await server.submit(id, "client_input", bearer: replaced).status == .gone)
             let events = try await server.send(.GET, "/v1/interactions/\(id)/events", bearer: token)
             #expect(events.status == .gone)
 
-            // A minute on, it is no longer kept.
-            server.clock.advance(by: 60)
-            let late = try await server.submit(id, "client_input", bearer: token)
-            #expect(late.status == .gone)
-            #expect(late.body["token"] == nil)
+            // Until the interaction would have expired (10 minutes from its start), and no longer.
+            server.clock.advance(by: 590)
+            #expect(try await server.submit(id, "client_input", bearer: token).body == ended.body)
+            server.clock.advance(by: 5)
+            #expect(try await server.submit(id, "client_input", bearer: token).status == .gone)
+        }
+    }
+
+    @Test("polls sent at once with one token when the phone has answered: one ends the run, and each of the others is answered the same or told to slow down, never refused")
+    func pollsAtOnceWhenAnswered() async throws {
+        try await TestServer.run { server in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
+            try await phone.approve()
+            server.clock.advance(by: 3)
+            let answers = try await withThrowingTaskGroup(of: (status: HTTPStatus, body: JSONValue, headers: HTTPHeaders).self) { group in
+                for _ in 0..<8 { group.addTask { try await server.submit(id, "client_input", bearer: token) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let signedIn = answers.filter { $0.status == .ok }
+            #expect(answers.allSatisfy { $0.status == .ok || $0.status == .tooManyRequests }, "\(answers.map(\.status))")
+            #expect(!signedIn.isEmpty)
+            #expect(signedIn.allSatisfy { $0.body == signedIn[0].body && $0.body["journey_step_id"] == .string(JourneyStepID.success) })
+            #expect(try await server.submit(id, "client_input", bearer: token).body == signedIn[0].body)
         }
     }
 

@@ -12,7 +12,8 @@ import NIOCore
 ///
 /// An interaction's state holds what its client must not read and nobody should find in a copy of the
 /// database (challenges, the web OTP the browser shows): it is stored sealed with the master key while
-/// the run goes on, and not at all once it has ended.
+/// the run goes on, and not at all once it has ended. What an ended run keeps for a while is the answer
+/// that ended it, sealed too (`KeptAnswer`).
 struct InteractionService: Sendable {
     let services: JourneyServices
     let journeys: JourneyRegistry
@@ -137,9 +138,11 @@ struct InteractionService: Sendable {
     /// How many times a submit is worked out on a row read anew before it gives up as refused.
     private static let answersOnMovedRow = 3
 
-    /// How long a run's last answer is kept for a client that lost it on the way (`KeptAnswer`): a few
-    /// of a browser's poll intervals. The sweeper lets it go after that, at its next round.
-    static let answerKeptFor: TimeInterval = 60
+    /// The shortest time a run's last answer is kept for a client that lost it on the way (`KeptAnswer`).
+    /// It is kept until the interaction would have expired, so the token that asked is good for no longer
+    /// than it was, but at least this long, time for a client's own timeout (URLSession waits 60 s) and a
+    /// retry. The sweeper lets it go after that, at its next round.
+    static let answerKeptAtLeast: TimeInterval = 90
 
     /// A save changed no row: the run was saved since this call read it (or since this instance kept it),
     /// by another call or another instance, or it ended.
@@ -219,7 +222,9 @@ struct InteractionService: Sendable {
         let body = Self.response(presentation, interactionID: interaction.id, journeyID: journey.id, token: token)
         var kept: KeptAnswer?
         if state.isFinished, let asked = interaction.tokenHash {
-            kept = KeptAnswer(sealed: try sealed(body, of: interaction.id), tokenHash: asked, keptUntil: now + Self.answerKeptFor)
+            kept = KeptAnswer(
+                sealed: try sealed(body, of: interaction.id, for: asked), tokenHash: asked,
+                keptUntil: max(interaction.expiresAt, now + Self.answerKeptAtLeast))
         }
         return Answer(
             record: interaction, journeyID: journey.id, presentation: presentation, body: body, state: state, token: token,
@@ -306,29 +311,31 @@ struct InteractionService: Sendable {
     }
 
     /// What the interaction's row keeps of `state`: sealed while the run goes on; nothing once it has
-    /// ended, since a finished run has no token and its state is never read again (its challenges, web
-    /// code and answers do not stay at rest until the row is swept).
+    /// ended, since a finished run takes no more steps and its state is never read again (its challenges,
+    /// web code and answers do not stay at rest until the row is swept).
     private func stored(_ state: InteractionState, interactionID: String) throws -> String {
         guard !state.isFinished else { return "" }
         return try secrets.seal(String(decoding: try JSONEncoder.wire.encode(state), as: UTF8.self), boundTo: interactionID)
     }
 
     /// The answer that ended the run in `row`, sent again to the token that asked for it while the row
-    /// keeps it; nil otherwise (the call is then refused as for any ended run).
+    /// keeps it; nil otherwise (the call is then refused as for any ended run), also when the answer was
+    /// not sealed for this row and token.
     private func keptAnswer(in row: InteractionRecord?, for bearer: String?) throws -> Reply? {
         guard let row, row.finished, let sealed = row.answer, let asked = row.answerTokenHash, let keptUntil = row.answerKeptUntil,
-            let bearer, SecretDigest.matches(bearer, storedHex: asked), services.clock.now() < keptUntil
+            let bearer, SecretDigest.matches(bearer, storedHex: asked), services.clock.now() < keptUntil,
+            let json = try? secrets.open(sealed, boundTo: Self.answerBinding(row.id, for: asked))
         else { return nil }
-        let json = try secrets.open(sealed, boundTo: Self.answerBinding(row.id))
         return Reply(body: try JSONDecoder.wire.decode(IdoResponse.self, from: Data(json.utf8)))
     }
 
-    /// `body` sealed for the row of interaction `interactionID`, apart from its state: one cannot be opened as the other.
-    private func sealed(_ body: IdoResponse, of interactionID: String) throws -> String {
-        try secrets.seal(String(decoding: try JSONEncoder.wire.encode(body), as: UTF8.self), boundTo: Self.answerBinding(interactionID))
+    /// `body` sealed for the row of interaction `interactionID` and the token whose hash is `tokenHash`:
+    /// it cannot be opened as the row's state, nor for another token written beside it.
+    private func sealed(_ body: IdoResponse, of interactionID: String, for tokenHash: String) throws -> String {
+        try secrets.seal(String(decoding: try JSONEncoder.wire.encode(body), as: UTF8.self), boundTo: Self.answerBinding(interactionID, for: tokenHash))
     }
 
-    private static func answerBinding(_ interactionID: String) -> String { "\(interactionID) answer" }
+    private static func answerBinding(_ interactionID: String, for tokenHash: String) -> String { "\(interactionID) answer \(tokenHash)" }
 
     private static func decodeClientResponse(_ body: ByteBuffer?) throws -> CountersignCore.ClientResponse {
         guard let body, body.readableBytes > 0 else { throw ServiceError.notValid("The request body is empty.") }

@@ -95,11 +95,12 @@ final class ExpirySweeper: ServerLifecycle {
             removed.pushDeliveries += batch.pushDeliveries
             try await Task.sleep(for: Self.pauseBetweenBatches)
         }
-        // Interactions that never reached a user go at expiry; the others after the retention.
+        // Interactions that never reached a user go at expiry; the others after the retention; none while
+        // it keeps its last answer (let go of above once its time is over).
         removed.interactions = try await inBatches {
-            try await $0.deleteExpired(from: InteractionStore.table, before: now, where: "user_id IS NULL", limit: $1)
+            try await $0.deleteExpired(from: InteractionStore.table, before: now, where: "user_id IS NULL AND answer_kept_until IS NULL", limit: $1)
         }
-            + inBatches { try await $0.deleteExpired(from: InteractionStore.table, before: cutoff, limit: $1) }
+            + inBatches { try await $0.deleteExpired(from: InteractionStore.table, before: cutoff, where: "answer_kept_until IS NULL", limit: $1) }
         removed.enrollmentCodes = try await inBatches { try await $0.deleteExpired(from: EnrollmentCodeStore.table, before: cutoff, limit: $1) }
         removed.decoyApprovals = try await inBatches { try await $0.deleteExpired(from: ApprovalStore.decoyTable, before: cutoff, limit: $1) }
         return removed
