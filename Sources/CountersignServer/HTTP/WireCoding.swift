@@ -11,11 +11,11 @@ extension Response {
     }
 
     /// A JSON response from a body already encoded with `JSONEncoder.wire`.
-    static func wireEncoded(_ body: Data, cacheControl: String? = nil) -> Response {
+    static func wireEncoded(_ body: Data, status: HTTPResponseStatus = .ok, cacheControl: String? = nil) -> Response {
         var headers: HTTPHeaders = [:]
         headers.contentType = .json
         if let cacheControl { headers.replaceOrAdd(name: .cacheControl, value: cacheControl) }
-        return Response(status: .ok, headers: headers, body: .init(data: body))
+        return Response(status: status, headers: headers, body: .init(data: body))
     }
 }
 

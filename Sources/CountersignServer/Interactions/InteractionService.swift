@@ -26,11 +26,21 @@ struct InteractionService: Sendable {
 
     var storage: Storage { services.storage }
 
-    /// The outcome of a call: the response body, and whether it shows the step again after an error the
-    /// client made (a wrong code), which the wire protocol answers with `400`.
+    /// The outcome of a call: the response body (an `IdoResponse` as `JSONEncoder.wire` writes it), and
+    /// whether it shows the step again after an error the client made (a wrong code), which the wire
+    /// protocol answers with `400`.
     struct Reply {
-        let body: IdoResponse
+        let json: Data
         var isRepeatedAfterError = false
+
+        init(json: Data, isRepeatedAfterError: Bool = false) {
+            self.json = json
+            self.isRepeatedAfterError = isRepeatedAfterError
+        }
+
+        init(_ body: IdoResponse, isRepeatedAfterError: Bool = false) throws {
+            self.init(json: try JSONEncoder.wire.encode(body), isRepeatedAfterError: isRepeatedAfterError)
+        }
     }
 
     /// The most `additional_params` a start may carry, as JSON: they live in the interaction's state.
@@ -98,7 +108,7 @@ struct InteractionService: Sendable {
             if !state.isFinished { committedRuns.remember(record, state: state, approvalTerms: await effects.approvalTerms) }
             metrics.interactionStarted(journey: journey.id)
             if state.isFinished { metrics.interactionFinished(journey: journey.id, finalStep: presentation.journeyStepID) }
-            return Reply(body: Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
+            return try Reply(Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
         }
     }
 
@@ -121,7 +131,7 @@ struct InteractionService: Sendable {
             // when it moved the run, the token is refused.
             for _ in 0..<Self.answersOnMovedRow {
                 let row = try await storage.interactions.find(interactionID)
-                if let kept = try keptAnswer(in: row, for: bearer) { return kept }
+                if let kept = keptAnswer(in: row, for: bearer) { return kept }
                 let interaction = try authorized(row, interactionID, bearer: bearer)
                 let answer = try await answer(
                     body, to: interaction, bearer: bearer, state: try opened(interaction), approvalTerms: nil, origin: origin)
@@ -190,7 +200,7 @@ struct InteractionService: Sendable {
         let record: InteractionRecord
         let journeyID: String
         let presentation: StepPresentation
-        let body: IdoResponse
+        let reply: Reply
         let state: InteractionState
         let token: String?
         let sealedState: String
@@ -219,15 +229,17 @@ struct InteractionService: Sendable {
             try await JourneyRunner(journey: journey, effects: effects, now: now).submit(response, to: &state)
         }
         let token = state.isFinished ? nil : presentation.keepsToken ? bearer : SecureRandom.identifier(prefix: "itk")
-        let body = Self.response(presentation, interactionID: interaction.id, journeyID: journey.id, token: token)
+        let reply = try Reply(
+            Self.response(presentation, interactionID: interaction.id, journeyID: journey.id, token: token),
+            isRepeatedAfterError: presentation.isRepeatedAfterError)
         var kept: KeptAnswer?
         if state.isFinished, let asked = interaction.tokenHash {
             kept = KeptAnswer(
-                sealed: try sealed(body, of: interaction.id, for: asked), tokenHash: asked,
+                sealed: try sealed(reply.json, of: interaction.id, for: asked), tokenHash: asked,
                 keptUntil: max(interaction.expiresAt, now + Self.answerKeptAtLeast))
         }
         return Answer(
-            record: interaction, journeyID: journey.id, presentation: presentation, body: body, state: state, token: token,
+            record: interaction, journeyID: journey.id, presentation: presentation, reply: reply, state: state, token: token,
             sealedState: try stored(state, interactionID: interaction.id), kept: kept, work: work, approvalTerms: await effects.approvalTerms)
     }
 
@@ -245,7 +257,7 @@ struct InteractionService: Sendable {
         } else {
             committedRuns.remember(saved, state: state, approvalTerms: answer.approvalTerms)
         }
-        return Reply(body: answer.body, isRepeatedAfterError: answer.presentation.isRepeatedAfterError)
+        return answer.reply
     }
 
     /// Whether `bearer` is the token `record` expects next.
@@ -321,18 +333,18 @@ struct InteractionService: Sendable {
     /// The answer that ended the run in `row`, sent again to the token that asked for it while the row
     /// keeps it; nil otherwise (the call is then refused as for any ended run), also when the answer was
     /// not sealed for this row and token.
-    private func keptAnswer(in row: InteractionRecord?, for bearer: String?) throws -> Reply? {
+    private func keptAnswer(in row: InteractionRecord?, for bearer: String?) -> Reply? {
         guard let row, row.finished, let sealed = row.answer, let asked = row.answerTokenHash, let keptUntil = row.answerKeptUntil,
             let bearer, SecretDigest.matches(bearer, storedHex: asked), services.clock.now() < keptUntil,
             let json = try? secrets.open(sealed, boundTo: Self.answerBinding(row.id, for: asked))
         else { return nil }
-        return Reply(body: try JSONDecoder.wire.decode(IdoResponse.self, from: Data(json.utf8)))
+        return Reply(json: Data(json.utf8))
     }
 
-    /// `body` sealed for the row of interaction `interactionID` and the token whose hash is `tokenHash`:
-    /// it cannot be opened as the row's state, nor for another token written beside it.
-    private func sealed(_ body: IdoResponse, of interactionID: String, for tokenHash: String) throws -> String {
-        try secrets.seal(String(decoding: try JSONEncoder.wire.encode(body), as: UTF8.self), boundTo: Self.answerBinding(interactionID, for: tokenHash))
+    /// An answer's `json` sealed for the row of interaction `interactionID` and the token whose hash is
+    /// `tokenHash`: it cannot be opened as the row's state, nor for another token written beside it.
+    private func sealed(_ json: Data, of interactionID: String, for tokenHash: String) throws -> String {
+        try secrets.seal(String(decoding: json, as: UTF8.self), boundTo: Self.answerBinding(interactionID, for: tokenHash))
     }
 
     private static func answerBinding(_ interactionID: String, for tokenHash: String) -> String { "\(interactionID) answer \(tokenHash)" }

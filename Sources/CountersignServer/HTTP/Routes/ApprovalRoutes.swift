@@ -34,7 +34,7 @@ struct ApprovalRoutes: RouteCollection {
         } catch {
             throw ServiceError.notValid("The body must hold client_id, payload, device_id, timestamp (integer) and device_signature.")
         }
-        return try OrchestrationRoutes.response(try await mobileApprove.start(body, origin: RequestOrigin(request)))
+        return OrchestrationRoutes.response(try await mobileApprove.start(body, origin: RequestOrigin(request)))
     }
 
     /// `GET /v1/devices/{id}/pending[?wait=N]`, device-signed: the inbox push channel.

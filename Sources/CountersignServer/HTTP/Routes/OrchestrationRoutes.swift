@@ -19,7 +19,7 @@ struct OrchestrationRoutes: RouteCollection {
             throw ServiceError.notValid("The body must be a JSON object with a string 'client_id'.")
         }
         let reply = try await service.start(journeyID: request.parameters.get("journeyID")!, request: body, origin: RequestOrigin(request))
-        return try Self.response(reply)
+        return Self.response(reply)
     }
 
     func submit(request: Request) async throws -> Response {
@@ -27,10 +27,10 @@ struct OrchestrationRoutes: RouteCollection {
             interactionID: request.parameters.get("interactionID")!,
             bearer: request.headers.bearerAuthorization?.token,
             body: request.body.data, origin: RequestOrigin(request))
-        return try Self.response(reply)
+        return Self.response(reply)
     }
 
-    static func response(_ reply: InteractionService.Reply) throws -> Response {
-        try .wire(reply.body, status: reply.isRepeatedAfterError ? .badRequest : .ok, cacheControl: "no-store")
+    static func response(_ reply: InteractionService.Reply) -> Response {
+        .wireEncoded(reply.json, status: reply.isRepeatedAfterError ? .badRequest : .ok, cacheControl: "no-store")
     }
 }
