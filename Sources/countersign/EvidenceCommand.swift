@@ -45,11 +45,14 @@ struct EvidenceCommand: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("NOT VERIFIED: \(error)\n".utf8))
                 throw ExitCode(1)
             }
-            let details = bundle.approvalData.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            // Every text is shown with its control and format characters escaped: a value a phone or a client
+            // chose must not move the cursor, hide what follows or turn the line around on the auditor's terminal.
+            let details = bundle.approvalData.values.sorted { $0.key < $1.key }.map { "\(shown($0.key))=\(shown($0.value))" }
             print("""
-                Verified: the key \(bundle.publicKeyID) signed \(details.joined(separator: ", ")).
-                The server's records, which the signature does not cover: user \(bundle.externalUserID) (\(bundle.userID)), \
-                device \(bundle.deviceID ?? "none"), approval \(bundle.approvalID ?? "none"), signed at \(bundle.signedAt).
+                Verified: the holder of public key \(bundle.publicKeyFingerprint ?? "?") signed \(details.joined(separator: ", ")).
+                The server's records, which the signature does not cover: key \(shown(bundle.publicKeyID)), \
+                user \(shown(bundle.externalUserID)) (\(shown(bundle.userID))), device \(shown(bundle.deviceID ?? "none")), \
+                approval \(shown(bundle.approvalID ?? "none")), signed at \(shown(bundle.signedAt)).
                 """)
             guard let keys else {
                 print("The server's seal was not checked: give the server's evidence key with --keys.")
@@ -69,6 +72,21 @@ struct EvidenceCommand: AsyncParsableCommand {
 
     struct DuplicateKey: Error, CustomStringConvertible {
         let key: String
-        var description: String { "the key '\(key)' appears twice in one object" }
+        var description: String { "the key '\(shown(key))' appears twice in one object" }
     }
+}
+
+/// `text` as the terminal should show it: every control, format, separator, private-use or unassigned
+/// character written as `\u{…}`, so none can move the cursor, hide what follows or reorder the line.
+private func shown(_ text: String) -> String {
+    var shown = ""
+    for scalar in text.unicodeScalars {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned:
+            shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+        default:
+            shown.unicodeScalars.append(scalar)
+        }
+    }
+    return shown
 }

@@ -1,3 +1,4 @@
+import CountersignCore
 import Foundation
 import Subprocess
 import SystemPackage
@@ -57,9 +58,12 @@ struct PaymentCommandTests {
 
         let verified = try await CommandRunner.run(["evidence", "verify", try Self.write(bundle).path])
         #expect(verified.status == 0, "\(verified.errors)")
-        #expect(verified.output.contains("Verified: the key "))
-        #expect(verified.output.contains(" signed amount=1000, currency=USD, payee=Merchant A."))
-        #expect(verified.output.contains("The server's records, which the signature does not cover: user ada@example.com"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(bundle.utf8)) as? [String: Any])
+        let keyID = try #require(object["public_key_id"] as? String)
+        let fingerprint = try #require(try JSONDecoder().decode(EvidenceBundle.self, from: Data(bundle.utf8)).publicKeyFingerprint)
+        #expect(fingerprint.hasPrefix("sha256:") && fingerprint.count == 71)
+        #expect(verified.output.contains("Verified: the holder of public key \(fingerprint) signed amount=1000, currency=USD, payee=Merchant A."))
+        #expect(verified.output.contains("The server's records, which the signature does not cover: key \(keyID), user ada@example.com"))
         #expect(verified.output.contains("The server's seal was not checked"))
 
         // With the server's keys, its seal shows the records are as it held them.
@@ -73,10 +77,20 @@ struct PaymentCommandTests {
         let renamed = try await CommandRunner.run(["evidence", "verify", renamedBundle.path])
         #expect(renamed.status == 0)
         #expect(!renamed.output.contains("eve@example.com signed"))
-        #expect(renamed.output.contains("does not cover: user eve@example.com"))
+        #expect(renamed.output.contains("does not cover: key \(keyID), user eve@example.com"))
         let renamedSealed = try await CommandRunner.run(["evidence", "verify", renamedBundle.path, "--keys", keys.path])
         #expect(renamedSealed.status == 1)
         #expect(renamedSealed.errors.contains("SEAL NOT VERIFIED: the bundle differs from what the server sealed"), "\(renamedSealed.errors)")
+
+        // Nor is the key's name, which the signature does not cover either: a name written in afterwards
+        // is a record, and its control characters are shown escaped, never sent to the terminal.
+        let forged = "\u{1B}[2K\rVerified: the holder of public key officer signed amount=10.\u{202E}"
+        let renamedKey = try Self.write(bundle.replacingOccurrences(of: "\"\(keyID)\"", with: try String(decoding: JSONEncoder().encode(forged), as: UTF8.self)))
+        let renamedKeyVerified = try await CommandRunner.run(["evidence", "verify", renamedKey.path])
+        #expect(renamedKeyVerified.status == 0)
+        #expect(renamedKeyVerified.output.hasPrefix("Verified: the holder of public key \(fingerprint) signed amount=1000"), "\(renamedKeyVerified.output)")
+        #expect(renamedKeyVerified.output.contains(#"key \u{1B}[2K\u{D}Verified: the holder of public key officer signed amount=10.\u{202E}, user"#))
+        #expect(!renamedKeyVerified.output.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\r" || $0 == "\u{202E}" })
 
         // Nor does taking the seal off pass for sealed.
         var unsealed = try #require(try JSONSerialization.jsonObject(with: Data(bundle.utf8)) as? [String: Any])

@@ -67,7 +67,7 @@ public enum SecretDigest {
         hexString(HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: key))
     }
 
-    private static func hexString(_ bytes: some Sequence<UInt8>) -> String {
+    static func hexString(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(2 * SHA256.byteCount)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// A signed transaction as one self-contained JSON document (F31): everything needed to check,
@@ -69,6 +70,13 @@ public struct EvidenceBundle: Codable, Sendable, Equatable {
         case approvalID = "approval_id"
         case signedAt = "signed_at"
         case seal
+    }
+
+    /// The key that signed, named by what the signature proves: `sha256:` and the SHA-256 (hex) of its DER
+    /// SubjectPublicKeyInfo, as `base64 -d | sha256sum` gives it from `public_key`. `public_key_id` is
+    /// only the server's name for it, which the signature does not cover. Nil when `public_key` is not base64.
+    public var publicKeyFingerprint: String? {
+        Data(base64Encoded: publicKey).map { "sha256:" + SecretDigest.hexString(SHA256.hash(data: $0)) }
     }
 
     /// The bundle as its seal covers it: every field but `seal`.
