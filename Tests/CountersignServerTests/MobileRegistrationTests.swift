@@ -111,6 +111,26 @@ struct MobileRegistrationTests {
         }
     }
 
+    @Test("a biometric key's name holds at most 128 printable ASCII characters: one that would rewrite an auditor's terminal is refused", arguments: [
+        "k1\u{1B}[2K", "k1\rforged", "k\u{202E}1", "k 1", "kü", String(repeating: "k", count: 129),
+    ])
+    func unprintableKeyName(publicKeyID: String) async throws {
+        try await TestServer.run { server in
+            let client = server.client()
+            _ = try await client.startJourney("mobile_registration_by_email")
+            let step = try await client.submitClientResponse(.clientInput, data: ["email": "ed@example.com"])
+            var answer = try #require(
+                try await TestPhone(client: client).authenticator.registerNativeBiometrics(userIdentifier: "ed@example.com").objectValue)
+            answer["publicKeyId"] = .string(publicKeyID)
+            #expect(step.journeyStepID == JourneyStepID.mobileBiometricsRegistration)
+            await expectRefusal(400, ErrorCode.clientResponseNotValid) {
+                _ = try await client.submitClientResponse(.clientInput, data: .object(answer))
+            }
+            answer["publicKeyId"] = .string(String(repeating: "k", count: 128))
+            #expect(try await client.submitClientResponse(.clientInput, data: .object(answer)).journeyStepID == JourneyStepID.deviceRegistration)
+        }
+    }
+
     @Test("apns and fcm registrations need a push token")
     func pushTokenRequired() async throws {
         try await TestServer.run { server in

@@ -16,7 +16,7 @@ struct BiometricsRegistrationStep: StepBehavior {
         guard let user = state.user else { return .failure(WireError(code: ErrorCode.userNotFound, message: "No user.")) }
         let fields = try ClientInput(input)
         let key = try fields.publicKey("publicKey", allowRSA: true)
-        let publicKeyID = try fields.string("publicKeyId")
+        let publicKeyID = try fields.name("publicKeyId")
         let os = try fields.string("os")
         if let declared = try fields.optionalString("keyType"), declared.lowercased() != key.family.rawValue {
             throw ClientResponseNotValid("field 'keyType' says '\(declared)' but the key is \(key.family.rawValue)")

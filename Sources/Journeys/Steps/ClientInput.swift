@@ -18,6 +18,16 @@ struct ClientInput {
         return text
     }
 
+    /// A non-empty name of at most 128 printable ASCII characters (no space): what a phone calls a key,
+    /// which evidence and the admin API show as it was given.
+    func name(_ key: String) throws(ClientResponseNotValid) -> String {
+        let text = try string(key)
+        guard text.utf8.count <= 128, text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw ClientResponseNotValid("field '\(key)' must be at most 128 printable ASCII characters, without spaces")
+        }
+        return text
+    }
+
     /// A string field that may be absent.
     func optionalString(_ key: String) throws(ClientResponseNotValid) -> String? {
         guard let value = fields[key], value != .null else { return nil }
