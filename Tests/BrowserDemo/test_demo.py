@@ -479,6 +479,30 @@ class DemoTests(DemoTestCase):
         self.assertEqual(self.claims()["device"], phone.device_id)
         self.assertEqual(self.browser.execute_script("return window.lostSignIns"), 1)
 
+    def test_a_cancel_whose_answer_is_lost_ends_as_cancelled(self):
+        # The Cancel reaches the server and ends the run; its answer is lost on the way back. The page goes
+        # back to waiting with the token it held, and its next poll is answered with the Cancel's answer.
+        self.browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            window.lostCancels = 0;
+            const send = window.fetch.bind(window);
+            window.fetch = async (url, init) => {
+              const reply = await send(url, init);
+              if (String(url).endsWith('/submit') && init?.body?.includes('"option":"cancel"') && window.lostCancels === 0) {
+                window.lostCancels += 1;
+                throw new TypeError('Failed to fetch');
+              }
+              return reply;
+            };"""})
+        # The events stream, opened again while the page waits, is refused: the run has ended.
+        self.expected_statuses = (410,)
+        self.phone()
+        self.sign_in()
+        self.visible("view-waiting")
+        self.browser.find_element(By.ID, "cancel").click()
+        self.visible("view-failure")
+        self.assertEqual(self.text("failure-code"), "cancelled")
+        self.assertEqual(self.browser.execute_script("return window.lostCancels"), 1)
+
     def answer_cancel_with(self, status, body, content_type):
         """Makes the page's Cancel meet `status` with `body` instead of reaching the server."""
         self.browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": f"""
