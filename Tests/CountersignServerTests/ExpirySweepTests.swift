@@ -40,12 +40,12 @@ struct ExpirySweepTests {
             try await phone.approve()
             #expect(try await browser.poll().journeyStepID == JourneyStepID.success)
             // The phone's registration, its approval and the browser's sign-in.
-            #expect(try await server.keptAnswers() == 3)
+            #expect(try await server.count("kept_answers") == 3)
             server.clock.advance(by: 290)
             try await Task.sleep(for: .milliseconds(100))
-            #expect(try await server.keptAnswers() == 3, "kept until the interactions would have expired")
+            #expect(try await server.count("kept_answers") == 3, "kept until the interactions would have expired")
             server.clock.advance(by: 11)
-            try await eventually("the answers were let go of") { try await server.keptAnswers() == 0 }
+            try await eventually("the answers were let go of") { try await server.count("kept_answers") == 0 }
             #expect(try await server.count("interactions") == 3)
         }
     }
@@ -145,16 +145,6 @@ struct ExpirySweepTests {
 
 extension TestServer {
     /// The number of rows in `table`.
-    /// Interactions that keep an answer, in any of its three columns.
-    func keptAnswers() async throws -> Int {
-        let sql = try #require(app.countersignSQL)
-        let row = try #require(try await sql.raw("""
-            SELECT COUNT(*) AS n FROM interactions
-            WHERE answer IS NOT NULL OR answer_token_hash IS NOT NULL OR answer_kept_until IS NOT NULL
-            """).first())
-        return try row.decode(column: "n", as: Int.self)
-    }
-
     func count(_ table: String) async throws -> Int {
         let sql = try #require(app.countersignSQL)
         let row = try #require(try await sql.raw("SELECT COUNT(*) AS n FROM \(ident: table)").first())

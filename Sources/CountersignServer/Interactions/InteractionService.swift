@@ -13,7 +13,7 @@ import NIOCore
 /// An interaction's state holds what its client must not read and nobody should find in a copy of the
 /// database (challenges, the web OTP the browser shows): it is stored sealed with the master key while
 /// the run goes on, and not at all once it has ended. What an ended run keeps for a while is the answer
-/// that ended it, sealed too (`KeptAnswer`).
+/// that ended it, sealed too (`KeptAnswerRecord`).
 struct InteractionService: Sendable {
     let services: JourneyServices
     let journeys: JourneyRegistry
@@ -131,7 +131,7 @@ struct InteractionService: Sendable {
             // when it moved the run, the token is refused.
             for _ in 0..<Self.answersOnMovedRow {
                 let row = try await storage.interactions.find(interactionID)
-                if let kept = keptAnswer(in: row, for: bearer) { return kept }
+                if let kept = try await keptAnswer(in: row, for: bearer) { return kept }
                 let interaction = try authorized(row, interactionID, bearer: bearer)
                 let answer = try await answer(
                     body, to: interaction, bearer: bearer, state: try opened(interaction), approvalTerms: nil, origin: origin)
@@ -148,7 +148,7 @@ struct InteractionService: Sendable {
     /// How many times a submit is worked out on a row read anew before it gives up as refused.
     private static let answersOnMovedRow = 3
 
-    /// The shortest time a run's last answer is kept for a client that lost it on the way (`KeptAnswer`).
+    /// The shortest time a run's last answer is kept for a client that lost it on the way (`KeptAnswerRecord`).
     /// It is kept until the interaction would have expired, so the token that asked is good for no longer
     /// than it was, but at least this long, time for a client's own timeout (URLSession waits 60 s) and a
     /// retry. The sweeper lets it go after that, at its next round.
@@ -204,8 +204,8 @@ struct InteractionService: Sendable {
         let state: InteractionState
         let token: String?
         let sealedState: String
-        /// When the answer ends the run: the answer as the row keeps it for the token that asked.
-        let kept: KeptAnswer?
+        /// When the answer ends the run: the answer as it is kept for the token that asked.
+        let kept: KeptAnswerRecord?
         let work: UnitOfWork
         let approvalTerms: ApprovalTerms?
     }
@@ -232,11 +232,11 @@ struct InteractionService: Sendable {
         let reply = try Reply(
             Self.response(presentation, interactionID: interaction.id, journeyID: journey.id, token: token),
             isRepeatedAfterError: presentation.isRepeatedAfterError)
-        var kept: KeptAnswer?
+        var kept: KeptAnswerRecord?
         if state.isFinished, let asked = interaction.tokenHash {
-            kept = KeptAnswer(
-                sealed: try sealed(reply.json, of: interaction.id, for: asked), tokenHash: asked,
-                keptUntil: max(interaction.expiresAt, now + Self.answerKeptAtLeast))
+            kept = KeptAnswerRecord(
+                id: interaction.id, tokenHash: asked, answer: try sealed(reply.json, of: interaction.id, for: asked),
+                expiresAt: max(interaction.expiresAt, now + Self.answerKeptAtLeast))
         }
         return Answer(
             record: interaction, journeyID: journey.id, presentation: presentation, reply: reply, state: state, token: token,
@@ -249,7 +249,8 @@ struct InteractionService: Sendable {
         let state = answer.state
         let (save, saved) = storage.interactions.saveNext(
             of: answer.record, state: answer.sealedState, tokenHash: answer.token.map(SecretDigest.hex), finished: state.isFinished,
-            userID: state.user?.userID, keeping: answer.kept)
+            userID: state.user?.userID)
+        if let kept = answer.kept { await answer.work.hold(try storage.keptAnswers.insert(kept)) }
         try await answer.work.commit(on: storage, first: save.refusing { _ in refusal })
         if state.isFinished {
             committedRuns.forget(saved.id)
@@ -330,13 +331,13 @@ struct InteractionService: Sendable {
         return try secrets.seal(String(decoding: try JSONEncoder.wire.encode(state), as: UTF8.self), boundTo: interactionID)
     }
 
-    /// The answer that ended the run in `row`, sent again to the token that asked for it while the row
-    /// keeps it; nil otherwise (the call is then refused as for any ended run), also when the answer was
-    /// not sealed for this row and token.
-    private func keptAnswer(in row: InteractionRecord?, for bearer: String?) -> Reply? {
-        guard let row, row.finished, let sealed = row.answer, let asked = row.answerTokenHash, let keptUntil = row.answerKeptUntil,
-            let bearer, SecretDigest.matches(bearer, storedHex: asked), services.clock.now() < keptUntil,
-            let json = try? secrets.open(sealed, boundTo: Self.answerBinding(row.id, for: asked))
+    /// The answer that ended the run in `row`, sent again to the token that asked for it while it is
+    /// kept; nil otherwise (the call is then refused as for any ended run), also when the answer was not
+    /// sealed for this run and token.
+    private func keptAnswer(in row: InteractionRecord?, for bearer: String?) async throws -> Reply? {
+        guard let row, row.finished, let bearer, let kept = try await storage.keptAnswers.find(row.id),
+            SecretDigest.matches(bearer, storedHex: kept.tokenHash), services.clock.now() < kept.expiresAt,
+            let json = try? secrets.open(kept.answer, boundTo: Self.answerBinding(row.id, for: kept.tokenHash))
         else { return nil }
         return Reply(json: Data(json.utf8))
     }

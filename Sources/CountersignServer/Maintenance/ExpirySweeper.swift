@@ -86,7 +86,7 @@ final class ExpirySweeper: ServerLifecycle {
         let cutoff = now.addingTimeInterval(-retention)
         var removed = Removed()
         removed.deviceSignatures = try await inBatches { try await $0.deleteExpired(from: UsedDeviceSignatureStore.table, before: now, limit: $1) }
-        removed.keptAnswers = try await inBatches { try await $0.dropKeptAnswers(before: now, limit: $1) }
+        removed.keptAnswers = try await inBatches { try await $0.deleteExpired(from: KeptAnswerStore.table, before: now, limit: $1) }
         while let batch = try await inTransaction({ try await $0.deleteExpiredApprovals(before: cutoff, limit: Self.batchSize) }),
             batch.approvals > 0
         {
@@ -96,11 +96,14 @@ final class ExpirySweeper: ServerLifecycle {
             try await Task.sleep(for: Self.pauseBetweenBatches)
         }
         // Interactions that never reached a user go at expiry; the others after the retention; none while
-        // it keeps its last answer (let go of above once its time is over).
+        // its last answer is kept (removed above once its time is over).
+        let answerGone: SQLQueryString = """
+            NOT EXISTS (SELECT 1 FROM \(name: KeptAnswerStore.table) k WHERE k.id = \(name: InteractionStore.table).id)
+            """
         removed.interactions = try await inBatches {
-            try await $0.deleteExpired(from: InteractionStore.table, before: now, where: "user_id IS NULL AND answer_kept_until IS NULL", limit: $1)
+            try await $0.deleteExpired(from: InteractionStore.table, before: now, where: "user_id IS NULL AND \(answerGone)", limit: $1)
         }
-            + inBatches { try await $0.deleteExpired(from: InteractionStore.table, before: cutoff, where: "answer_kept_until IS NULL", limit: $1) }
+            + inBatches { try await $0.deleteExpired(from: InteractionStore.table, before: cutoff, where: answerGone, limit: $1) }
         removed.enrollmentCodes = try await inBatches { try await $0.deleteExpired(from: EnrollmentCodeStore.table, before: cutoff, limit: $1) }
         removed.decoyApprovals = try await inBatches { try await $0.deleteExpired(from: ApprovalStore.decoyTable, before: cutoff, limit: $1) }
         return removed

@@ -85,6 +85,7 @@ struct Storage: Sendable {
     }
 
     var interactions: InteractionStore { InteractionStore(sql: sql) }
+    var keptAnswers: KeptAnswerStore { KeptAnswerStore(sql: sql) }
     var approvals: ApprovalStore { ApprovalStore(sql: sql) }
     var users: UserStore { UserStore(sql: sql) }
     var memberships: MembershipStore { MembershipStore(sql: sql) }

@@ -1,25 +1,22 @@
 import FluentKit
 import FluentSQL
 
-/// Where a run keeps the answer that ended it, for a while (`InteractionRecord.answer`), and an index of
-/// the rows that keep one, by when it goes, for the sweeper: it holds only those rows.
+/// Where a run keeps the answer that ended it, for a while (`KeptAnswerRecord`), with an index on when
+/// it goes, for the sweeper.
 struct KeepLastAnswers: AsyncMigration {
-    static let index = "interactions_kept_answers"
+    static let indexes: [AddQueryIndexes.Index] = [("kept_answers_expires_at", KeptAnswerStore.table, ["expires_at"])]
 
     func prepare(on database: any Database) async throws {
-        // SQLite adds one column per statement.
-        try await database.schema(InteractionStore.table).field("answer", .string).update()
-        try await database.schema(InteractionStore.table).field("answer_token_hash", .string).update()
-        try await database.schema(InteractionStore.table).field("answer_kept_until", .datetime).update()
-        try await database.sql.raw("""
-            CREATE INDEX \(name: Self.index) ON \(name: InteractionStore.table) (answer_kept_until) WHERE answer_kept_until IS NOT NULL
-            """).run()
+        try await database.schema(KeptAnswerStore.table)
+            .field("id", .string, .identifier(auto: false))
+            .field("token_hash", .string, .required)
+            .field("answer", .string, .required)
+            .field("expires_at", .datetime, .required)
+            .create()
+        try await AddQueryIndexes.create(Self.indexes, on: database)
     }
 
     func revert(on database: any Database) async throws {
-        try await database.sql.drop(index: Self.index).run()
-        for field in ["answer_kept_until", "answer_token_hash", "answer"] {
-            try await database.schema(InteractionStore.table).deleteField(.string(field)).update()
-        }
+        try await database.schema(KeptAnswerStore.table).delete()
     }
 }

@@ -20,12 +20,6 @@ struct InteractionRecord: Codable, Sendable {
     /// The user the run has identified, once it has. An interaction that never reached one is removed
     /// at expiry rather than kept for the retention: anonymous starts must not fill the database.
     let userID: String?
-    /// The answer that ended the run, sealed, kept until `answerKeptUntil` for the token that asked for it
-    /// (SHA-256 hex in `answerTokenHash`): a client whose last answer was lost on the way sends its call again
-    /// and is answered the same. Nil while the run goes on, and once the sweeper has let it go.
-    var answer: String? = nil
-    var answerTokenHash: String? = nil
-    var answerKeptUntil: Date? = nil
 
     enum CodingKeys: String, CodingKey {
         case id, version, finished, state
@@ -35,25 +29,14 @@ struct InteractionRecord: Codable, Sendable {
         case tokenHash = "token_hash"
         case expiresAt = "expires_at"
         case createdAt = "created_at"
-        case answer
-        case answerTokenHash = "answer_token_hash"
-        case answerKeptUntil = "answer_kept_until"
     }
 }
 
 extension InteractionRecord {
     /// This row as its next save leaves it (`InteractionStore.saveNext(of:…)` writes exactly this).
-    func savedNext(state: String, tokenHash: String?, finished: Bool, userID: String?, keeping answer: KeptAnswer? = nil) -> InteractionRecord {
+    func savedNext(state: String, tokenHash: String?, finished: Bool, userID: String?) -> InteractionRecord {
         InteractionRecord(
             id: id, journeyID: journeyID, clientID: clientID, tokenHash: tokenHash, version: version + 1, finished: finished,
-            expiresAt: expiresAt, state: state, createdAt: createdAt, userID: userID,
-            answer: answer?.sealed, answerTokenHash: answer?.tokenHash, answerKeptUntil: answer?.keptUntil)
+            expiresAt: expiresAt, state: state, createdAt: createdAt, userID: userID)
     }
-}
-
-/// The answer that ended a run, as its row keeps it for a while (`InteractionRecord.answer`).
-struct KeptAnswer: Sendable {
-    let sealed: String
-    let tokenHash: String
-    let keptUntil: Date
 }

@@ -34,14 +34,13 @@ struct InteractionStore {
     /// step, which keep the token and differ only in when they polled. Returns the statement and the row
     /// as it leaves it.
     func saveNext(
-        of record: InteractionRecord, state: String, tokenHash: String?, finished: Bool, userID: String?, keeping answer: KeptAnswer? = nil
+        of record: InteractionRecord, state: String, tokenHash: String?, finished: Bool, userID: String?
     ) -> (statement: HeldStatement, saved: InteractionRecord) {
-        let saved = record.savedNext(state: state, tokenHash: tokenHash, finished: finished, userID: userID, keeping: answer)
+        let saved = record.savedNext(state: state, tokenHash: tokenHash, finished: finished, userID: userID)
         let statement = HeldStatement(returningChangedRows: """
             UPDATE \(name: Self.table)
             SET token_hash = \(bind: saved.tokenHash), version = \(bind: saved.version), finished = \(bind: saved.finished),
-                state = \(bind: saved.state), user_id = \(bind: saved.userID), answer = \(bind: saved.answer),
-                answer_token_hash = \(bind: saved.answerTokenHash), answer_kept_until = \(bind: saved.answerKeptUntil)
+                state = \(bind: saved.state), user_id = \(bind: saved.userID)
             WHERE id = \(bind: record.id) AND version = \(bind: record.version) AND token_hash = \(bind: record.tokenHash)
             RETURNING id
             """)

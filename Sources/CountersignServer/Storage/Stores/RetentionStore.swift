@@ -36,18 +36,6 @@ struct RetentionStore {
             """).all().count
     }
 
-    /// Lets go of up to `limit` runs' last answers (`InteractionRecord.answer`) kept until before `date`;
-    /// returns how many. Along the index of the rows that keep one, so the retained runs are not read.
-    func dropKeptAnswers(before date: Date, limit: Int) async throws -> Int {
-        try await sql.raw("""
-            UPDATE \(name: InteractionStore.table) SET answer = NULL, answer_token_hash = NULL, answer_kept_until = NULL
-            WHERE id IN (
-                SELECT id FROM \(name: InteractionStore.table) WHERE answer_kept_until < \(bind: date)
-                ORDER BY answer_kept_until LIMIT \(literal: limit))
-            RETURNING id
-            """).all().count
-    }
-
     /// Deletes up to `limit` approvals expired before `cutoff` with their push jobs and delivery records.
     /// Run it in a transaction: every statement writes, so SQLite takes the write lock at the first one
     /// instead of failing to upgrade a read.
