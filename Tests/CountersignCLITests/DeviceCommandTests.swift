@@ -40,7 +40,7 @@ struct DeviceCommandTests {
         let journeys = directory.appendingPathComponent("journeys")
         try FileManager.default.copyItem(at: CommandRunner.repositoryRoot.appendingPathComponent("journeys"), to: journeys)
         if limitsOff {
-            let webLogin = journeys.appendingPathComponent("web_login_biometric_only.yaml")
+            let webLogin = journeys.appendingPathComponent("development/web_login_biometric_only.yaml")
             try String(contentsOf: webLogin, encoding: .utf8)
                 .replacingOccurrences(of: "expires_in: 300", with: "expires_in: 300\n      one_pending_per_user: false\n      backoff_seconds: 0")
                 .write(to: webLogin, atomically: true, encoding: .utf8)

@@ -14,7 +14,7 @@ struct AddPhoneTests {
             #expect(form.journeyStepID == "login")
             let waiting = try await browser.client.submitClientResponse(.clientInput, data: ["email": "ada@example.com"])
             #expect(try await server.count("enrollment_codes") == 0)
-            try await phone.approve(otp: try #require(waiting.data?["otp"]?.stringValue))
+            try await Self.approveAddingAPhone(on: phone, otp: try #require(waiting.data?["otp"]?.stringValue))
 
             let shown = try await browser.poll()
             #expect(shown.journeyStepID == JourneyStepID.enrollmentCodeIssued)
@@ -44,7 +44,7 @@ struct AddPhoneTests {
             let browser = TestBrowser(server)
             _ = try await browser.client.startJourney("web_add_phone")
             let waiting = try await browser.client.submitClientResponse(.clientInput, data: ["email": "ada@example.com"])
-            try await phone.approve(otp: try #require(waiting.data?["otp"]?.stringValue))
+            try await Self.approveAddingAPhone(on: phone, otp: try #require(waiting.data?["otp"]?.stringValue))
             let code = try #require(try await browser.poll().data?["enrollment_code"]?.stringValue)
 
             let left = try await browser.client.submitClientResponse(option: option)
@@ -54,6 +54,17 @@ struct AddPhoneTests {
             #expect(step.error?.code == ErrorCode.invalidCredentials)
             #expect(try await SecureEnrollmentTests.devices(of: "ada@example.com", on: server).count == 1)
         }
+    }
+
+    /// Ada's phone approves adding one: it types the code the browser shows, is shown that this adds a
+    /// phone to her account, never a sign-in, and signs exactly that.
+    static func approveAddingAPhone(on phone: RegisteredPhone, otp: String) async throws {
+        #expect(try await phone.startApproval().journeyStepID == JourneyStepID.otpValidation)
+        let typed = try await phone.phone.client.submitClientResponse(.clientInput, data: ["passcode": .string(otp)])
+        #expect(typed.journeyStepID == JourneyStepID.mobileBiometricsTransactionSigning, "the phone shows what it approves")
+        #expect(typed.data?["approval_data"] == ["action": "Add a new phone to this account"])
+        let signed = try await phone.phone.client.submitClientResponse(.clientInput, data: try await phone.phone.signShown(typed, as: phone.email))
+        #expect(signed.journeyStepID == JourneyStepID.success)
     }
 
     @Test("a browser that only typed an existing user's email gets no code for them")

@@ -20,6 +20,23 @@ struct ClientKindTests {
         }
     }
 
+    @Test("a production server offers no sign-in without number matching for an attacker to pick, and its phone journey starts only from a push although no loaded journey pushes it")
+    func noWeakerSignInInProduction() async throws {
+        try await TestServer.run(adjust: { $0.mode = .production }) { server in
+            #expect(try await server.admin(.POST, "applications", json: ["id": "bank", "name": "Bank"]).status == .created)
+            for (id, kind) in [("bank-web", "web"), ("bank-app", "native")] {
+                let created = try await server.admin(.POST, "applications/bank/clients", json: ["id": .string(id), "name": "C", "kind": .string(kind)])
+                #expect(created.status == .created)
+            }
+            let weaker = try await server.send(.POST, "/v1/journeys/web_login_biometric_only/start", json: ["client_id": "bank-web"])
+            #expect(weaker.status == .notFound)
+            #expect(try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "bank-web"]).status == .ok)
+            let direct = try await server.send(.POST, "/v1/journeys/mobile_approve/start", json: ["client_id": "bank-app"])
+            #expect(direct.status == .forbidden)
+            #expect(direct.body["error"]?["code"] == .string(ErrorCode.journeyNotForClient))
+        }
+    }
+
     @Test("each client starts its own kind of journey")
     func allowed() async throws {
         try await TestServer.run { server in

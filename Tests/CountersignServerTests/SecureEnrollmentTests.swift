@@ -89,10 +89,10 @@ struct SecureEnrollmentTests {
                 email: try #require(step.data?["user_identifier"]?.stringValue))
 
             let browser = TestBrowser(client: server.client("bank-web"))
-            let waiting = try await browser.signIn(email: "ADA@example.COM")
+            let waiting = try await browser.signIn("web_login", email: "ADA@example.COM")
             #expect(waiting.journeyStepID == JourneyStepID.mobileApproveAuthentication)
             #expect(try await ada.inbox().count == 1, "the request rang Ada's phone, not a decoy")
-            #expect(try await ada.approve().journeyStepID == JourneyStepID.success)
+            #expect(try await ada.approve(otp: try #require(waiting.data?["otp"]?.stringValue)).journeyStepID == JourneyStepID.success)
             let signedIn = try await browser.poll()
             #expect(try await server.verifiedClaims(try #require(signedIn.token)).externalUserID == "ada@example.com")
 

@@ -5,13 +5,14 @@ import Journeys
 /// The journeys this server runs, loaded and validated at start.
 struct JourneyRegistry: Sendable {
     private let journeys: [String: JourneyDefinition]
-    /// Journeys that web-to-mobile steps push to phones: they start only from a push, through
-    /// `POST /v1/mobile-approve/start`.
+    /// Journeys that web-to-mobile steps push to phones, or that read what a push carries: they start
+    /// only from a push, through `POST /v1/mobile-approve/start`.
     let mobileApproveJourneyIDs: Set<String>
 
     init(_ journeys: [JourneyDefinition]) {
         self.journeys = Dictionary(journeys.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         mobileApproveJourneyIDs = Set(journeys.flatMap { $0.mobileJourneys.map(\.journeyID) })
+            .union(journeys.filter(\.readsMobileApproveParameters).map(\.id))
     }
 
     /// Loads every journey in `directory` (and its development-only ones in `development`); throws with

@@ -15,6 +15,9 @@ public struct JourneyDefinition: Sendable {
     /// Whether the journey runs on a phone: it has a step only a phone can answer (keys, biometrics, an
     /// enrollment code, the web code typed on the phone). Native clients start these, web clients the others.
     public let runsOnPhone: Bool
+    /// Whether a step reads what the push carried (`@policy.getMobileApproveParameters()`): such a journey
+    /// is a mobile approve journey, which only a push starts, whether or not a loaded journey pushes it.
+    public let readsMobileApproveParameters: Bool
 
     init(id: String, name: String, developmentOnly: Bool = false, start: String, steps: [StepDefinition]) {
         self.id = id
@@ -24,6 +27,9 @@ public struct JourneyDefinition: Sendable {
         self.steps = steps
         self.stepsByID = Dictionary(steps.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         runsOnPhone = steps.contains { $0.type.isPhoneOnly }
+        readsMobileApproveParameters = steps.contains { step in
+            ((try? ConfigValue.expressions(in: .object(step.config))) ?? []).contains { $0.source == .mobileApproveParameters }
+        }
     }
 
     /// The step with `id`.
