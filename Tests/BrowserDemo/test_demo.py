@@ -303,6 +303,7 @@ class DemoTests(DemoTestCase):
         self.assertIn("for ada@example.com", enrolled.stdout, enrolled.stderr)
         self.browser.find_element(By.ID, "enrollment-done").click()
         self.assertEqual(self.claims()["user"], "ada@example.com")
+        self.assertIn("Your phone approved adding a phone.", self.text("success-summary"))
 
     def test_two_devices_the_person_chooses_which_phone_is_asked(self):
         work = self.phone(name="Work phone")

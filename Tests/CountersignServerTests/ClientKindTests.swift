@@ -20,7 +20,7 @@ struct ClientKindTests {
         }
     }
 
-    @Test("a production server offers no sign-in without number matching for an attacker to pick, and its phone journey starts only from a push although no loaded journey pushes it")
+    @Test("a production server does not load the sign-in without number matching, for an attacker to pick over web_login; its phone journey starts only from a push although no loaded journey pushes it")
     func noWeakerSignInInProduction() async throws {
         try await TestServer.run(adjust: { $0.mode = .production }) { server in
             #expect(try await server.admin(.POST, "applications", json: ["id": "bank", "name": "Bank"]).status == .created)

@@ -69,6 +69,29 @@ struct ExpirySweepTests {
         }
     }
 
+    @Test("a run of a known user that ended in its last seconds keeps its answer past the retention of its expiry; its row goes with it")
+    func keptAnswerOutlivesRetention() async throws {
+        try await Self.run { server in
+            _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
+            server.clock.advance(by: 280)
+            let cancelled = try await server.submit(id, "cancel", bearer: token)
+            #expect(cancelled.body["journey_step_id"] == .string(JourneyStepID.rejection))
+            let interactions = try await server.count("interactions")
+
+            // Expired for longer than the retention (60 s): such rows go, but not while they keep an answer.
+            server.clock.advance(by: 85)
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(try await server.submit(id, "cancel", bearer: token).body == cancelled.body)
+            server.clock.advance(by: 6)
+            try await eventually("the answer and its row went") {
+                let kept = try await server.count("kept_answers")
+                let left = try await server.count("interactions")
+                return kept == 0 && left < interactions
+            }
+        }
+    }
+
     @Test("expired approvals, their interactions and push records go after the retention; open ones and evidence stay")
     func removesAfterRetention() async throws {
         try await Self.run { server in

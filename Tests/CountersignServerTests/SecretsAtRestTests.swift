@@ -70,12 +70,17 @@ struct SecretsAtRestTests {
             let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
             try await phone.approve()
             server.clock.advance(by: 3)
-            #expect(try await server.submit(id, "client_input", bearer: token).body["journey_step_id"] == .string(JourneyStepID.success))
+            let ended = try await server.submit(id, "client_input", bearer: token)
+            #expect(ended.body["journey_step_id"] == .string(JourneyStepID.success))
+            #expect(try await server.submit(id, "client_input", bearer: token).body == ended.body, "kept for the token that asked")
 
             // Someone who can write to the database, but has not the master key, puts a token of their own there.
             let theirs = SecureRandom.identifier(prefix: "itk")
             let sql = try #require(server.app.countersignSQL)
-            try await sql.raw("UPDATE kept_answers SET token_hash = \(bind: SecretDigest.hex(theirs)) WHERE id = \(bind: id)").run()
+            let changed = try await sql.raw("""
+                UPDATE kept_answers SET token_hash = \(bind: SecretDigest.hex(theirs)) WHERE id = \(bind: id) RETURNING id
+                """).all()
+            #expect(changed.count == 1)
             let refused = try await server.submit(id, "client_input", bearer: theirs)
             #expect(refused.status == .gone)
             #expect(refused.body["token"] == nil)

@@ -30,6 +30,37 @@ struct JourneyLoaderTests {
         }
     }
 
+    @Test("a journey that reads what a push carries, anywhere in a step's configuration, is known for it: it starts only from a push")
+    func readsWhatAPushCarries() throws {
+        let nested = """
+            id: approve_nested
+            steps:
+              - id: sign
+                type: mobile_biometrics_transaction_signing
+                config:
+                  external_user_id: "@@not-an-expression"
+                  approval_data: {details: [{payee: "@policy.getMobileApproveParameters().approval_data.payee"}]}
+                next: done
+              - id: done
+                type: complete
+            """
+        #expect(try JourneyLoader.parse(yaml: nested, file: "approve_nested.yaml").get().readsMobileApproveParameters)
+        #expect(try JourneyLoader.parse(yaml: Self.valid, file: "sample.yaml").get().readsMobileApproveParameters == false)
+    }
+
+    @Test("every web journey a production start loads that asks a phone has the phone type the browser's code, or sign the details it shows (which its token then carries)")
+    func noWeakerWebJourneyInProduction() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("journeys")
+        let pushing = try JourneyLoader.load(directory: directory).flatMap { journey in
+            journey.steps.filter { $0.type == .webToMobileAuthentication }.map { (journey.id, $0) }
+        }
+        #expect(pushing.count >= 3)
+        for (journeyID, step) in pushing {
+            #expect(step.config["display_web_otp"] == .bool(true) || step.config["approval_data"] != nil, "\(journeyID)")
+        }
+    }
+
     @Test("a valid document loads")
     func validDocument() throws {
         let journey = try JourneyLoader.parse(yaml: Self.valid, file: "sample.yaml").get()

@@ -250,7 +250,7 @@ struct InteractionService: Sendable {
         let (save, saved) = storage.interactions.saveNext(
             of: answer.record, state: answer.sealedState, tokenHash: answer.token.map(SecretDigest.hex), finished: state.isFinished,
             userID: state.user?.userID)
-        if let kept = answer.kept { await answer.work.hold(try storage.keptAnswers.insert(kept)) }
+        if let kept = answer.kept { await answer.work.hold(storage.keptAnswers.insert(kept)) }
         try await answer.work.commit(on: storage, first: save.refusing { _ in refusal })
         if state.isFinished {
             committedRuns.forget(saved.id)

@@ -140,7 +140,7 @@ enum DatabaseSetup {
         migrations.add(AddEvidenceSeal())
         migrations.add(LowerCaseEmailUserIDs())
         migrations.add(AddListingIndexes())
-        migrations.add(KeepLastAnswers())
+        migrations.add(CreateKeptAnswers())
         let migrator = Migrator(databases: databases, migrations: migrations, logger: runtime.logger, on: runtime.eventLoopGroup.any())
         try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
     }

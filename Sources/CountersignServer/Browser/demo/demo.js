@@ -95,7 +95,8 @@ function showSuccess(response) {
   $('success-title').textContent = flow === 'payment' ? 'Payment approved' : 'Signed in';
   $('success-summary').textContent = flow === 'payment'
     ? `The phone signed this payment for ${claims.external_user_id ?? claims.sub}.`
-    : `Welcome, ${claims.external_user_id ?? claims.sub}. Your phone approved the sign-in.`;
+    : `Welcome, ${claims.external_user_id ?? claims.sub}. Your phone approved ${
+      claims.journey_id === 'web_add_phone' ? 'adding a phone' : 'the sign-in'}.`;
   const shown = {
     sub: claims.sub,
     user: claims.external_user_id,

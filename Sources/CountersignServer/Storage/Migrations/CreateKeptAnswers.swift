@@ -3,7 +3,7 @@ import FluentSQL
 
 /// Where a run keeps the answer that ended it, for a while (`KeptAnswerRecord`), with an index on when
 /// it goes, for the sweeper.
-struct KeepLastAnswers: AsyncMigration {
+struct CreateKeptAnswers: AsyncMigration {
     static let indexes: [AddQueryIndexes.Index] = [("kept_answers_expires_at", KeptAnswerStore.table, ["expires_at"])]
 
     func prepare(on database: any Database) async throws {
