@@ -72,6 +72,31 @@ struct BackupTests {
     }
 
     @Test(
+        "backups asked for many at once are each written whole and their owner's alone: none takes another's file, still being created, for abandoned",
+        .enabled(if: TestDatabase.postgresURL == nil))
+    func manyBackupsAtOnce() async throws {
+        let directory = Self.backupDirectory()
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        try await TestServer.run(adjust: { $0.backupDirectory = directory.path }) { server in
+            let answers = try await withThrowingTaskGroup(of: (created: Bool, body: JSONValue).self) { group in
+                for _ in 0..<24 {
+                    group.addTask {
+                        let answer = try await server.admin(.POST, "backups")
+                        return (answer.status == .created, answer.body)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.allSatisfy { $0.created }, "\(answers.filter { !$0.created }.map(\.body))")
+            let written = answers.compactMap { $0.body["path"]?.stringValue }
+            #expect(Set(written).count == 24)
+            for path in written { #expect(try Self.mode(path) == 0o600, "\(path) is readable by its owner only") }
+            let listed = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(listed.count == 24, "no partial file is left: \(listed)")
+        }
+    }
+
+    @Test(
         "a backup directory that is a file, or one other users may write in (they could swap the copy), is refused with backup_failed naming why, and nothing is written",
         .enabled(if: TestDatabase.postgresURL == nil), arguments: ["a file", "open to others"])
     func refusedDirectory(kind: String) async throws {

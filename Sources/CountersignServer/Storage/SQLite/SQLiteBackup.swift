@@ -23,14 +23,22 @@ enum SQLiteBackup {
         removeAbandonedPartials(in: directory)
         let partial = directory.appendingPathComponent(partialPrefix + UUID().uuidString + partialSuffix).path
         // Created empty first, so that it is the owner's alone from its first byte (VACUUM INTO accepts an
-        // empty file), and locked until this returns.
-        let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        // empty file), and locked until this returns. It is locked before it takes its partial name: a
+        // backup beginning meanwhile that found it unlocked would take it for abandoned and remove it, and
+        // VACUUM INTO would then create the copy anew, readable by others.
+        let unnamed = partial + ".new"
+        let descriptor = open(unnamed, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             let failure = errno
             throw BackupFailed(directory: directory.path, problem: "cannot be written to", errno: failure)
         }
         defer { close(descriptor) }
         flock(descriptor, LOCK_EX)
+        guard rename(unnamed, partial) == 0 else {
+            let failure = errno
+            unlink(unnamed)
+            throw BackupFailed(directory: directory.path, problem: "cannot be written to", errno: failure)
+        }
         do {
             // Outside any transaction, as VACUUM must be.
             try await pool.unsafeRead { db in try db.execute(sql: "VACUUM INTO ?", arguments: [partial]) }
