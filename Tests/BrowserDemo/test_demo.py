@@ -458,42 +458,37 @@ class DemoTests(DemoTestCase):
         phone.run("approve")
         self.assertEqual(self.claims()["device"], phone.device_id)
 
+    def lose_first_submit_answer(self, condition):
+        """Makes the page's `fetch` drop the answer of the first submit for which the JavaScript `condition`
+        (over `init` and `reply`) holds, after the server has answered it, as a dropped connection does;
+        `window.lostAnswers` counts them."""
+        self.browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": f"""
+            window.lostAnswers = 0;
+            const send = window.fetch.bind(window);
+            window.fetch = async (url, init) => {{
+              const reply = await send(url, init);
+              if (String(url).endsWith('/submit') && window.lostAnswers === 0 && {condition}) {{
+                window.lostAnswers += 1;
+                throw new TypeError('Failed to fetch');
+              }}
+              return reply;
+            }};"""})
+
     def test_a_sign_in_whose_last_answer_is_lost_still_signs_in(self):
         # The page loses the answer that carries the signed token, after the server has answered it; the
         # SDK polls again with the token it holds, and the server answers the same again.
-        self.browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
-            window.lostSignIns = 0;
-            const send = window.fetch.bind(window);
-            window.fetch = async (url, init) => {
-              const reply = await send(url, init);
-              if (String(url).endsWith('/submit') && window.lostSignIns === 0
-                  && (await reply.clone().text()).includes('"action:success"')) {
-                window.lostSignIns += 1;
-                throw new TypeError('Failed to fetch');
-              }
-              return reply;
-            };"""})
+        self.lose_first_submit_answer("(await reply.clone().text()).includes('\"action:success\"')")
         phone = self.phone()
         self.sign_in()
         self.visible("view-waiting")
         phone.run("approve")
         self.assertEqual(self.claims()["device"], phone.device_id)
-        self.assertEqual(self.browser.execute_script("return window.lostSignIns"), 1)
+        self.assertEqual(self.browser.execute_script("return window.lostAnswers"), 1)
 
     def test_a_cancel_whose_answer_is_lost_ends_as_cancelled(self):
         # The Cancel reaches the server and ends the run; its answer is lost on the way back. The page goes
         # back to waiting with the token it held, and its next poll is answered with the Cancel's answer.
-        self.browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
-            window.lostCancels = 0;
-            const send = window.fetch.bind(window);
-            window.fetch = async (url, init) => {
-              const reply = await send(url, init);
-              if (String(url).endsWith('/submit') && init?.body?.includes('"option":"cancel"') && window.lostCancels === 0) {
-                window.lostCancels += 1;
-                throw new TypeError('Failed to fetch');
-              }
-              return reply;
-            };"""})
+        self.lose_first_submit_answer("init?.body?.includes('\"option\":\"cancel\"')")
         # The events stream, opened again while the page waits, is refused: the run has ended.
         self.expected_statuses = (410,)
         self.phone()
@@ -502,7 +497,7 @@ class DemoTests(DemoTestCase):
         self.browser.find_element(By.ID, "cancel").click()
         self.visible("view-failure")
         self.assertEqual(self.text("failure-code"), "cancelled")
-        self.assertEqual(self.browser.execute_script("return window.lostCancels"), 1)
+        self.assertEqual(self.browser.execute_script("return window.lostAnswers"), 1)
 
     def answer_cancel_with(self, status, body, content_type):
         """Makes the page's Cancel meet `status` with `body` instead of reaching the server."""

@@ -319,8 +319,8 @@ struct InteractionService: Sendable {
     /// The interaction's state; a state stored in clear before states were sealed is read as it is.
     private func opened(_ interaction: InteractionRecord) throws -> InteractionState {
         if let state = committedRuns.state(of: interaction) { return state }
-        let json = interaction.state.hasPrefix("{") ? interaction.state : try secrets.open(interaction.state, boundTo: interaction.id)
-        return try JSONDecoder.wire.decode(InteractionState.self, from: Data(json.utf8))
+        let json = interaction.state.hasPrefix("{") ? Data(interaction.state.utf8) : try secrets.openBytes(interaction.state, boundTo: interaction.id)
+        return try JSONDecoder.wire.decode(InteractionState.self, from: json)
     }
 
     /// What the interaction's row keeps of `state`: sealed while the run goes on; nothing once it has
@@ -328,7 +328,7 @@ struct InteractionService: Sendable {
     /// web code and answers do not stay at rest until the row is swept).
     private func stored(_ state: InteractionState, interactionID: String) throws -> String {
         guard !state.isFinished else { return "" }
-        return try secrets.seal(String(decoding: try JSONEncoder.wire.encode(state), as: UTF8.self), boundTo: interactionID)
+        return try secrets.seal(bytes: try JSONEncoder.wire.encode(state), boundTo: interactionID)
     }
 
     /// The answer that ended the run in `row`, sent again to the token that asked for it while it is
@@ -337,15 +337,15 @@ struct InteractionService: Sendable {
     private func keptAnswer(in row: InteractionRecord?, for bearer: String?) async throws -> Reply? {
         guard let row, row.finished, let bearer, let kept = try await storage.keptAnswers.find(row.id),
             SecretDigest.matches(bearer, storedHex: kept.tokenHash), services.clock.now() < kept.expiresAt,
-            let json = try? secrets.open(kept.answer, boundTo: Self.answerBinding(row.id, for: kept.tokenHash))
+            let json = try? secrets.openBytes(kept.answer, boundTo: Self.answerBinding(row.id, for: kept.tokenHash))
         else { return nil }
-        return Reply(json: Data(json.utf8))
+        return Reply(json: json)
     }
 
     /// An answer's `json` sealed for the row of interaction `interactionID` and the token whose hash is
     /// `tokenHash`: it cannot be opened as the row's state, nor for another token written beside it.
     private func sealed(_ json: Data, of interactionID: String, for tokenHash: String) throws -> String {
-        try secrets.seal(String(decoding: json, as: UTF8.self), boundTo: Self.answerBinding(interactionID, for: tokenHash))
+        try secrets.seal(bytes: json, boundTo: Self.answerBinding(interactionID, for: tokenHash))
     }
 
     private static func answerBinding(_ interactionID: String, for tokenHash: String) -> String { "\(interactionID) answer \(tokenHash)" }

@@ -4,9 +4,10 @@ import Foundation
 import Logging
 
 /// Removes what has outlived its use, in the background: accepted device signatures once they could
-/// no longer be fresh, the answers ended runs keep for a client that lost them, and interactions, approvals and their push jobs and delivery records once they
-/// have been expired for longer than the retention, decoys with them (the push-fatigue limits read both
-/// alike). Transaction evidence is kept.
+/// no longer be fresh, the answers ended runs keep for a client that lost them once their time is over,
+/// and interactions, approvals and their push jobs and delivery records once they have been expired for
+/// longer than the retention, decoys with them (the push-fatigue limits read both alike). Transaction
+/// evidence is kept.
 ///
 /// Rows go in small batches, each its own short transaction, with a pause between batches, so requests
 /// writing meanwhile wait at most one batch (on SQLite a delete holds the only write lock while it runs).

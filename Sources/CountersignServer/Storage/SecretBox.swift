@@ -22,7 +22,12 @@ struct SecretBox: Sendable {
 
     /// Base64 of nonce, ciphertext and tag.
     func seal(_ plaintext: String, boundTo recordID: String) throws -> String {
-        let box = try AES.GCM.seal(Data(plaintext.utf8), using: key, authenticating: Data(recordID.utf8))
+        try seal(bytes: Data(plaintext.utf8), boundTo: recordID)
+    }
+
+    /// `plaintext` sealed as `seal(_:boundTo:)` seals text: what it holds is bytes already (encoded JSON).
+    func seal(bytes plaintext: Data, boundTo recordID: String) throws -> String {
+        let box = try AES.GCM.seal(plaintext, using: key, authenticating: Data(recordID.utf8))
         guard let combined = box.combined else { throw SecretBoxError.cannotOpen(recordID) }
         return combined.base64EncodedString()
     }
@@ -40,10 +45,14 @@ struct SecretBox: Sendable {
     }
 
     func open(_ sealed: String, boundTo recordID: String) throws -> String {
+        String(decoding: try openBytes(sealed, boundTo: recordID), as: UTF8.self)
+    }
+
+    /// What `sealed` holds, as the bytes it was sealed from.
+    func openBytes(_ sealed: String, boundTo recordID: String) throws -> Data {
         do {
             guard let combined = Data(base64Encoded: sealed) else { throw SecretBoxError.cannotOpen(recordID) }
-            let plaintext = try AES.GCM.open(AES.GCM.SealedBox(combined: combined), using: key, authenticating: Data(recordID.utf8))
-            return String(decoding: plaintext, as: UTF8.self)
+            return try AES.GCM.open(AES.GCM.SealedBox(combined: combined), using: key, authenticating: Data(recordID.utf8))
         } catch {
             throw SecretBoxError.cannotOpen(recordID)
         }
