@@ -370,7 +370,13 @@ class DemoTests(DemoTestCase):
         self.sign_in()
         self.visible("resend")
         resend = self.hook("[data-action=resend]")
+        # At once after the push, a resend is refused and says how long to wait; the page keeps waiting.
+        self.expected_statuses = (400,)
+        resend.send_keys(Keys.ENTER)
+        self.wait_for_text("waiting-error", "before sending it again")
+        self.assertEqual(self.text("resend"), "Resend (3 left)")
         for left in (2, 1, 0):
+            time.sleep(10.2)  # the journey's resend_interval
             resend.send_keys(Keys.ENTER)
             self.wait_for_text("resend", f"Resend ({left} left)")
         self.assertFalse(resend.is_enabled())

@@ -270,17 +270,35 @@ struct WebToMobileTests {
         }
     }
 
-    @Test("resend pushes again until no attempts are left")
+    @Test("resend pushes again until no attempts are left, each no sooner than resend_interval after the last push: a script that resends at once rings the phone no more and spends nothing")
     func resendUntilRefused() async throws {
         try await TestServer.run { server in
             _ = try await RegisteredPhone.register(server, email: "ada@example.com")
             let browser = TestBrowser(server)
             _ = try await browser.signIn(email: "ada@example.com")
+            let firstPush = try await server.count("push_deliveries")
+            /// Resends at once, as a script bombarding the phone would: refused, nothing pushed or spent.
+            func resendTooSoon(left: Int, wait: Int) async throws {
+                let pushed = try await server.count("push_deliveries")
+                let refused = try await browser.client.submitClientResponse(.resend)
+                #expect(refused.error?.code == ErrorCode.resendTooSoon)
+                #expect(refused.error?.message.contains("wait \(wait) s") == true)
+                #expect(refused.journeyStepID == JourneyStepID.mobileApproveAuthentication)
+                #expect(refused.data?["resend_attempts_left"] == .number(Double(left)))
+                #expect(try await server.count("push_deliveries") == pushed)
+            }
+            try await resendTooSoon(left: 3, wait: 10)
+            server.clock.advance(by: 9)
+            try await resendTooSoon(left: 3, wait: 1)
             for left in [2, 1, 0] {
+                server.clock.advance(by: 10)
                 let resent = try await browser.client.submitClientResponse(.resend)
                 #expect(resent.error == nil)
                 #expect(resent.data?["resend_attempts_left"] == .number(Double(left)))
+                if left > 0 { try await resendTooSoon(left: left, wait: 10) }
             }
+            #expect(try await server.count("push_deliveries") == firstPush + 3)
+            server.clock.advance(by: 10)
             let refused = try await browser.client.submitClientResponse(.resend)
             #expect(refused.error?.code == "resend_limit_reached")
             #expect(refused.journeyStepID == JourneyStepID.mobileApproveAuthentication)
@@ -293,6 +311,7 @@ struct WebToMobileTests {
             let (phone, browser, _, _) = try await openedRequest(server)
             #expect(try await phone.phone.client.submitClientResponse(.cancel).journeyStepID == JourneyStepID.rejection)
             let pushed = try await server.count("push_deliveries")
+            server.clock.advance(by: 10)
             let resent = try await browser.client.submitClientResponse(.resend)
             #expect(resent.error == nil)
             #expect(try await server.count("push_deliveries") == pushed)
@@ -525,6 +544,7 @@ struct WebToMobileTests {
             #expect(again.body["journey_step_id"] == .string(JourneyStepID.mobileApproveAuthentication))
 
             // A resend spends an attempt: its token is a fresh one, and the one before it is refused.
+            server.clock.advance(by: 4)
             let resent = try await server.submit(id, "resend", bearer: token)
             #expect(resent.status == .ok)
             let fresh = try #require(resent.body["interaction_token"]?.stringValue)
@@ -546,7 +566,9 @@ struct WebToMobileTests {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let (id, replaced) = try await server.waitingWebLogin(email: "ada@example.com")
+            server.clock.advance(by: 10)
             let resent = try await server.submit(id, "resend", bearer: replaced)
+            #expect(resent.body["error"] == nil)
             let token = try #require(resent.body["interaction_token"]?.stringValue)
             try await phone.approve()
             server.clock.advance(by: 3)
@@ -568,7 +590,7 @@ struct WebToMobileTests {
             #expect(events.status == .gone)
 
             // Until the interaction would have expired (10 minutes from its start), and no longer.
-            server.clock.advance(by: 590)
+            server.clock.advance(by: 580)
             #expect(try await server.submit(id, "client_input", bearer: token).body == ended.body)
             server.clock.advance(by: 5)
             #expect(try await server.submit(id, "client_input", bearer: token).status == .gone)

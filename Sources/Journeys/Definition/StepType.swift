@@ -46,7 +46,7 @@ public enum StepType: String, Sendable, CaseIterable {
         case .webToMobileAuthentication:
             [
                 "external_user_id", "mobile_journey", "approval_data", "additional_data", "display_web_otp", "otp_length", "expires_in",
-                "resend_attempts", "polling_interval", "device_selection", "show_device_names", "unknown_user", "one_pending_per_user",
+                "resend_attempts", "resend_interval", "polling_interval", "device_selection", "show_device_names", "unknown_user", "one_pending_per_user",
                 "backoff_seconds", "backoff_max_seconds", "not_me_block_seconds",
             ]
         case .issueEnrollmentCode: ["expires_in"]

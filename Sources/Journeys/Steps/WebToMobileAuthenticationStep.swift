@@ -5,7 +5,8 @@ import Foundation
 /// the user's registered phone to approve, then waits.
 ///
 /// Config: `external_user_id` (expression), `mobile_journey`, `display_web_otp`, `otp_length` (6),
-/// `polling_interval` (2–5 s, default 3), `resend_attempts` (3), `expires_in` (300 s),
+/// `polling_interval` (2–5 s, default 3), `resend_attempts` (3), `resend_interval` (10 s, 0–300),
+/// `expires_in` (300 s),
 /// `device_selection` (`ask` | `most_recent`), `approval_data` (values may be expressions; default:
 /// the start call's `approval_data`), `additional_data`, `unknown_user` (`decoy` | `reject`).
 ///
@@ -24,6 +25,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         static let approvalID = "approval_id"
         static let resendsLeft = "resends_left"
         static let lastPoll = "last_poll"
+        static let lastPush = "last_push"
     }
 
     /// The approval a browser's interaction is waiting on, if it is at this step's waiting screen.
@@ -115,9 +117,21 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
             return .stay(data: state.current?.data, secrets: environment.secrets, error: WireError(
                 code: ErrorCode.resendLimitReached, message: "No resend attempts are left."))
         }
+        // Paced, so that a script cannot ring the phone with every attempt at once: the push a resend
+        // would repeat may still be on its way.
+        let interval = TimeInterval(environment.integer("resend_interval", default: 10, in: 0...300))
+        if let lastPush = environment.secrets[Key.lastPush].flatMap(TimeInterval.init) {
+            let wait = lastPush + interval - environment.now.timeIntervalSince1970
+            if wait > 0 {
+                return .stay(data: state.current?.data, secrets: environment.secrets, error: WireError(
+                    code: ErrorCode.resendTooSoon,
+                    message: "The request was sent to the phone moments ago; wait \(Int(wait.rounded(.up))) s before sending it again."))
+            }
+        }
         try await environment.effects.resendApproval(approvalID)
         var secrets = environment.secrets
         secrets[Key.resendsLeft] = String(left - 1)
+        secrets[Key.lastPush] = String(environment.now.timeIntervalSince1970)
         var data = state.current?.data?.objectValue ?? [:]
         data["resend_attempts_left"] = .number(Double(left - 1))
         return .stay(data: .object(data), secrets: secrets, error: nil)
@@ -192,7 +206,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         if let approvalData { data["approval_data"] = approvalData.json }
         let secrets = [
             Key.mode: "waiting", Key.approvalID: approvalID, Key.resendsLeft: String(resends),
-            Key.lastPoll: String(environment.now.timeIntervalSince1970),
+            Key.lastPoll: String(environment.now.timeIntervalSince1970), Key.lastPush: String(environment.now.timeIntervalSince1970),
         ]
         return .present(journeyStepID: JourneyStepID.mobileApproveAuthentication, data: .object(data), secrets: secrets)
     }

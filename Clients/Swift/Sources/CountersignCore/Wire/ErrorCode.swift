@@ -47,6 +47,8 @@ public enum ErrorCode {
     public static let noRegisteredDevices = "no_registered_devices"
     public static let unknownDeviceCode = "unknown_device_code"
     public static let resendLimitReached = "resend_limit_reached"
+    /// A resend sooner than the step's `resend_interval` after the last push: the step is repeated.
+    public static let resendTooSoon = "resend_too_soon"
     public static let approvalClosed = "approval_closed"
     /// A newer request for the same user replaced this one (one pending approval per user).
     public static let approvalSuperseded = "approval_superseded"
