@@ -491,6 +491,21 @@ class DemoTests(DemoTestCase):
         self.assertEqual(self.claims()["device"], phone.device_id)
         self.assertEqual(self.browser.execute_script("return window.lostAnswers"), 1)
 
+    def test_a_resend_whose_answer_is_lost_goes_on_waiting_and_signs_in(self):
+        # The Resend reaches the server, which pushes again; its answer is lost on the way back. The page
+        # goes back to waiting with the token it held, which the resend kept, and signs in once the phone
+        # approves.
+        self.lose_first_submit_answer("init?.body?.includes('\"option\":\"resend\"')")
+        phone = self.phone()
+        self.sign_in()
+        self.visible("view-waiting")
+        time.sleep(10.2)  # the journey's resend_interval
+        self.browser.find_element(By.ID, "resend").click()
+        self.wait_for_text("waiting-error", "could not be reached")
+        self.assertEqual(self.browser.execute_script("return window.lostAnswers"), 1)
+        phone.run("approve")
+        self.assertEqual(self.claims()["device"], phone.device_id)
+
     def test_a_cancel_whose_answer_is_lost_ends_as_cancelled(self):
         # The Cancel reaches the server and ends the run; its answer is lost on the way back. The page goes
         # back to waiting with the token it held, and its next poll is answered with the Cancel's answer.

@@ -526,7 +526,7 @@ struct WebToMobileTests {
         }
     }
 
-    @Test("a poll whose answer was lost on the way is sent again with the same token and answered, and the browser resumes with it; a resend hands out a fresh token")
+    @Test("a poll or a resend whose answer was lost on the way: the browser goes on with the token it holds and resumes with it; a refused answer hands out a fresh token")
     func pollAnswerLost() async throws {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
@@ -543,11 +543,21 @@ struct WebToMobileTests {
             #expect(again.status == .ok)
             #expect(again.body["journey_step_id"] == .string(JourneyStepID.mobileApproveAuthentication))
 
-            // A resend spends an attempt: its token is a fresh one, and the one before it is refused.
+            // A resend spends an attempt and keeps the token: when its answer is lost, the browser's next
+            // poll, with the token it holds, is answered and tells the attempts left.
             server.clock.advance(by: 4)
             let resent = try await server.submit(id, "resend", bearer: token)
             #expect(resent.status == .ok)
-            let fresh = try #require(resent.body["interaction_token"]?.stringValue)
+            #expect(resent.body["interaction_token"]?.stringValue == token, "a resend keeps the token")
+            server.clock.advance(by: 3)
+            let afterResend = try await server.submit(id, "client_input", bearer: token)
+            #expect(afterResend.status == .ok)
+            #expect(afterResend.body["data"]?["resend_attempts_left"] == 2)
+
+            // A refused answer (a resend too soon) repeats the step with a fresh token; the one before it is refused.
+            let refused = try await server.submit(id, "resend", bearer: token)
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.resendTooSoon))
+            let fresh = try #require(refused.body["interaction_token"]?.stringValue)
             #expect(fresh != token)
             server.clock.advance(by: 3)
             #expect(try await server.submit(id, "client_input", bearer: token).status == .unauthorized)
@@ -557,7 +567,7 @@ struct WebToMobileTests {
             #expect(resumed.status == .ok)
             #expect(resumed.body["journey_step_id"] == .string(JourneyStepID.success))
             #expect(resumed.body["interaction_token"] == nil)
-            #expect(try await server.submit(id, "cancel", bearer: token).status == .gone, "a token a resend replaced is no good on the ended run")
+            #expect(try await server.submit(id, "cancel", bearer: token).status == .gone, "a token a refusal replaced is no good on the ended run")
         }
     }
 
@@ -566,10 +576,10 @@ struct WebToMobileTests {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let (id, replaced) = try await server.waitingWebLogin(email: "ada@example.com")
-            server.clock.advance(by: 10)
-            let resent = try await server.submit(id, "resend", bearer: replaced)
-            #expect(resent.body["error"] == nil)
-            let token = try #require(resent.body["interaction_token"]?.stringValue)
+            // A resend too soon is refused, and its answer hands out a fresh token.
+            let refused = try await server.submit(id, "resend", bearer: replaced)
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.resendTooSoon))
+            let token = try #require(refused.body["interaction_token"]?.stringValue)
             try await phone.approve()
             server.clock.advance(by: 3)
 
@@ -590,7 +600,7 @@ struct WebToMobileTests {
             #expect(events.status == .gone)
 
             // Until the interaction would have expired (10 minutes from its start), and no longer.
-            server.clock.advance(by: 580)
+            server.clock.advance(by: 590)
             #expect(try await server.submit(id, "client_input", bearer: token).body == ended.body)
             server.clock.advance(by: 5)
             #expect(try await server.submit(id, "client_input", bearer: token).status == .gone)

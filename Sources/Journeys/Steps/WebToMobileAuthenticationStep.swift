@@ -134,7 +134,9 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         secrets[Key.lastPush] = String(environment.now.timeIntervalSince1970)
         var data = state.current?.data?.objectValue ?? [:]
         data["resend_attempts_left"] = .number(Double(left - 1))
-        return .stay(data: .object(data), secrets: secrets, error: nil)
+        // The browser goes on with the token it holds, as after a poll: a resend whose answer is lost on the
+        // way leaves it able to poll.
+        return .stillWaiting(data: .object(data), secrets: secrets)
     }
 
     func cancel(_ state: inout InteractionState, _ environment: StepEnvironment) async throws {
