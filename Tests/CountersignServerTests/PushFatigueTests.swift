@@ -53,6 +53,68 @@ struct PushFatigueTests {
         }
     }
 
+    /// Starts a sign-in for `email` from a browser at `address`, behind the trusted balancer on `port`: the
+    /// email's answer, with the interaction to poll.
+    func startSignIn(port: Int, email: String = "ada@example.com", from address: String) async throws -> (
+        status: Int, retryAfter: String?, id: String, token: String?
+    ) {
+        let started = try await throughBalancer(
+            port: port, "POST", "/v1/journeys/web_login_biometric_only/start", json: #"{"client_id": "demo-web"}"#, from: address)
+        let id = try #require(started.body["interaction_id"]?.stringValue)
+        let submitted = try await throughBalancer(
+            port: port, "POST", "/v1/interactions/\(id)/submit", json: #"{"option": "client_input", "data": {"email": "\#(email)"}}"#,
+            bearer: started.body["interaction_token"]?.stringValue, from: address)
+        return (submitted.status, submitted.retryAfter, id, submitted.body["interaction_token"]?.stringValue)
+    }
+
+    @Test("a stranger who types a person's email again and again backs off alone: the person's own sign-in from another address goes through, and she signs in")
+    func strangerBacksOffAlone() async throws {
+        try await TestServer.runBehindBalancer(adjust: { _ in }) { server, port in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let stranger = "203.0.113.7"
+            #expect(try await startSignIn(port: port, from: stranger).status == 200)
+            let refused = try await startSignIn(port: port, from: stranger)
+            #expect(refused.status == 429)
+            #expect(refused.retryAfter == "10")
+            server.clock.advance(by: 11)
+            #expect(try await startSignIn(port: port, from: stranger).status == 200)
+            #expect(try await startSignIn(port: port, from: stranger).retryAfter == "20")
+
+            // Ada, at home, while the stranger waits: her request goes through and replaces the stranger's.
+            let ada = try await startSignIn(port: port, from: "198.51.100.20")
+            #expect(ada.status == 200)
+            #expect(try await phone.inbox().count == 1, "the stranger's request was withdrawn from the phone")
+            try await phone.approve()
+            server.clock.advance(by: 3)
+            let resumed = try await server.submit(ada.id, "client_input", bearer: try #require(ada.token))
+            #expect(resumed.body["journey_step_id"] == .string(JourneyStepID.success))
+        }
+    }
+
+    @Test("many addresses bombarding one person are held back as one address is, a step later; the addresses of one IPv6 /64 are one")
+    func manyAddressesHeldBack() async throws {
+        try await TestServer.runBehindBalancer(adjust: { _ in }) { server, port in
+            _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+            var sent: [(status: Int, retryAfter: String?, id: String, token: String?)] = []
+            for host in 1...6 { sent.append(try await startSignIn(port: port, from: "203.0.113.\(host)")); }
+            #expect(sent.map(\.status) == [200, 200, 429, 429, 429, 429])
+            #expect(sent.last?.retryAfter == "10")
+            server.clock.advance(by: 11)
+            #expect(try await startSignIn(port: port, from: "203.0.113.3").status == 200)
+            let third = try await startSignIn(port: port, from: "203.0.113.4")
+            #expect(third.status == 429)
+            #expect(third.retryAfter == "20")
+            #expect(try await server.count("approvals") == 3)
+
+            // One host's /64: its addresses back off as one (an email with no phone meets the same limits).
+            #expect(try await startSignIn(port: port, email: "bo@example.com", from: "2001:db8:1:2::1").status == 200)
+            let sameNetwork = try await startSignIn(port: port, email: "bo@example.com", from: "2001:db8:1:2::ffff")
+            #expect(sameNetwork.status == 429)
+            #expect(sameNetwork.retryAfter == "10")
+            #expect(try await server.count("decoy_approvals") == 1)
+        }
+    }
+
     @Test(
         "sign-ins for one person sent at the same moment reach the phone once (or make one decoy): the others are refused as the limits refuse, and keep nothing",
         arguments: [true, false])

@@ -5,6 +5,12 @@ import Journeys
 /// The push-fatigue limits a new approval must pass (DESIGN.md §6): no "this wasn't me" report within
 /// the block, and the backoff after requests that were not approved. A refusal is `429 rate_limited` with
 /// `Retry-After`, creates nothing, and is recorded as a security event.
+///
+/// The backoff is counted per source (`RequestSource`) and for all sources together. From one source it
+/// doubles with each of its requests since the person last approved one; from all together it starts one
+/// step later for each source besides the first. So a stranger who types a person's email again and again
+/// waits ever longer, and does not keep the person's own sign-ins from another address waiting; requests
+/// from many addresses at once are held back as one address's are.
 struct ApprovalLimiter: Sendable {
     let storage: Storage
     let clock: any WallClock
@@ -32,7 +38,7 @@ struct ApprovalLimiter: Sendable {
     /// commits, this one's insert changes nothing and the call is refused (`concurrentRequest(for:)`).
     /// Where the limits do not depend on earlier requests (neither one pending per user nor a backoff),
     /// requests made at once are all admitted and carry no number.
-    func admit(_ subject: ApprovalSubject, limits: ApprovalLimits) async throws -> Admission {
+    func admit(_ subject: ApprovalSubject, from source: String, limits: ApprovalLimits) async throws -> Admission {
         let now = clock.now()
         let read = try await storage.approvals.outcomes(of: subject, limit: Self.approvalsLookedAt)
         let recent = read.prefix(Self.approvalsLookedAt)
@@ -43,13 +49,21 @@ struct ApprovalLimiter: Sendable {
             throw refusal(subject, until: reported.addingTimeInterval(limits.notMeBlock), now: now,
                 because: "the user reported a request as not theirs")
         }
-        let unapproved = recent.prefix { $0.status(at: now) != .approved }.count
-        let backoff = limits.backoff(afterUnapproved: unapproved)
-        if backoff > 0, let newest = recent.first {
-            let allowedAt = newest.createdAt.addingTimeInterval(backoff)
-            if now < allowedAt {
-                throw refusal(subject, until: allowedAt, now: now, because: "\(unapproved) requests in a row were not approved")
-            }
+        // The requests since the person last approved one, newest first.
+        let unapproved = recent.prefix { $0.status(at: now) != .approved }
+        let fromHere = unapproved.filter { $0.sourceDigest == source }
+        let sources = Set(unapproved.map(\.sourceDigest)).count
+        let backoffs = [
+            (newest: fromHere.first, backoff: limits.backoff(afterUnapproved: fromHere.count),
+             reason: "\(fromHere.count) requests in a row from the same source were not approved"),
+            (newest: unapproved.first, backoff: limits.backoff(afterUnapproved: sources - 1),
+             reason: "\(unapproved.count) requests in a row from \(sources) sources were not approved"),
+        ]
+        let waits = backoffs.compactMap { wait in
+            wait.newest.flatMap { newest in wait.backoff > 0 ? (until: newest.createdAt.addingTimeInterval(wait.backoff), wait.reason) : nil }
+        }
+        if let longest = waits.max(by: { $0.until < $1.until }), now < longest.until {
+            throw refusal(subject, until: longest.until, now: now, because: longest.1)
         }
         func next(decoys: Bool) -> Int? {
             guard limits.dependOnEarlierRequests else { return nil }

@@ -29,7 +29,8 @@ extension StoredJourneyEffects {
     }
 
     func createDecoyApproval(_ request: DecoyApprovalRequest) async throws -> String {
-        try await approvals.createDecoy(request, webInteractionID: interactionID, application: try await application(), in: work)
+        try await approvals.createDecoy(
+            request, webInteractionID: interactionID, origin: origin, application: try await application(), in: work)
     }
 
     /// The application of this call's web client, as read with the devices when it was; nil when the

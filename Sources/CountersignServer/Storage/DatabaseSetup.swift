@@ -141,6 +141,7 @@ enum DatabaseSetup {
         migrations.add(LowerCaseEmailUserIDs())
         migrations.add(AddListingIndexes())
         migrations.add(CreateKeptAnswers())
+        migrations.add(AddApprovalSource())
         let migrator = Migrator(databases: databases, migrations: migrations, logger: runtime.logger, on: runtime.eventLoopGroup.any())
         try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
     }

@@ -1,3 +1,4 @@
+import CountersignCore
 import CountersignServer
 import Foundation
 import Testing
@@ -20,13 +21,24 @@ extension TestServer {
 /// The status of `method path` (with `json` as its body) to the server on `port`, as the trusted balancer
 /// passes it on for a client at `address`.
 func statusThroughBalancer(port: Int, _ method: String, _ path: String, json: String? = nil, from address: String) async throws -> Int {
+    try await throughBalancer(port: port, method, path, json: json, from: address).status
+}
+
+/// `method path` (with `json` as its body, and `bearer`) to the server on `port`, as the trusted balancer
+/// passes it on for a client at `address`: the answer's status, body and `Retry-After`.
+func throughBalancer(
+    port: Int, _ method: String, _ path: String, json: String? = nil, bearer: String? = nil, from address: String
+) async throws -> (status: Int, body: JSONValue, retryAfter: String?) {
     var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
     request.httpMethod = method
     request.setValue(address, forHTTPHeaderField: "X-Forwarded-For")
+    if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
     if let json {
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(json.utf8)
     }
-    let (_, response) = try await URLSession.shared.data(for: request)
-    return try #require(response as? HTTPURLResponse).statusCode
+    let (data, response) = try await URLSession.shared.data(for: request)
+    let http = try #require(response as? HTTPURLResponse)
+    let body = (try? JSONDecoder().decode(JSONValue.self, from: data)) ?? .null
+    return (http.statusCode, body, http.value(forHTTPHeaderField: "Retry-After"))
 }

@@ -38,6 +38,8 @@ struct ApprovalRecord: Codable, Sendable, ClosableApproval {
     let createdAt: Date
     /// Its number among the user's approvals (`AddApprovalSubjectSequence`); nil on rows from before.
     let subjectSequence: Int?
+    /// Where its request came from (`RequestSource`); nil on rows from before.
+    let sourceDigest: String?
 
     enum CodingKeys: String, CodingKey {
         case id, status, amr
@@ -61,6 +63,7 @@ struct ApprovalRecord: Codable, Sendable, ClosableApproval {
         case expiresAt = "expires_at"
         case createdAt = "created_at"
         case subjectSequence = "subject_sequence"
+        case sourceDigest = "source_digest"
     }
 
     /// The status as of `now`: a pending approval past its expiry reads as expired.
@@ -98,6 +101,8 @@ struct ApprovalOutcomeRow: Codable, Sendable, ClosableApproval {
     let resolvedAt: Date?
     /// Its number in its subject's history: among the user's approvals, or the identifier's decoys.
     let subjectSequence: Int?
+    /// Where its request came from (`RequestSource`); nil on rows from before.
+    let sourceDigest: String?
 
     func status(at now: Date) -> ApprovalStatus {
         ApprovalRecord.status(stored: status, expiresAt: expiresAt, at: now)
@@ -111,6 +116,7 @@ struct ApprovalOutcomeRow: Codable, Sendable, ClosableApproval {
         case createdAt = "created_at"
         case resolvedAt = "resolved_at"
         case subjectSequence = "subject_sequence"
+        case sourceDigest = "source_digest"
     }
 
     /// When the person denied this approval as "this wasn't me", if they did.

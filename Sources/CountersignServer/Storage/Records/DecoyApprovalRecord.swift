@@ -22,6 +22,8 @@ struct DecoyApprovalRecord: Codable, Sendable {
     let resolvedAt: Date?
     /// Its number among the identifier's decoys (`AddApprovalSubjectSequence`).
     let subjectSequence: Int?
+    /// Where its request came from (`RequestSource`).
+    let sourceDigest: String?
 
     enum CodingKeys: String, CodingKey {
         case id, status
@@ -33,6 +35,7 @@ struct DecoyApprovalRecord: Codable, Sendable {
         case createdAt = "created_at"
         case resolvedAt = "resolved_at"
         case subjectSequence = "subject_sequence"
+        case sourceDigest = "source_digest"
     }
 
     static func isDecoy(_ approvalID: String) -> Bool {

@@ -23,6 +23,8 @@ struct ApprovalStore {
     /// The column that numbers an approval within its user's history, and a decoy within its identifier's
     /// (`AddApprovalSubjectSequence`).
     static let sequenceColumn = "subject_sequence"
+    /// Where a request came from, as `RequestSource` digests it (`AddApprovalSource`).
+    static let sourceColumn = "source_digest"
 
     /// The approval's insert. It inserts nothing when the user's history already has an approval of its
     /// number, which another call created since this one read that history: the caller makes it refuse.
