@@ -6,11 +6,11 @@ import Journeys
 /// the block, and the backoff after requests that were not approved. A refusal is `429 rate_limited` with
 /// `Retry-After`, creates nothing, and is recorded as a security event.
 ///
-/// The backoff is counted per source (`RequestSource`) and for all sources together. From one source it
-/// doubles with each of its requests since the person last approved one; from all together it starts one
-/// step later for each source besides the first. So a stranger who types a person's email again and again
-/// waits ever longer, and does not keep the person's own sign-ins from another address waiting; requests
-/// from many addresses at once are held back as one address's are.
+/// The backoff is counted per source (`RequestSource`) and over sources. From one source it doubles with
+/// each of its requests since the person last approved one; over sources, with each source those requests
+/// and the new one came from besides the first. So a stranger who types a person's email again and again
+/// waits ever longer, while the person's own sign-in from elsewhere waits at most the first step after the
+/// stranger's newest request; requests from many addresses are held back as one address's are.
 struct ApprovalLimiter: Sendable {
     let storage: Storage
     let clock: any WallClock
@@ -52,12 +52,12 @@ struct ApprovalLimiter: Sendable {
         // The requests since the person last approved one, newest first.
         let unapproved = recent.prefix { $0.status(at: now) != .approved }
         let fromHere = unapproved.filter { $0.sourceDigest == source }
-        let sources = Set(unapproved.map(\.sourceDigest)).count
+        let sources = Set(unapproved.map(\.sourceDigest) + [source]).count
         let backoffs = [
             (newest: fromHere.first, backoff: limits.backoff(afterUnapproved: fromHere.count),
              reason: "\(fromHere.count) requests in a row from the same source were not approved"),
             (newest: unapproved.first, backoff: limits.backoff(afterUnapproved: sources - 1),
-             reason: "\(unapproved.count) requests in a row from \(sources) sources were not approved"),
+             reason: "\(unapproved.count) requests in a row were not approved, from \(sources) sources with this one"),
         ]
         let waits = backoffs.compactMap { wait in
             wait.newest.flatMap { newest in wait.backoff > 0 ? (until: newest.createdAt.addingTimeInterval(wait.backoff), wait.reason) : nil }
