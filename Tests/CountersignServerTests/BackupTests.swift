@@ -123,7 +123,7 @@ struct BackupTests {
     }
 
     @Test(
-        "a backup removes the partial file of one its server was stopped in the middle of, and leaves alone one another backup is still writing",
+        "a backup removes the partial file of one its server was stopped in the middle of (also one stopped before it locked and named its file), and leaves alone one another backup is still writing or creating",
         .enabled(if: TestDatabase.postgresURL == nil))
     func abandonedPartialRemoved() async throws {
         let directory = Self.backupDirectory()
@@ -134,6 +134,15 @@ struct BackupTests {
         for name in [abandoned, inProgress] {
             #expect(FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: Data("SQLite format 3".utf8)))
         }
+        // Files created empty, before their lock and their partial name: one by a server stopped two minutes
+        // ago, one by a backup in its first microseconds.
+        let abandonedUnnamed = ".countersign-backup-\(UUID().uuidString).partial.new"
+        let beingCreated = ".countersign-backup-\(UUID().uuidString).partial.new"
+        for name in [abandonedUnnamed, beingCreated] {
+            #expect(FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: Data()))
+        }
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-120)], ofItemAtPath: directory.appendingPathComponent(abandonedUnnamed).path)
         // The other backup's writer holds its file's lock, as a backup does while it writes.
         let writer = open(directory.appendingPathComponent(inProgress).path, O_RDONLY)
         defer { close(writer) }
@@ -142,7 +151,7 @@ struct BackupTests {
             let written = try await server.admin(.POST, "backups")
             #expect(written.status == .created)
             let file = try #require(written.body["file"]?.stringValue)
-            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory.path)) == [file, inProgress])
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory.path)) == [file, inProgress, beingCreated])
         }
     }
 

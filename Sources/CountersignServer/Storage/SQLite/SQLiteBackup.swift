@@ -13,6 +13,11 @@ import GRDB
 enum SQLiteBackup {
     private static let partialPrefix = ".countersign-backup-"
     private static let partialSuffix = ".partial"
+    /// The name a partial file has for the instant between its creation and its lock (`write`).
+    private static let unnamedSuffix = partialSuffix + ".new"
+    /// How old an unnamed partial file must be to be taken for abandoned: one is named microseconds after
+    /// it is created, so one this old belongs to a server stopped in between.
+    private static let unnamedAbandonedAfter: TimeInterval = 60
 
     /// Writes a copy of `pool`'s database into `directory` (created, mode 0700, when missing; refused when
     /// others may write in it), named after `time`; a name already taken gets `-2`, `-3`, … so that no
@@ -21,12 +26,13 @@ enum SQLiteBackup {
         let directory = URL(fileURLWithPath: directory).standardizedFileURL
         try prepareDirectory(directory)
         removeAbandonedPartials(in: directory)
-        let partial = directory.appendingPathComponent(partialPrefix + UUID().uuidString + partialSuffix).path
+        let stem = directory.appendingPathComponent(partialPrefix + UUID().uuidString).path
+        let partial = stem + partialSuffix
         // Created empty first, so that it is the owner's alone from its first byte (VACUUM INTO accepts an
         // empty file), and locked until this returns. It is locked before it takes its partial name: a
         // backup beginning meanwhile that found it unlocked would take it for abandoned and remove it, and
         // VACUUM INTO would then create the copy anew, readable by others.
-        let unnamed = partial + ".new"
+        let unnamed = stem + unnamedSuffix
         let descriptor = open(unnamed, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             let failure = errno
@@ -59,14 +65,21 @@ enum SQLiteBackup {
     }
 
     /// Removes the partial files of backups whose writer is gone. A backup still being written, by this
-    /// server or another, holds the lock on its own.
+    /// server or another, holds the lock on its own; an unnamed one is not locked yet, and is taken for
+    /// abandoned only once it is a minute old.
     private static func removeAbandonedPartials(in directory: URL) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
-        for name in names where name.hasPrefix(partialPrefix) && name.hasSuffix(partialSuffix) {
+        for name in names where name.hasPrefix(partialPrefix) && (name.hasSuffix(partialSuffix) || name.hasSuffix(unnamedSuffix)) {
             let path = directory.appendingPathComponent(name).path
             let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             guard descriptor >= 0 else { continue }
             defer { close(descriptor) }
+            if name.hasSuffix(unnamedSuffix) {
+                var status = stat()
+                guard fstat(descriptor, &status) == 0,
+                    Date().timeIntervalSince1970 - TimeInterval(status.st_mtim.tv_sec) > unnamedAbandonedAfter
+                else { continue }
+            }
             if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { unlink(path) }
         }
     }
