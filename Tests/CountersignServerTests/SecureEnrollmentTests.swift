@@ -164,8 +164,16 @@ struct SecureEnrollmentTests {
                 .clientInput, data: try await registered.phone.signShown(typed, as: "ada@example.com"))
             #expect(signed.journeyStepID == JourneyStepID.success)
             let approved = try await added.client.submitClientResponse(.clientInput, data: [:])
-            #expect(try await Self.registerKeys(of: added, from: approved).journeyStepID == JourneyStepID.success)
+            let addedDone = try await Self.registerKeys(of: added, from: approved)
+            #expect(addedDone.journeyStepID == JourneyStepID.success)
             #expect(try await Self.devices(of: "ada@example.com", on: server).count == 2)
+            // The new phone's token names it, and says how the registered phone approved adding it.
+            let claims = try await server.verifiedClaims(try #require(addedDone.token))
+            #expect(claims.deviceID == addedDone.data?["device_id"]?.stringValue)
+            #expect(claims.deviceID != registered.deviceID)
+            #expect(claims.journeyID == "mobile_registration_by_phone")
+            #expect(Set(claims.amr) == ["mobile_biometrics", "hwk", "code_otp", "mfa"])
+            #expect(claims.approvalData == (try ApprovalData(["action": "Add a new phone to this account"])))
 
             // An attacker's phone asking the same: Ada denies, and nothing is added.
             let attacker = TestPhone(client: server.client("bank-app"))

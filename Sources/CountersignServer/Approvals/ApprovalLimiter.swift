@@ -6,19 +6,19 @@ import Journeys
 /// the block, and the backoff after requests that were not approved. A refusal is `429 rate_limited` with
 /// `Retry-After`, creates nothing, and is recorded as a security event.
 ///
-/// The backoff is counted per source (`RequestSource`) and over sources. From one source it doubles with
-/// each of its requests since the person last approved one; over sources, with each source those requests
-/// and the new one came from besides the first. So a stranger who types a person's email again and again
-/// waits ever longer, while the person's own sign-in from elsewhere waits at most the first step after the
-/// stranger's newest request; requests from many addresses are held back as one address's are.
+/// The backoff counts the requests since the person last approved one, but those of the one other source
+/// (`RequestSource`) with the most: a stranger who types a person's email again and again waits ever
+/// longer, and the person's own sign-in from elsewhere is held back only while the stranger's request is
+/// still waiting, for the first step. Two sources or more taking turns count against each other, so
+/// many addresses come to the same long wait as one does.
 struct ApprovalLimiter: Sendable {
     let storage: Storage
     let clock: any WallClock
     let securityEvents: SecurityEvents
 
     /// The subject's newest requests looked at: enough for the longest backoff (10 s doubled nine times
-    /// is past an hour).
-    static let approvalsLookedAt = 16
+    /// is past an hour) when two sources taking turns leave out half of them.
+    static let approvalsLookedAt = 32
 
     /// What a new request for a subject goes ahead with.
     struct Admission {
@@ -49,21 +49,20 @@ struct ApprovalLimiter: Sendable {
             throw refusal(subject, until: reported.addingTimeInterval(limits.notMeBlock), now: now,
                 because: "the user reported a request as not theirs")
         }
-        // The requests since the person last approved one, newest first.
+        // The requests since the person last approved one, newest first, less those of the one other source
+        // with the most. Rows from before sources were kept count as this request's source.
         let unapproved = recent.prefix { $0.status(at: now) != .approved }
-        let fromHere = unapproved.filter { $0.sourceDigest == source }
-        let sources = Set(unapproved.map(\.sourceDigest) + [source]).count
-        let backoffs = [
-            (newest: fromHere.first, backoff: limits.backoff(afterUnapproved: fromHere.count),
-             reason: "\(fromHere.count) requests in a row from the same source were not approved"),
-            (newest: unapproved.first, backoff: limits.backoff(afterUnapproved: sources - 1),
-             reason: "\(unapproved.count) requests in a row were not approved, from \(sources) sources with this one"),
-        ]
-        let waits = backoffs.compactMap { wait in
-            wait.newest.flatMap { newest in wait.backoff > 0 ? (until: newest.createdAt.addingTimeInterval(wait.backoff), wait.reason) : nil }
-        }
-        if let longest = waits.max(by: { $0.until < $1.until }), now < longest.until {
-            throw refusal(subject, until: longest.until, now: now, because: longest.1)
+        var bySource: [String: Int] = [:]
+        for row in unapproved { if let other = row.sourceDigest, other != source { bySource[other, default: 0] += 1 } }
+        var counted = unapproved.count - (bySource.values.max() ?? 0)
+        // A request still waiting holds back any other for the first step: it is not replaced within seconds.
+        if counted == 0, unapproved.contains(where: { $0.status(at: now) == .pending }) { counted = 1 }
+        let backoff = limits.backoff(afterUnapproved: counted)
+        if backoff > 0, let newest = recent.first {
+            let allowedAt = newest.createdAt.addingTimeInterval(backoff)
+            if now < allowedAt {
+                throw refusal(subject, until: allowedAt, now: now, because: "\(unapproved.count) requests in a row were not approved")
+            }
         }
         func next(decoys: Bool) -> Int? {
             guard limits.dependOnEarlierRequests else { return nil }

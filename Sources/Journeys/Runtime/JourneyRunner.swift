@@ -129,9 +129,10 @@ public struct JourneyRunner: Sendable {
             var presentation = try stay(at: step, data: data, secrets: secrets, &state)
             presentation.error = error
             return presentation
-        case .stillWaiting(let data, let secrets):
+        case .stillWaiting(let data, let secrets, let error):
             var presentation = try stay(at: step, data: data, secrets: secrets, &state)
             presentation.keepsToken = true
+            presentation.error = error
             return presentation
         case .finish(let presentation):
             return try await finish(presentation, &state)

@@ -82,8 +82,9 @@ enum StepOutcome {
     /// Stay on the step, showing it again with new data (a device chosen, a resend, a refusal).
     case stay(data: JSONValue?, secrets: [String: String], error: WireError?)
     /// Still waiting for something outside the client (the phone), which a poll only looks at: the step
-    /// is shown again with `data`, and the client's interaction token stays valid (`StepPresentation.keepsToken`).
-    case stillWaiting(data: JSONValue?, secrets: [String: String])
+    /// is shown again with `data` (and `error`, for an answer refused that changed nothing), and the
+    /// client's interaction token stays valid (`StepPresentation.keepsToken`).
+    case stillWaiting(data: JSONValue?, secrets: [String: String], error: WireError? = nil)
     /// The journey ends here.
     case finish(StepPresentation)
 }

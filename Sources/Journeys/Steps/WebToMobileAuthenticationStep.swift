@@ -113,8 +113,9 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
     func resend(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepOutcome {
         guard let approvalID = environment.secrets[Key.approvalID] else { throw ClientResponseNotValid("nothing to resend") }
         let left = Int(environment.secrets[Key.resendsLeft] ?? "0") ?? 0
+        // A resend refused changes nothing, and the browser goes on with the token it holds.
         guard left > 0 else {
-            return .stay(data: state.current?.data, secrets: environment.secrets, error: WireError(
+            return .stillWaiting(data: state.current?.data, secrets: environment.secrets, error: WireError(
                 code: ErrorCode.resendLimitReached, message: "No resend attempts are left."))
         }
         // Paced, so that a script cannot ring the phone with every attempt at once: the push a resend
@@ -123,7 +124,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         if let lastPush = environment.secrets[Key.lastPush].flatMap(TimeInterval.init) {
             let wait = lastPush + interval - environment.now.timeIntervalSince1970
             if wait > 0 {
-                return .stay(data: state.current?.data, secrets: environment.secrets, error: WireError(
+                return .stillWaiting(data: state.current?.data, secrets: environment.secrets, error: WireError(
                     code: ErrorCode.resendTooSoon,
                     message: "The request was sent to the phone moments ago; wait \(Int(wait.rounded(.up))) s before sending it again."))
             }

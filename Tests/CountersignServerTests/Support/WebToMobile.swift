@@ -58,13 +58,22 @@ extension TestServer {
     /// Starts `web_login` over raw HTTP and submits `email`; returns the interaction id and the token
     /// of the waiting step.
     func waitingWebLogin(_ journey: String = "web_login_biometric_only", email: String) async throws -> (id: String, token: String) {
+        let (id, token, _) = try await waitingWebLoginWithStartToken(journey, email: email)
+        return (id, token)
+    }
+
+    /// As `waitingWebLogin`, with the start's token too, which the email's answer replaced.
+    func waitingWebLoginWithStartToken(
+        _ journey: String = "web_login_biometric_only", email: String
+    ) async throws -> (id: String, token: String, startToken: String) {
         let started = try await send(.POST, "/v1/journeys/\(journey)/start", json: ["client_id": "demo-web"])
         let id = try #require(started.body["interaction_id"]?.stringValue)
+        let startToken = try #require(started.body["interaction_token"]?.stringValue)
         let waiting = try await send(
             .POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": ["email": .string(email)]],
-            bearer: started.body["interaction_token"]?.stringValue)
+            bearer: startToken)
         #expect(waiting.body["journey_step_id"] == .string(JourneyStepID.mobileApproveAuthentication))
-        return (id, try #require(waiting.body["interaction_token"]?.stringValue))
+        return (id, try #require(waiting.body["interaction_token"]?.stringValue), startToken)
     }
 
     /// Answers interaction `id`'s step with `option` and no data, over raw HTTP, as a browser's poll does.

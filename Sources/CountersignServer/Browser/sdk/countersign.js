@@ -201,7 +201,7 @@ export class CountersignClient {
         await this.listenForApproval(signal);
         return;
       } catch (error) {
-        // Refused for good (no such interaction, or it ended); a 401 may be a token a refused answer had just
+        // Refused for good (no such interaction, or it ended); a 401 may be a token another answer had just
         // replaced, and the next try sends the latest.
         if ([403, 404, 410].includes(error.status)) break;
         await this.sleep(interval, signal);

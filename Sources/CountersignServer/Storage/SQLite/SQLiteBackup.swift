@@ -75,10 +75,8 @@ enum SQLiteBackup {
             guard descriptor >= 0 else { continue }
             defer { close(descriptor) }
             if name.hasSuffix(unnamedSuffix) {
-                var status = stat()
-                guard fstat(descriptor, &status) == 0,
-                    Date().timeIntervalSince1970 - TimeInterval(status.st_mtim.tv_sec) > unnamedAbandonedAfter
-                else { continue }
+                let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+                guard let modified, Date().timeIntervalSince(modified) > unnamedAbandonedAfter else { continue }
             }
             if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { unlink(path) }
         }
