@@ -75,10 +75,8 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         }
         switch approval.status {
         case .pending:
-            let interval = Self.pollingInterval(environment)
-            if let last = environment.secrets[Key.lastPoll].flatMap(TimeInterval.init) {
-                let wait = last + TimeInterval(interval) - environment.now.timeIntervalSince1970
-                if wait > 0 { throw SlowDown(retryAfter: Int(wait.rounded(.up))) }
+            if let wait = Self.secondsToWait(since: Key.lastPoll, interval: Self.pollingInterval(environment), environment) {
+                throw SlowDown(retryAfter: wait)
             }
             var secrets = environment.secrets
             secrets[Key.lastPoll] = String(environment.now.timeIntervalSince1970)
@@ -120,14 +118,11 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         }
         // Paced, so that a script cannot ring the phone with every attempt at once: the push a resend
         // would repeat may still be on its way.
-        let interval = TimeInterval(environment.integer("resend_interval", default: 10, in: 0...300))
-        if let lastPush = environment.secrets[Key.lastPush].flatMap(TimeInterval.init) {
-            let wait = lastPush + interval - environment.now.timeIntervalSince1970
-            if wait > 0 {
-                return .stillWaiting(data: state.current?.data, secrets: environment.secrets, error: WireError(
-                    code: ErrorCode.resendTooSoon,
-                    message: "The request was sent to the phone moments ago; wait \(Int(wait.rounded(.up))) s before sending it again."))
-            }
+        let interval = environment.integer("resend_interval", default: 10, in: 0...300)
+        if let wait = Self.secondsToWait(since: Key.lastPush, interval: interval, environment) {
+            return .stillWaiting(data: state.current?.data, secrets: environment.secrets, error: WireError(
+                code: ErrorCode.resendTooSoon,
+                message: "The request was sent to the phone moments ago; wait \(wait) s before sending it again."))
         }
         try await environment.effects.resendApproval(approvalID)
         var secrets = environment.secrets
@@ -212,6 +207,14 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
             Key.lastPoll: String(environment.now.timeIntervalSince1970), Key.lastPush: String(environment.now.timeIntervalSince1970),
         ]
         return .present(journeyStepID: JourneyStepID.mobileApproveAuthentication, data: .object(data), secrets: secrets)
+    }
+
+    /// Whole seconds, rounded up, until `interval` seconds have passed since the time kept under `key`; nil
+    /// once they have.
+    private static func secondsToWait(since key: String, interval: Int, _ environment: StepEnvironment) -> Int? {
+        guard let last = environment.secrets[key].flatMap(TimeInterval.init) else { return nil }
+        let wait = last + TimeInterval(interval) - environment.now.timeIntervalSince1970
+        return wait > 0 ? Int(wait.rounded(.up)) : nil
     }
 
     /// The step's push-fatigue limits: `one_pending_per_user`, `backoff_seconds`, `backoff_max_seconds`,
