@@ -7,10 +7,11 @@ import Journeys
 /// `Retry-After`, creates nothing, and is recorded as a security event.
 ///
 /// The backoff counts the requests since the person last approved one, but those of the one other source
-/// (`RequestSource`) with the most: a stranger who types a person's email again and again waits ever
-/// longer, and the person's own sign-in from elsewhere is held back only while the stranger's request is
-/// still waiting, for the first step. Two sources or more taking turns count against each other, so
-/// many addresses come to the same long wait as one does.
+/// (`RequestSource`) with the most: a stranger at one address who types a person's email again and again
+/// waits ever longer, and the person's own sign-in from elsewhere is held back by the stranger's requests
+/// only while one is still waiting, for the first step. Sources taking turns count against each other,
+/// so any number of them reach the hour's wait after about twice the requests one source needs (and
+/// keep the person waiting as one source could without this rule: an address cannot tell her from them).
 struct ApprovalLimiter: Sendable {
     let storage: Storage
     let clock: any WallClock
