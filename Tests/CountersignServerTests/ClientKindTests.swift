@@ -46,4 +46,42 @@ struct ClientKindTests {
             }
         }
     }
+
+    @Test("an application that lists its journeys lets its clients start those only: a page with the sign-in app's web client cannot start adding a phone, and nothing is created")
+    func applicationListsItsJourneys() async throws {
+        try await TestServer.run(adjust: { $0.mode = .production }) { server in
+            let created = try await server.admin(.POST, "applications", json: [
+                "id": "bank", "name": "Bank", "allowed_journeys": ["web_login", "web_transaction_signing", "web_login"],
+            ])
+            #expect(created.status == .created)
+            #expect(created.body["allowed_journeys"] == ["web_login", "web_transaction_signing"])
+            #expect(try await server.admin(.POST, "applications/bank/clients", json: ["id": "bank-web", "name": "W", "kind": "web"]).status == .created)
+
+            let refused = try await server.send(.POST, "/v1/journeys/web_add_phone/start", json: ["client_id": "bank-web"])
+            #expect(refused.status == .forbidden)
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.journeyNotForClient))
+            #expect(try await server.count("interactions") == 0)
+            #expect(try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "bank-web"]).status == .ok)
+
+            // A journey the server does not load, or that starts only from a push, cannot be listed; the list stays.
+            for wrong in ["web_logn", "mobile_approve_otp"] {
+                let listed = try await server.admin(.PATCH, "applications/bank", json: ["allowed_journeys": [.string(wrong)]])
+                #expect(listed.status == .badRequest, "\(wrong)")
+            }
+            let shown = try await server.admin(.GET, "applications").body.arrayValue?.first { $0["id"] == "bank" }
+            #expect(shown?["allowed_journeys"] == ["web_login", "web_transaction_signing"])
+
+            // Named again, the list is replaced; a PATCH that does not name it leaves it; null lifts it.
+            #expect(try await server.admin(.PATCH, "applications/bank", json: ["allowed_journeys": ["web_add_phone"]]).status == .ok)
+            #expect(try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "bank-web"]).status == .forbidden)
+            let renamed = try await server.admin(.PATCH, "applications/bank", json: ["name": "Bank plc"])
+            #expect(renamed.body["allowed_journeys"] == ["web_add_phone"])
+            let lifted = try await server.admin(.PATCH, "applications/bank", json: ["allowed_journeys": .null])
+            #expect(lifted.status == .ok)
+            #expect(lifted.body["allowed_journeys"] == nil)
+            #expect(try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "bank-web"]).status == .ok)
+            let events = try await server.admin(.GET, "security-events?kind=application_changed").body["security_events"]?.arrayValue ?? []
+            #expect(events.contains { $0["detail"]?.stringValue?.contains("the journeys its clients may start set to [web_add_phone]") == true })
+        }
+    }
 }

@@ -19,7 +19,7 @@ enum DevelopmentMode {
         let now = clock.now()
         try await storage.transaction { storage in
             let clients = storage.clients
-            try await clients.insert(ApplicationRecord(id: demoApplicationID, name: "Countersign Demo", createdAt: now))
+            try await clients.insert(ApplicationRecord(id: demoApplicationID, name: "Countersign Demo", createdAt: now, allowedJourneys: nil))
             try await clients.insert(ClientRecord(
                 id: demoWebClientID, applicationID: demoApplicationID, name: "Demo web app", kind: ClientKind.web.rawValue, createdAt: now))
             try await clients.insert(ClientRecord(

@@ -57,10 +57,10 @@ struct InteractionService: Sendable {
         if let correlationID = request.correlationID, correlationID.count > Self.correlationIDLimit {
             throw ServiceError.notValid("'correlation_id' must be at most \(Self.correlationIDLimit) characters.")
         }
-        guard let client = try await storage.clients.client(request.clientID) else {
+        guard let (client, allowedJourneys) = try await storage.clients.startingClient(request.clientID) else {
             throw ServiceError(.unauthenticated, ErrorCode.invalidClient, "Unknown client_id '\(request.clientID)'.")
         }
-        try journeys.check(journey, mayStartFrom: client)
+        try journeys.check(journey, mayStartFrom: client, allowedJourneys: allowedJourneys)
         if let webOrigin = origin.webOrigin, try await !storage.applicationOrigins.isListed(webOrigin, forApplicationOfClient: client.id) {
             throw ServiceError(
                 .forbidden, ErrorCode.originNotAllowed, "The application of client '\(client.id)' does not list the origin '\(webOrigin)'.")

@@ -24,8 +24,9 @@ struct JourneyRegistry: Sendable {
     subscript(id: String) -> JourneyDefinition? { journeys[id] }
 
     /// A web client starts web journeys, a native client phone journeys, and nobody starts a mobile
-    /// approve journey but a phone answering its push.
-    func check(_ journey: JourneyDefinition, mayStartFrom client: ClientRecord) throws {
+    /// approve journey but a phone answering its push; an application that lists journeys
+    /// (`allowedJourneys`) lets its clients start those only.
+    func check(_ journey: JourneyDefinition, mayStartFrom client: ClientRecord, allowedJourneys: [String]?) throws {
         if mobileApproveJourneyIDs.contains(journey.id) {
             throw ServiceError(
                 .forbidden, ErrorCode.journeyNotForClient, "'\(journey.id)' starts only from a push, through /v1/mobile-approve/start.")
@@ -36,6 +37,16 @@ struct JourneyRegistry: Sendable {
                 .forbidden, ErrorCode.journeyNotForClient,
                 "'\(journey.id)' runs \(journey.runsOnPhone ? "on a phone" : "in a browser"); client '\(client.id)' is a \(client.kind) client.")
         }
+        if let allowedJourneys, !allowedJourneys.contains(journey.id) {
+            throw ServiceError(
+                .forbidden, ErrorCode.journeyNotForClient,
+                "The application of client '\(client.id)' does not let its clients start '\(journey.id)'.")
+        }
+    }
+
+    /// Whether a client may ever start `id`: a journey this server loads that does not start only from a push.
+    func startable(_ id: String) -> Bool {
+        journeys[id] != nil && !mobileApproveJourneyIDs.contains(id)
     }
 
     /// All journeys, by id.

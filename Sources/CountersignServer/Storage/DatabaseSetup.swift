@@ -142,6 +142,7 @@ enum DatabaseSetup {
         migrations.add(AddListingIndexes())
         migrations.add(CreateKeptAnswers())
         migrations.add(AddApprovalSource())
+        migrations.add(AddApplicationJourneys())
         let migrator = Migrator(databases: databases, migrations: migrations, logger: runtime.logger, on: runtime.eventLoopGroup.any())
         try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
     }

@@ -40,7 +40,7 @@ struct AdminRoutes: RouteCollection {
             ApplicationView(
                 id: application.id, name: application.name,
                 clients: clients.filter { $0.applicationID == application.id }.map(ClientView.init),
-                allowedOrigins: origins[application.id] ?? [])
+                allowedOrigins: origins[application.id] ?? [], allowedJourneys: application.journeyList)
         }
     }
 
@@ -49,32 +49,41 @@ struct AdminRoutes: RouteCollection {
         try Self.checkIdentifier(body.id, field: "id")
         try Self.checkName(body.name)
         let origins = try Self.checkOrigins(body.allowedOrigins ?? [])
-        let application = ApplicationRecord(id: body.id, name: body.name, createdAt: clock.now())
+        let allowedJourneys = try body.allowedJourneys.map(checkJourneys)
+        let application = ApplicationRecord(
+            id: body.id, name: body.name, createdAt: clock.now(), allowedJourneys: ApplicationRecord.journeysText(allowedJourneys))
         try await refusingDuplicate("An application '\(body.id)' already exists.") {
             try await securityEvents.recording(.applicationChanged, detail: "application \(body.id) was created") { storage in
                 try await storage.clients.insert(application)
                 try await storage.applicationOrigins.replace(of: application.id, with: origins)
             }
         }
-        return try await ApplicationView(id: body.id, name: body.name, clients: [], allowedOrigins: origins)
+        return try await ApplicationView(id: body.id, name: body.name, clients: [], allowedOrigins: origins, allowedJourneys: allowedJourneys)
             .encodeResponse(status: .created, for: request)
     }
 
-    /// Changes what the body names: the application's name, and its web origins (replaced as a whole).
+    /// Changes what the body names: the application's name, its web origins and the journeys its clients may
+    /// start (each list replaced as a whole).
     func updateApplication(request: Request) async throws -> ApplicationView {
         let application = try await findApplication(request)
         let body = try request.decodeBody(UpdateApplicationRequest.self)
         if let name = body.name { try Self.checkName(name) }
         let origins = try body.allowedOrigins.map(Self.checkOrigins)
+        let journeysChange = try body.allowedJourneys.map { try $0.map(checkJourneys) }
         var changes: [String] = []
         if let name = body.name { changes.append("its name set to '\(name)'") }
         if let origins { changes.append("its allowed web origins set to [\(origins.joined(separator: ", "))]") }
+        if let journeysChange {
+            changes.append(journeysChange.map { "the journeys its clients may start set to [\($0.joined(separator: ", "))]" }
+                ?? "its clients let start any journey")
+        }
         if !changes.isEmpty {
             try await securityEvents.recording(
                 .applicationChanged, detail: "application \(application.id) changed: \(changes.joined(separator: "; "))"
             ) { storage in
                 if let name = body.name { try await storage.clients.rename(application: application.id, to: name) }
                 if let origins { try await storage.applicationOrigins.replace(of: application.id, with: origins) }
+                if let journeysChange { try await storage.clients.setAllowedJourneys(of: application.id, to: journeysChange) }
             }
         }
         let allowedOrigins: [String]
@@ -82,7 +91,19 @@ struct AdminRoutes: RouteCollection {
         return ApplicationView(
             id: application.id, name: body.name ?? application.name,
             clients: try await storage.clients.clients(ofApplication: application.id).map(ClientView.init),
-            allowedOrigins: allowedOrigins)
+            allowedOrigins: allowedOrigins, allowedJourneys: journeysChange ?? application.journeyList)
+    }
+
+    /// The most journeys one application may list.
+    static let maximumJourneys = 100
+
+    /// `ids` sorted and without repeats; refuses an id that names no journey a client may start here.
+    private func checkJourneys(_ ids: [String]) throws -> [String] {
+        guard ids.count <= Self.maximumJourneys else { throw ServiceError.notValid("At most \(Self.maximumJourneys) allowed journeys.") }
+        for id in ids where !journeys.startable(id) {
+            throw ServiceError.notValid("'\(id.prefix(64))' is no journey a client may start on this server.")
+        }
+        return Set(ids).sorted()
     }
 
     /// The most web origins one application may list.

@@ -9,10 +9,13 @@ struct ApplicationView: Content {
     let clients: [ClientView]
     /// The web origins whose pages may call the API for this application (CORS).
     let allowedOrigins: [String]
+    /// The journeys its clients may start; absent when they may start any their kind may.
+    let allowedJourneys: [String]?
 
     enum CodingKeys: String, CodingKey {
         case id, name, clients
         case allowedOrigins = "allowed_origins"
+        case allowedJourneys = "allowed_journeys"
     }
 }
 
@@ -193,21 +196,36 @@ struct CreateApplicationRequest: Content {
     let id: String
     let name: String
     let allowedOrigins: [String]?
+    let allowedJourneys: [String]?
 
     enum CodingKeys: String, CodingKey {
         case id, name
         case allowedOrigins = "allowed_origins"
+        case allowedJourneys = "allowed_journeys"
     }
 }
 
-/// `PATCH /admin/v1/applications/{id}`: what is named changes, the rest stays.
-struct UpdateApplicationRequest: Content {
+/// `PATCH /admin/v1/applications/{id}`: what is named changes, the rest stays. `allowed_journeys: null`
+/// lets the application's clients start any journey their kind may again.
+struct UpdateApplicationRequest: Decodable {
     let name: String?
     let allowedOrigins: [String]?
+    /// nil when the body does not name `allowed_journeys`; `.some(nil)` when it is `null`.
+    let allowedJourneys: [String]??
 
     enum CodingKeys: String, CodingKey {
         case name
         case allowedOrigins = "allowed_origins"
+        case allowedJourneys = "allowed_journeys"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decodeIfPresent(String.self, forKey: .name)
+        allowedOrigins = try container.decodeIfPresent([String].self, forKey: .allowedOrigins)
+        allowedJourneys = container.contains(.allowedJourneys)
+            ? .some(try container.decodeNil(forKey: .allowedJourneys) ? nil : try container.decode([String].self, forKey: .allowedJourneys))
+            : nil
     }
 }
 

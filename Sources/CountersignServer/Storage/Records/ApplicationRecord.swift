@@ -5,10 +5,27 @@ struct ApplicationRecord: Codable, Sendable {
     let id: String
     let name: String
     let createdAt: Date?
+    /// JSON text: the ids of the journeys its clients may start (`AddApplicationJourneys`); nil lets them
+    /// start any their kind may.
+    let allowedJourneys: String?
 
     enum CodingKeys: String, CodingKey {
         case id, name
         case createdAt = "created_at"
+        case allowedJourneys = "allowed_journeys"
+    }
+
+    /// The ids `allowedJourneys` lists, or nil when it lists none (any journey).
+    var journeyList: [String]? {
+        Self.journeyList(allowedJourneys)
+    }
+
+    static func journeyList(_ text: String?) -> [String]? {
+        text.flatMap { try? JSONDecoder.wire.decode([String].self, from: Data($0.utf8)) }
+    }
+
+    static func journeysText(_ journeys: [String]?) -> String? {
+        journeys.map { String(decoding: (try? JSONEncoder.wire.encode($0)) ?? Data("[]".utf8), as: UTF8.self) }
     }
 }
 

@@ -5,10 +5,24 @@ import Foundation
 struct ClientStore {
     static let table = "clients"
     static let applicationTable = "applications"
+    /// The application's list of the journeys its clients may start (`AddApplicationJourneys`).
+    static let allowedJourneysColumn = "allowed_journeys"
     let sql: any SQLDatabase
 
     func client(_ id: String) async throws -> ClientRecord? {
         try await sql.raw("SELECT * FROM \(name: Self.table) WHERE id = \(bind: id)").first(decoding: ClientRecord.self)
+    }
+
+    /// Client `id`, with the journeys its application lets its clients start (nil: any their kind may), in
+    /// one read: what a start checks.
+    func startingClient(_ id: String) async throws -> (client: ClientRecord, allowedJourneys: [String]?)? {
+        guard let row = try await sql.raw("""
+            SELECT client.*, app.\(name: Self.allowedJourneysColumn) FROM \(name: Self.table) client
+            JOIN \(name: Self.applicationTable) app ON app.id = client.application_id WHERE client.id = \(bind: id)
+            """).first()
+        else { return nil }
+        let journeys = try row.decode(column: Self.allowedJourneysColumn, as: String?.self)
+        return (try row.decode(model: ClientRecord.self), ApplicationRecord.journeyList(journeys))
     }
 
     /// The application of a web client, as approvals for it need it.
@@ -76,6 +90,17 @@ struct ClientStore {
 
     func rename(application id: String, to name: String) async throws {
         try await sql.update(Self.applicationTable).set("name", to: name).where("id", .equal, id).run()
+    }
+
+    /// Sets the journeys application `id`'s clients may start; nil lets them start any their kind may.
+    func setAllowedJourneys(of id: String, to journeys: [String]?) async throws {
+        let update = sql.update(Self.applicationTable)
+        if let text = ApplicationRecord.journeysText(journeys) {
+            update.set(Self.allowedJourneysColumn, to: text)
+        } else {
+            update.set(SQLColumn(Self.allowedJourneysColumn), to: SQLLiteral.null)
+        }
+        try await update.where("id", .equal, id).run()
     }
 
     /// Adds a client; an id already taken fails with a constraint violation.
