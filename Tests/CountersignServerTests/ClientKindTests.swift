@@ -55,7 +55,12 @@ struct ClientKindTests {
             ])
             #expect(created.status == .created)
             #expect(created.body["allowed_journeys"] == ["web_login", "web_transaction_signing"])
-            #expect(try await server.admin(.POST, "applications/bank/clients", json: ["id": "bank-web", "name": "W", "kind": "web"]).status == .created)
+            for (id, kind) in [("bank-web", "web"), ("bank-app", "native")] {
+                let client = try await server.admin(.POST, "applications/bank/clients", json: ["id": .string(id), "name": "C", "kind": .string(kind)])
+                #expect(client.status == .created)
+            }
+            // The list holds for the application's native clients too.
+            #expect(try await server.send(.POST, "/v1/journeys/mobile_login/start", json: ["client_id": "bank-app"]).status == .forbidden)
 
             let refused = try await server.send(.POST, "/v1/journeys/web_add_phone/start", json: ["client_id": "bank-web"])
             #expect(refused.status == .forbidden)
@@ -74,6 +79,10 @@ struct ClientKindTests {
             // Named again, the list is replaced; a PATCH that does not name it leaves it; null lifts it.
             #expect(try await server.admin(.PATCH, "applications/bank", json: ["allowed_journeys": ["web_add_phone"]]).status == .ok)
             #expect(try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "bank-web"]).status == .forbidden)
+            // An empty list lets them start none.
+            #expect(try await server.admin(.PATCH, "applications/bank", json: ["allowed_journeys": []]).body["allowed_journeys"] == [])
+            #expect(try await server.send(.POST, "/v1/journeys/web_add_phone/start", json: ["client_id": "bank-web"]).status == .forbidden)
+            #expect(try await server.admin(.PATCH, "applications/bank", json: ["allowed_journeys": ["web_add_phone"]]).status == .ok)
             let renamed = try await server.admin(.PATCH, "applications/bank", json: ["name": "Bank plc"])
             #expect(renamed.body["allowed_journeys"] == ["web_add_phone"])
             let lifted = try await server.admin(.PATCH, "applications/bank", json: ["allowed_journeys": .null])
@@ -82,6 +91,12 @@ struct ClientKindTests {
             #expect(try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "bank-web"]).status == .ok)
             let events = try await server.admin(.GET, "security-events?kind=application_changed").body["security_events"]?.arrayValue ?? []
             #expect(events.contains { $0["detail"]?.stringValue?.contains("the journeys its clients may start set to [web_add_phone]") == true })
+            #expect(events.contains { $0["detail"]?.stringValue?.contains("the journeys its clients may start: [web_login, web_transaction_signing]") == true })
+
+            // A list that cannot be read is never taken for no list: the start fails, as the listing does.
+            try await #require(server.app.countersignSQL).raw("UPDATE applications SET allowed_journeys = 'web_login' WHERE id = 'bank'").run()
+            #expect(try await server.send(.POST, "/v1/journeys/web_add_phone/start", json: ["client_id": "bank-web"]).status == .internalServerError)
+            #expect(try await server.admin(.GET, "applications").status == .internalServerError)
         }
     }
 }

@@ -40,7 +40,7 @@ struct AdminRoutes: RouteCollection {
             ApplicationView(
                 id: application.id, name: application.name,
                 clients: clients.filter { $0.applicationID == application.id }.map(ClientView.init),
-                allowedOrigins: origins[application.id] ?? [], allowedJourneys: application.journeyList)
+                allowedOrigins: origins[application.id] ?? [], allowedJourneys: try application.journeyList())
         }
     }
 
@@ -53,7 +53,8 @@ struct AdminRoutes: RouteCollection {
         let application = ApplicationRecord(
             id: body.id, name: body.name, createdAt: clock.now(), allowedJourneys: ApplicationRecord.journeysText(allowedJourneys))
         try await refusingDuplicate("An application '\(body.id)' already exists.") {
-            try await securityEvents.recording(.applicationChanged, detail: "application \(body.id) was created") { storage in
+            let journeysListed = allowedJourneys.map { "; the journeys its clients may start: [\($0.joined(separator: ", "))]" } ?? ""
+            try await securityEvents.recording(.applicationChanged, detail: "application \(body.id) was created\(journeysListed)") { storage in
                 try await storage.clients.insert(application)
                 try await storage.applicationOrigins.replace(of: application.id, with: origins)
             }
@@ -75,7 +76,7 @@ struct AdminRoutes: RouteCollection {
         if let origins { changes.append("its allowed web origins set to [\(origins.joined(separator: ", "))]") }
         if let journeysChange {
             changes.append(journeysChange.map { "the journeys its clients may start set to [\($0.joined(separator: ", "))]" }
-                ?? "its clients let start any journey")
+                ?? "the list of the journeys its clients may start lifted")
         }
         if !changes.isEmpty {
             try await securityEvents.recording(
@@ -91,7 +92,7 @@ struct AdminRoutes: RouteCollection {
         return ApplicationView(
             id: application.id, name: body.name ?? application.name,
             clients: try await storage.clients.clients(ofApplication: application.id).map(ClientView.init),
-            allowedOrigins: allowedOrigins, allowedJourneys: journeysChange ?? application.journeyList)
+            allowedOrigins: allowedOrigins, allowedJourneys: try journeysChange ?? application.journeyList())
     }
 
     /// The most journeys one application may list.

@@ -15,13 +15,14 @@ struct ApplicationRecord: Codable, Sendable {
         case allowedJourneys = "allowed_journeys"
     }
 
-    /// The ids `allowedJourneys` lists, or nil when it lists none (any journey).
-    var journeyList: [String]? {
-        Self.journeyList(allowedJourneys)
+    /// The ids `allowedJourneys` lists, or nil when there is no list (any journey). A list that cannot be
+    /// read throws: it is never taken for no list.
+    func journeyList() throws -> [String]? {
+        try Self.journeyList(allowedJourneys)
     }
 
-    static func journeyList(_ text: String?) -> [String]? {
-        text.flatMap { try? JSONDecoder.wire.decode([String].self, from: Data($0.utf8)) }
+    static func journeyList(_ text: String?) throws -> [String]? {
+        try text.map { try JSONDecoder.wire.decode([String].self, from: Data($0.utf8)) }
     }
 
     static func journeysText(_ journeys: [String]?) -> String? {

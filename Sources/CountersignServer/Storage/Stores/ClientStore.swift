@@ -22,7 +22,7 @@ struct ClientStore {
             """).first()
         else { return nil }
         let journeys = try row.decode(column: Self.allowedJourneysColumn, as: String?.self)
-        return (try row.decode(model: ClientRecord.self), ApplicationRecord.journeyList(journeys))
+        return (try row.decode(model: ClientRecord.self), try ApplicationRecord.journeyList(journeys))
     }
 
     /// The application of a web client, as approvals for it need it.
