@@ -36,8 +36,7 @@ struct ApprovalLifecycle: Sendable {
         let (applicationID, applicationName, nativeClientID) = try Self.approving(application)
         let subject = ApprovalSubject(
             userID: request.user.userID, decoyDigest: DecoyApprovalRecord.subjectDigest(identifier: request.user.externalUserID, key: hashKey))
-        let source = RequestSource.digest(of: origin.clientIP, key: hashKey)
-        let admission = try await admit(subject, from: source, limits: request.limits, in: work)
+        let admission = try await admit(subject, from: origin, limits: request.limits, in: work)
         let approvalID = SecureRandom.identifier(prefix: "apr")
         let approval = ApprovalRecord(
             id: approvalID, applicationID: applicationID, webClientID: request.clientID, nativeClientID: nativeClientID,
@@ -49,7 +48,7 @@ struct ApprovalLifecycle: Sendable {
             correlationID: request.correlationID,
             otpHash: request.otp.map { WebOTP.keyedHash(code: $0, approvalID: approvalID, key: hashKey) },
             otpLength: request.otp?.count, otpAttemptsLeft: request.otp == nil ? 0 : Self.otpAttempts, expiresAt: request.expiresAt,
-            createdAt: clock.now(), subjectSequence: admission.approvalSequence, sourceDigest: source)
+            createdAt: clock.now(), subjectSequence: admission.approvalSequence, sourceDigest: admission.source)
         let limiter = limiter
         await work.hold(try storage.approvals.insert(approval).refusing { _ in limiter.concurrentRequest(for: subject) })
         let metrics = metrics
@@ -71,13 +70,12 @@ struct ApprovalLifecycle: Sendable {
         // A user of another application only: their approvals there count too.
         let userID = if let known = request.userID { known } else { try await storage.users.find(externalUserID: request.identifier)?.id }
         let subject = ApprovalSubject(userID: userID, decoyDigest: digest)
-        let source = RequestSource.digest(of: origin.clientIP, key: hashKey)
-        let admission = try await admit(subject, from: source, limits: request.limits, in: work)
+        let admission = try await admit(subject, from: origin, limits: request.limits, in: work)
         let decoy = DecoyApprovalRecord(
             id: SecureRandom.identifier(prefix: DecoyApprovalRecord.idPrefix), applicationID: applicationID, subjectDigest: digest,
             webInteractionID: webInteractionID, status: ApprovalStatus.pending.rawValue, failureCode: nil,
             expiresAt: request.expiresAt, createdAt: clock.now(), resolvedAt: nil, subjectSequence: admission.decoySequence,
-            sourceDigest: source)
+            sourceDigest: admission.source)
         // A statement, as an approval's insert is: on PostgreSQL the decoy's call commits in one round trip too.
         let limiter = limiter
         await work.hold(try storage.approvals.insertDecoy(decoy).refusing { _ in limiter.concurrentRequest(for: subject) })
@@ -104,9 +102,9 @@ struct ApprovalLifecycle: Sendable {
     /// waiting as superseded. The new request's insert must carry the admission's number, and refuse the
     /// call when it inserts nothing (`ApprovalLimiter.admit`).
     private func admit(
-        _ subject: ApprovalSubject, from source: String, limits: ApprovalLimits, in work: UnitOfWork
+        _ subject: ApprovalSubject, from origin: RequestOrigin, limits: ApprovalLimits, in work: UnitOfWork
     ) async throws -> ApprovalLimiter.Admission {
-        let admission = try await limiter.admit(subject, from: source, limits: limits)
+        let admission = try await limiter.admit(subject, from: RequestSource.digest(of: origin.clientIP, key: hashKey), limits: limits)
         if limits.onePendingPerUser {
             for older in admission.pending { await close(older, as: .cancelled, failureCode: ErrorCode.approvalSuperseded, in: work) }
         }

@@ -30,6 +30,8 @@ struct ApprovalLimiter: Sendable {
         let approvalSequence: Int?
         /// The number a new decoy takes among the identifier's decoys; nil as for an approval.
         let decoySequence: Int?
+        /// Where the new request came from (`RequestSource`), which its row keeps.
+        let source: String
     }
 
     /// Refuses a new request for `subject` when `limits` say so. One read: the subject's newest requests.
@@ -71,7 +73,7 @@ struct ApprovalLimiter: Sendable {
         }
         return Admission(
             pending: recent.filter { $0.status(at: now) == .pending }, approvalSequence: next(decoys: false),
-            decoySequence: next(decoys: true))
+            decoySequence: next(decoys: true), source: source)
     }
 
     /// The refusal of a request whose insert found its number taken: another request for the subject was

@@ -57,13 +57,13 @@ struct InteractionService: Sendable {
         if let correlationID = request.correlationID, correlationID.count > Self.correlationIDLimit {
             throw ServiceError.notValid("'correlation_id' must be at most \(Self.correlationIDLimit) characters.")
         }
-        guard let (client, allowedJourneys) = try await storage.clients.startingClient(request.clientID) else {
+        guard let client = try await storage.clients.startingClient(request.clientID, webOrigin: origin.webOrigin) else {
             throw ServiceError(.unauthenticated, ErrorCode.invalidClient, "Unknown client_id '\(request.clientID)'.")
         }
-        try journeys.check(journey, mayStartFrom: client, allowedJourneys: allowedJourneys)
-        if let webOrigin = origin.webOrigin, try await !storage.applicationOrigins.isListed(webOrigin, forApplicationOfClient: client.id) {
+        try journeys.check(journey, mayStartFrom: client.record, allowedJourneys: client.allowedJourneys)
+        if let webOrigin = origin.webOrigin, !client.listsOrigin {
             throw ServiceError(
-                .forbidden, ErrorCode.originNotAllowed, "The application of client '\(client.id)' does not list the origin '\(webOrigin)'.")
+                .forbidden, ErrorCode.originNotAllowed, "The application of client '\(client.record.id)' does not list the origin '\(webOrigin)'.")
         }
         var approvalData: ApprovalData?
         if let submitted = request.approvalData {
@@ -250,7 +250,7 @@ struct InteractionService: Sendable {
         let (save, saved) = storage.interactions.saveNext(
             of: answer.record, state: answer.sealedState, tokenHash: answer.token.map(SecretDigest.hex), finished: state.isFinished,
             userID: state.user?.userID)
-        if let kept = answer.kept { await answer.work.hold(storage.keptAnswers.insert(kept)) }
+        if let kept = answer.kept { await answer.work.hold(try storage.keptAnswers.insert(kept)) }
         try await answer.work.commit(on: storage, first: save.refusing { _ in refusal })
         if state.isFinished {
             committedRuns.forget(saved.id)

@@ -125,14 +125,10 @@ public struct JourneyRunner: Sendable {
             var presentation = try await enter(step, &state)
             presentation.error = error
             return presentation
-        case .stay(let data, let secrets, let error):
+        case .stay(let data, let secrets, let error), .stillWaiting(let data, let secrets, let error):
             var presentation = try stay(at: step, data: data, secrets: secrets, &state)
             presentation.error = error
-            return presentation
-        case .stillWaiting(let data, let secrets, let error):
-            var presentation = try stay(at: step, data: data, secrets: secrets, &state)
-            presentation.keepsToken = true
-            presentation.error = error
+            if case .stillWaiting = outcome { presentation.keepsToken = true }
             return presentation
         case .finish(let presentation):
             return try await finish(presentation, &state)

@@ -51,7 +51,7 @@ struct AdminRoutes: RouteCollection {
         let origins = try Self.checkOrigins(body.allowedOrigins ?? [])
         let allowedJourneys = try body.allowedJourneys.map(checkJourneys)
         let application = ApplicationRecord(
-            id: body.id, name: body.name, createdAt: clock.now(), allowedJourneys: ApplicationRecord.journeysText(allowedJourneys))
+            id: body.id, name: body.name, createdAt: clock.now(), allowedJourneys: try ApplicationRecord.journeysText(allowedJourneys))
         try await refusingDuplicate("An application '\(body.id)' already exists.") {
             let journeysListed = allowedJourneys.map { "; the journeys its clients may start: [\($0.joined(separator: ", "))]" } ?? ""
             try await securityEvents.recording(.applicationChanged, detail: "application \(body.id) was created\(journeysListed)") { storage in

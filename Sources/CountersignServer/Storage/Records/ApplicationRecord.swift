@@ -25,8 +25,8 @@ struct ApplicationRecord: Codable, Sendable {
         try text.map { try JSONDecoder.wire.decode([String].self, from: Data($0.utf8)) }
     }
 
-    static func journeysText(_ journeys: [String]?) -> String? {
-        journeys.map { String(decoding: (try? JSONEncoder.wire.encode($0)) ?? Data("[]".utf8), as: UTF8.self) }
+    static func journeysText(_ journeys: [String]?) throws -> String? {
+        try journeys.map { String(decoding: try JSONEncoder.wire.encode($0), as: UTF8.self) }
     }
 }
 

@@ -35,12 +35,4 @@ struct ApplicationOriginStore {
     func isListed(_ origin: String) async throws -> Bool {
         try await sql.raw("SELECT 1 AS listed FROM \(name: Self.table) WHERE origin = \(bind: origin) LIMIT 1").first() != nil
     }
-
-    /// Whether the application of client `clientID` lists `origin`.
-    func isListed(_ origin: String, forApplicationOfClient clientID: String) async throws -> Bool {
-        try await sql.raw("""
-            SELECT 1 AS listed FROM \(name: Self.table) origins JOIN \(name: ClientStore.table) clients ON clients.application_id = origins.application_id
-            WHERE clients.id = \(bind: clientID) AND origins.origin = \(bind: origin) LIMIT 1
-            """).first() != nil
-    }
 }

@@ -13,16 +13,30 @@ struct ClientStore {
         try await sql.raw("SELECT * FROM \(name: Self.table) WHERE id = \(bind: id)").first(decoding: ClientRecord.self)
     }
 
-    /// Client `id`, with the journeys its application lets its clients start (nil: any their kind may), in
-    /// one read: what a start checks.
-    func startingClient(_ id: String) async throws -> (client: ClientRecord, allowedJourneys: [String]?)? {
+    /// A client as a start checks it.
+    struct StartingClient {
+        let record: ClientRecord
+        /// The journeys its application lets its clients start; nil: any their kind may.
+        let allowedJourneys: [String]?
+        /// Whether its application lists the web origin the start came from.
+        let listsOrigin: Bool
+    }
+
+    /// Client `id`, with what its application says of the journeys its clients may start and of the web
+    /// origin `webOrigin` (nil: the start came from no other origin), in one read.
+    func startingClient(_ id: String, webOrigin: String?) async throws -> StartingClient? {
         guard let row = try await sql.raw("""
-            SELECT client.*, app.\(name: Self.allowedJourneysColumn) FROM \(name: Self.table) client
-            JOIN \(name: Self.applicationTable) app ON app.id = client.application_id WHERE client.id = \(bind: id)
+            SELECT client.*, app.\(name: Self.allowedJourneysColumn), EXISTS (
+                SELECT 1 FROM \(name: ApplicationOriginStore.table) listed
+                WHERE listed.application_id = client.application_id AND listed.origin = \(bind: webOrigin)) AS lists_origin
+            FROM \(name: Self.table) client JOIN \(name: Self.applicationTable) app ON app.id = client.application_id
+            WHERE client.id = \(bind: id)
             """).first()
         else { return nil }
-        let journeys = try row.decode(column: Self.allowedJourneysColumn, as: String?.self)
-        return (try row.decode(model: ClientRecord.self), try ApplicationRecord.journeyList(journeys))
+        return StartingClient(
+            record: try row.decode(model: ClientRecord.self),
+            allowedJourneys: try ApplicationRecord.journeyList(row.decode(column: Self.allowedJourneysColumn, as: String?.self)),
+            listsOrigin: try row.decode(column: "lists_origin", as: Bool.self))
     }
 
     /// The application of a web client, as approvals for it need it.
@@ -94,13 +108,8 @@ struct ClientStore {
 
     /// Sets the journeys application `id`'s clients may start; nil lets them start any their kind may.
     func setAllowedJourneys(of id: String, to journeys: [String]?) async throws {
-        let update = sql.update(Self.applicationTable)
-        if let text = ApplicationRecord.journeysText(journeys) {
-            update.set(Self.allowedJourneysColumn, to: text)
-        } else {
-            update.set(SQLColumn(Self.allowedJourneysColumn), to: SQLLiteral.null)
-        }
-        try await update.where("id", .equal, id).run()
+        try await sql.update(Self.applicationTable).set(Self.allowedJourneysColumn, to: try ApplicationRecord.journeysText(journeys))
+            .where("id", .equal, id).run()
     }
 
     /// Adds a client; an id already taken fails with a constraint violation.

@@ -8,12 +8,8 @@ struct KeptAnswerStore {
 
     /// Keeps `record`, held with the save that ends its run (which happens once: the save is a
     /// compare-and-set on a running row, so a second never holds; an answer already kept stays).
-    func insert(_ record: KeptAnswerRecord) -> HeldStatement {
-        HeldStatement("""
-            INSERT INTO \(name: Self.table) (id, token_hash, answer, expires_at)
-            VALUES (\(bind: record.id), \(bind: record.tokenHash), \(bind: record.answer), \(bind: record.expiresAt))
-            ON CONFLICT (id) DO NOTHING
-            """ as SQLQueryString)
+    func insert(_ record: KeptAnswerRecord) throws -> HeldStatement {
+        HeldStatement(try sql.insert(record, into: Self.table).ignoringConflicts(with: ["id"]).query)
     }
 
     func find(_ interactionID: String) async throws -> KeptAnswerRecord? {
