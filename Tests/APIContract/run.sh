@@ -90,7 +90,8 @@ watcher_pid=$!
 
 version=$("$venv/bin/schemathesis" --version | awk '{print $NF}')
 # Two passes: every operation in every phase, then chains of journey calls alone (among the admin
-# operations' links they would rarely be walked).
+# operations' links they would rarely be walked). Each runs in the temporary directory: schemathesis keeps
+# its cache and crash files in `.schemathesis/` under its working directory, which leaves with $work.
 schemathesis_pass() {
   local name=$1
   shift
