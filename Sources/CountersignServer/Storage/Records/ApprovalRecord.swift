@@ -1,6 +1,7 @@
 import CountersignCore
 import Foundation
 import Journeys
+import SQLKit
 
 /// A request for a phone to approve what a browser started. The web interaction waits on it; the
 /// mobile approve journey settles it.
@@ -88,9 +89,9 @@ struct ApprovalSubject: Sendable {
 }
 
 /// Where one approval (or decoy) stands, without the rest of its record.
-struct ApprovalOutcomeRow: Codable, Sendable, ClosableApproval {
+struct ApprovalOutcomeRow: Sendable, ClosableApproval {
     /// The columns it is read from, which both tables have.
-    static let columns = CodingKeys.allCases.map(\.rawValue).joined(separator: ", ")
+    static let columns = Column.allCases.map(\.rawValue).joined(separator: ", ")
 
     let id: String
     let webInteractionID: String
@@ -108,7 +109,7 @@ struct ApprovalOutcomeRow: Codable, Sendable, ClosableApproval {
         ApprovalRecord.status(stored: status, expiresAt: expiresAt, at: now)
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
+    enum Column: String, CaseIterable {
         case id, status
         case webInteractionID = "web_interaction_id"
         case failureCode = "failure_code"
@@ -117,6 +118,24 @@ struct ApprovalOutcomeRow: Codable, Sendable, ClosableApproval {
         case resolvedAt = "resolved_at"
         case subjectSequence = "subject_sequence"
         case sourceDigest = "source_digest"
+    }
+
+    /// Read column by column, not through SQLKit's `Codable` row decoder: the push-fatigue limits read
+    /// up to 64 of these on every new approval, and that decoder's containers cost more than the values.
+    init(_ row: any SQLRow) throws {
+        func value<T: Decodable>(_ column: Column) throws -> T { try row.decode(column: column.rawValue, as: T.self) }
+        func valueIfPresent<T: Decodable>(_ column: Column) throws -> T? {
+            try !row.contains(column: column.rawValue) || row.decodeNil(column: column.rawValue) ? nil : value(column)
+        }
+        id = try value(.id)
+        webInteractionID = try value(.webInteractionID)
+        status = try value(.status)
+        failureCode = try valueIfPresent(.failureCode)
+        expiresAt = try value(.expiresAt)
+        createdAt = try value(.createdAt)
+        resolvedAt = try valueIfPresent(.resolvedAt)
+        subjectSequence = try valueIfPresent(.subjectSequence)
+        sourceDigest = try valueIfPresent(.sourceDigest)
     }
 
     /// When the person denied this approval as "this wasn't me", if they did.

@@ -62,13 +62,13 @@ struct ApprovalStore {
         return try await sql.raw("""
             \(approvals)\(newest(in: Self.decoyTable, where: "subject_digest = \(bind: subject.decoyDigest)"))
             ORDER BY created_at DESC
-            """).all(decoding: ApprovalOutcomeRow.self)
+            """).all().map(ApprovalOutcomeRow.init)
     }
 
     /// Where approval (or decoy) `id` stands.
     func outcome(_ id: String) async throws -> ApprovalOutcomeRow? {
         try await sql.raw("SELECT \(unsafeRaw: ApprovalOutcomeRow.columns) FROM \(name: Self.table(of: id)) WHERE id = \(bind: id)")
-            .first(decoding: ApprovalOutcomeRow.self)
+            .first().map(ApprovalOutcomeRow.init)
     }
 
     /// The approval with its user and the status of its latest push, in one query: what a waiting
