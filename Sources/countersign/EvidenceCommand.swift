@@ -30,13 +30,11 @@ struct EvidenceCommand: AsyncParsableCommand {
             do {
                 let data = file == "-"
                     ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
-                // Readers differ on a key named twice (the first value or the last): such a file has no one meaning.
-                if let key = StrictJSON.duplicateKey(in: String(decoding: data, as: UTF8.self)) {
-                    throw DuplicateKey(key: key)
-                }
-                bundle = try JSONDecoder().decode(EvidenceBundle.self, from: data)
+                // Strictly: readers differ on a key named twice (the first value or the last), and such a file
+                // has no one meaning.
+                bundle = try StrictJSON.decode(EvidenceBundle.self, from: data, maximumDepth: 64, maximumValues: .max)
             } catch {
-                FileHandle.standardError.write(Data("Not a readable evidence bundle: \(error)\n".utf8))
+                FileHandle.standardError.write(Data("Not a readable evidence bundle: \(shown(String(describing: error)))\n".utf8))
                 throw ExitCode(2)
             }
             do {
@@ -68,11 +66,6 @@ struct EvidenceCommand: AsyncParsableCommand {
             }
             print("Sealed: \(seal.iss) held these records when it sealed the bundle at \(seal.sealedAt.formatted(.iso8601)).")
         }
-    }
-
-    struct DuplicateKey: Error, CustomStringConvertible {
-        let key: String
-        var description: String { "the key '\(shown(key))' appears twice in one object" }
     }
 }
 

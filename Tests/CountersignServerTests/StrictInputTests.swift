@@ -42,6 +42,55 @@ struct StrictInputTests {
         }
     }
 
+    /// Nested arrays cost seconds to decode when each level tried every JSON type in turn: a stranger's
+    /// 1 KB start stalled the server.
+    @Test("a start nesting 500 arrays deep, or one with 15 such branches, is refused before it is decoded", arguments: [1, 15])
+    func deeplyNested(branches: Int) async throws {
+        let branch = String(repeating: "[", count: 500) + String(repeating: "]", count: 500)
+        let members = (0..<branches).map { #""x\#($0)":\#(branch)"# }.joined(separator: ",")
+        try await TestServer.run { server in
+            let refused = try await server.send(
+                .POST, "/v1/journeys/web_login/start", rawBody: #"{"client_id":"nope","additional_params":{\#(members)}}"#)
+            #expect(refused.status == .badRequest)
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.clientResponseNotValid))
+            #expect(refused.body["error"]?["message"]?.stringValue?.contains("nest more than 16 deep") == true)
+            #expect(try await server.count("interactions") == 0)
+        }
+    }
+
+    @Test("free-form values nested as deep as a request may are decoded whole; a body of more values than any needs is refused")
+    func nestedWithinBounds() async throws {
+        // The body and additional_params are two levels; fourteen more make the sixteen allowed.
+        let deep = String(repeating: "[", count: 13) + #"{"k":"v"}"# + String(repeating: "]", count: 13)
+        try await TestServer.run { server in
+            let started = try await server.send(
+                .POST, "/v1/journeys/web_login_biometric_only/start",
+                rawBody: #"{"client_id":"demo-web","additional_params":{"deep":\#(deep)}}"#)
+            #expect(started.status == .ok)
+            let many = Array(repeating: "[]", count: 1_100).joined(separator: ",")
+            let refused = try await server.send(
+                .POST, "/v1/journeys/web_login_biometric_only/start", rawBody: #"{"client_id":"demo-web","additional_params":{"x":[\#(many)]}}"#)
+            #expect(refused.status == .badRequest)
+            #expect(refused.body["error"]?["message"]?.stringValue?.contains("more than 1024 values") == true)
+        }
+    }
+
+    @Test("a trailing comma is refused on /v1 and the admin API", arguments: [
+        ("/v1/journeys/web_login_biometric_only/start", #"{"client_id":"demo-web",}"#),
+        ("/v1/journeys/web_login_biometric_only/start", #"{"client_id":"demo-web","additional_params":{"a":[1,]}}"#),
+        ("/admin/v1/applications", #"{"name":"Shop",}"#),
+    ])
+    func trailingComma(path: String, body: String) async throws {
+        try await TestServer.run { server in
+            let applications = try await server.count("applications")
+            let refused = try await server.send(.POST, path, rawBody: body, bearer: path.hasPrefix("/admin") ? TestServer.adminKey : nil)
+            #expect(refused.status == .badRequest)
+            #expect(refused.body["error"]?["message"]?.stringValue?.contains("a comma has no value after it") == true)
+            #expect(try await server.count("interactions") == 0)
+            #expect(try await server.count("applications") == applications)
+        }
+    }
+
     @Test("the phone's mobile approve start is held to the same rules as every /v1 body", arguments: [
         (#"{"client_id":"demo-native","client_id":"demo-web"}"#, "application/json", 400),
         (#"{"client_id":"demo-native"}"#, "text/plain", 415),

@@ -77,7 +77,7 @@ struct MobileApproveService: Sendable {
         let approval = addressed.approval
         func json(_ text: String?) throws -> JSONValue {
             guard let text else { return .null }
-            return try JSONDecoder.wire.decode(JSONValue.self, from: Data(text.utf8))
+            return try WireJSON.stored(JSONValue.self, from: text.utf8)
         }
         return [
             "approval_data": try json(approval.approvalData),

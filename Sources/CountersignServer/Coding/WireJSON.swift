@@ -1,5 +1,6 @@
 import CountersignCore
 import Foundation
+import NIOCore
 
 extension JSONEncoder {
     /// The encoder for everything the server writes as JSON (responses, events, tokens' claims, a run's
@@ -26,4 +27,19 @@ extension JSONDecoder {
         decoder.dateDecodingStrategy = .iso8601
         return decoder
     }()
+}
+
+/// Reading JSON through `StrictJSON`: one pass, with every free-form value (`JSONValue`) taken from it.
+enum WireJSON {
+    /// A request body as `Body`, within the bounds of a request.
+    static func request<Body: Decodable>(_ type: Body.Type, from body: ByteBuffer?) throws -> Body {
+        try StrictJSON.decode(type, from: body.map { Data($0.readableBytesView) } ?? Data(), dates: .iso8601)
+    }
+
+    /// JSON text the server wrote itself as `T`: it nests a request's values a few levels down, so it is
+    /// read with looser bounds.
+    static func stored<T: Decodable>(_ type: T.Type, from text: some Sequence<UInt8>) throws -> T {
+        let data = Data(text)
+        return try StrictJSON.decode(type, from: data, maximumDepth: 64, maximumValues: .max, dates: .iso8601)
+    }
 }

@@ -4,8 +4,9 @@ import Vapor
 
 /// Strict input on `/v1` and `/admin/v1` (DESIGN.md §6): a request body must be declared
 /// `application/json` (UTF-8), sent as it is (no `Content-Encoding`: the server inflates nothing a
-/// stranger compressed), and be UTF-8 JSON without a key repeated in one object. Checked before any route
-/// reads it. On the admin API a request without a body (`POST …/revoke`) needs no type. No text the
+/// stranger compressed), and be UTF-8 JSON as `StrictJSON` reads it: no key repeated in one object, no
+/// trailing comma, at most 16 levels deep and 1,024 values. Checked in one pass before any route reads it,
+/// so a body built to be costly to decode is refused at the cost of reading it once. On the admin API a request without a body (`POST …/revoke`) needs no type. No text the
 /// request carries may hold the NUL character: PostgreSQL stores no text with one (a 500 on that database,
 /// where SQLite took it), and no field of the API has a use for it. No id holds one, so a path with one
 /// names nothing (404); in the query or the body it is refused (400).
@@ -46,32 +47,21 @@ struct StrictJSONMiddleware: Middleware {
 
     private static func check(_ body: ByteBuffer) throws {
         let bytes = body.readableBytesView
-        guard bytes.first != 0xEF, let text = String(validating: bytes, as: UTF8.self) else {
+        guard bytes.first != 0xEF, String(validating: bytes, as: UTF8.self) != nil else {
             throw ServiceError.notValid("The body must be UTF-8 without a byte order mark.")
         }
-        if let key = StrictJSON.duplicateKey(in: text) {
-            throw ServiceError.notValid("The key '\(key)' appears twice in one object.")
+        do {
+            _ = try StrictJSON.parse(bytes)
+        } catch {
+            switch error {
+            case .holdsNUL: throw holdsNUL
+            case .notJSON: break  // each route says which shape it expected
+            default: throw ServiceError.notValid("The body is refused: \(error).")
+            }
         }
-        if escapesNUL(bytes) { throw holdsNUL }
     }
 
     private static let holdsNUL = ServiceError.notValid("No text of the request may hold the NUL character (U+0000).")
-
-    /// Whether a string of the JSON text holds NUL, which JSON carries only escaped, as `\u0000`. After a
-    /// run of backslashes of odd length, `u0000` is that escape; after one of even length, the backslashes
-    /// escape one another.
-    private static func escapesNUL(_ bytes: ByteBufferView) -> Bool {
-        var backslashes = 0
-        for index in bytes.indices {
-            if bytes[index] == UInt8(ascii: "\\") {
-                backslashes += 1
-                continue
-            }
-            if backslashes % 2 == 1, bytes[index...].starts(with: "u0000".utf8) { return true }
-            backslashes = 0
-        }
-        return false
-    }
 
     private static func hasNoBody(_ request: Request) -> Bool {
         guard request.headers.first(name: .transferEncoding) == nil else { return false }

@@ -1,3 +1,4 @@
+import CountersignCore
 import Foundation
 import Vapor
 
@@ -25,8 +26,8 @@ extension Request {
     /// could not read), which `ErrorMiddleware` answers with a 500.
     func decodeBody<Body: Decodable>(_ type: Body.Type) throws -> Body {
         do {
-            return try content.decode(Body.self)
-        } catch is DecodingError {
+            return try WireJSON.request(Body.self, from: body.data)
+        } catch is DecodingError, is StrictJSON.Problem {
             throw ServiceError.notValid("The request body is not valid JSON of the expected shape.")
         }
     }

@@ -320,7 +320,7 @@ struct InteractionService: Sendable {
     private func opened(_ interaction: InteractionRecord) throws -> InteractionState {
         if let state = committedRuns.state(of: interaction) { return state }
         let json = interaction.state.hasPrefix("{") ? Data(interaction.state.utf8) : try secrets.openBytes(interaction.state, boundTo: interaction.id)
-        return try JSONDecoder.wire.decode(InteractionState.self, from: json)
+        return try WireJSON.stored(InteractionState.self, from: json)
     }
 
     /// What the interaction's row keeps of `state`: sealed while the run goes on; nothing once it has
@@ -353,7 +353,7 @@ struct InteractionService: Sendable {
     private static func decodeClientResponse(_ body: ByteBuffer?) throws -> CountersignCore.ClientResponse {
         guard let body, body.readableBytes > 0 else { throw ServiceError.notValid("The request body is empty.") }
         do {
-            return try JSONDecoder.wire.decode(CountersignCore.ClientResponse.self, from: body)
+            return try WireJSON.request(CountersignCore.ClientResponse.self, from: body)
         } catch {
             throw ServiceError.notValid("The body must be a JSON object with a string 'option' and optional 'data'.")
         }

@@ -30,7 +30,7 @@ struct ApprovalRoutes: RouteCollection {
     func startMobileApprove(request: Request) async throws -> Response {
         let body: MobileApproveStartRequest
         do {
-            body = try JSONDecoder.wire.decode(MobileApproveStartRequest.self, from: request.body.data ?? ByteBuffer())
+            body = try WireJSON.request(MobileApproveStartRequest.self, from: request.body.data)
         } catch {
             throw ServiceError.notValid("The body must hold client_id, payload, device_id, timestamp (integer) and device_signature.")
         }

@@ -14,7 +14,7 @@ struct OrchestrationRoutes: RouteCollection {
     func start(request: Request) async throws -> Response {
         let body: StartJourneyRequest
         do {
-            body = try JSONDecoder.wire.decode(StartJourneyRequest.self, from: request.body.data ?? ByteBuffer())
+            body = try WireJSON.request(StartJourneyRequest.self, from: request.body.data)
         } catch {
             throw ServiceError.notValid("The body must be a JSON object with a string 'client_id'.")
         }

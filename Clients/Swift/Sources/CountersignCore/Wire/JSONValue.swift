@@ -8,10 +8,21 @@ public enum JSONValue: Sendable, Hashable, Codable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    /// Reads JSON, where a value has one type only: the kinds are tried most common first (a failed try
-    /// builds an error, and strings and objects are most of what is decoded). A decoder that turned
-    /// numbers into strings on request would read every scalar as a string.
+    /// The key of a decoder's `userInfo` under which `StrictJSON.decode` leaves the document it parsed.
+    public static let parsedDocument = CodingUserInfoKey(rawValue: "countersign.parsedDocument")!
+
+    /// Reads JSON. Under `StrictJSON.decode`, the value is taken from the document it parsed, at the
+    /// decoder's path. Otherwise, where a value has one type only, the kinds are tried most common first:
+    /// each failed try builds an error whose cost grows with the depth, so this is for text the server
+    /// wrote itself. A decoder that turned numbers into strings on request would read every scalar as a
+    /// string.
     public init(from decoder: any Decoder) throws {
+        if let document = decoder.userInfo[Self.parsedDocument] as? JSONValue,
+           let value = document.descendant(at: decoder.codingPath)
+        {
+            self = value
+            return
+        }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -26,6 +37,23 @@ public enum JSONValue: Sendable, Hashable, Codable {
         } else {
             self = .array(try container.decode([JSONValue].self))
         }
+    }
+
+    /// The value at `path` below this one: object members by name, array elements by index.
+    func descendant(at path: [any CodingKey]) -> JSONValue? {
+        var value = self
+        for key in path {
+            switch value {
+            case .object(let members):
+                guard let member = members[key.stringValue] else { return nil }
+                value = member
+            case .array(let elements):
+                guard let index = key.intValue, elements.indices.contains(index) else { return nil }
+                value = elements[index]
+            default: return nil
+            }
+        }
+        return value
     }
 
     public func encode(to encoder: any Encoder) throws {
