@@ -42,8 +42,8 @@ class HttpUrlConnectionTransport : HttpTransport {
             connection.useCaches = false
             for ((name, value) in request.headers) connection.setRequestProperty(name, value)
             if (request.body != null) {
+                // Not in streaming mode: HttpURLConnection then keeps the body of a 401 readable.
                 connection.doOutput = true
-                connection.setFixedLengthStreamingMode(request.body.size)
                 connection.outputStream.use { it.write(request.body) }
             }
             val status = connection.responseCode
