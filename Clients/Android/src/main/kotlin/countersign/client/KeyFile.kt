@@ -45,7 +45,7 @@ class KeyFile(val file: File) {
         }
     }
 
-    /** The entries [newNames] would replace, read before a move (the Android store deletes their keys after it). */
+    /** The values of those of [names] that are present (the Android store reads what a move replaces, to delete those keys after it). */
     suspend fun valuesOf(names: Collection<String>): Map<String, String> = lock.withLock {
         io {
             val entries = load()

@@ -123,7 +123,11 @@ class OrchestrationClient(
         throw refusal(json, response)
     }
 
-    /** Records how the server reaches this phone (`fcm` and the FCM registration token, say); sent when the device registers. */
+    /**
+     * Records how the server reaches this phone: `fcm` with the FCM registration token and, as [appId], the
+     * Firebase project id (which picks the server's FCM configuration); `inbox` with neither. Sent when
+     * the device registers.
+     */
     fun setPushToken(token: String?, channel: String = "fcm", appId: String? = null) {
         pushRegistration = PushRegistration(channel, token, appId)
     }
