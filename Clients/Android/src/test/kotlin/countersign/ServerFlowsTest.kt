@@ -145,6 +145,31 @@ class ServerFlowsTest {
     }
 
     @Test
+    @DisplayName("refusals that end nothing come back typed: an unknown journey, a web journey from the phone's client, a superseded token")
+    fun typedRefusals() = runBlocking<Unit> {
+        val client = OrchestrationClient(RealServer.url, "demo-native")
+        val unknown = assertThrows(CountersignException.Server::class.java) { runBlocking { client.startJourney("no_such_journey") } }
+        assertEquals(404, unknown.status)
+        assertEquals(ErrorCode.NOT_FOUND, unknown.errorCode)
+        val webJourney = assertThrows(CountersignException.Server::class.java) { runBlocking { client.startJourney("web_login") } }
+        assertEquals(403, webJourney.status)
+        assertEquals(ErrorCode.JOURNEY_NOT_FOR_CLIENT, webJourney.errorCode)
+
+        // An answer with a token the server has since replaced is refused.
+        val recorder = RecordingTransport()
+        val browser = OrchestrationClient(RealServer.url, "demo-web", recorder)
+        browser.startJourney("web_login")
+        val first = recorder.last!!
+        browser.submitClientResponse(input, JSONObject().put("email", RealServer.newUser()))
+        val stale = HttpUrlConnectionTransport().send(HttpRequest(
+            "POST", first.url.replace(Regex("/v1/journeys/.*"), "/v1/interactions/${recorder.lastInteraction}/submit"),
+            mapOf("Content-Type" to "application/json", "Authorization" to "Bearer ${recorder.firstToken}"),
+            "{\"option\":\"client_input\",\"data\":{}}".toByteArray(), 30_000))
+        assertEquals(401, stale.status)
+        assertEquals("invalid_token", JSONObject(String(stale.body)).getJSONObject("error").getString("code"))
+    }
+
+    @Test
     @DisplayName("\"this wasn't me\" denies the request, and the browser is told it was not approved")
     fun denyNotMe() = runBlocking<Unit> {
         Phone().use { phone ->
@@ -264,14 +289,20 @@ class ServerFlowsTest {
     }
 }
 
-/** Keeps the last request it sent, so a test can send it again byte for byte. */
+/** Keeps the last request it sent (so a test can send it again byte for byte), the first token and the last interaction it was given. */
 class RecordingTransport : HttpTransport {
     private val real = HttpUrlConnectionTransport()
     var last: HttpRequest? = null
+    var firstToken: String? = null
+    var lastInteraction: String? = null
 
     override suspend fun send(request: HttpRequest): HttpResponse {
         last = request
-        return real.send(request)
+        val response = real.send(request)
+        val json = try { JSONObject(String(response.body)) } catch (notJson: org.json.JSONException) { null }
+        json?.optString("interaction_token", null)?.let { if (firstToken == null) firstToken = it }
+        json?.optString("interaction_id", null)?.let { lastInteraction = it }
+        return response
     }
 }
 
