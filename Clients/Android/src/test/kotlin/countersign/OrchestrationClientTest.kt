@@ -144,6 +144,14 @@ class OrchestrationClientTest {
         assertEquals(listOf("Bearer first", "Bearer first"), server.requests.drop(1).map { it.headers["Authorization"] })
         // Answered: there is nothing left to send again.
         assertThrows(CountersignException.NoActiveInteraction::class.java) { runBlocking { client.resendLastAnswer() } }
+
+        // An answer lost in a run that the app then starts over is not sent into the new run.
+        server.reply(200, step("fourth"))
+        dropping.dropNext = true
+        assertThrows(IOException::class.java) { runBlocking { client.submitClientResponse("client_input") } }
+        server.reply(200, JSONObject(step("fifth")).put("interaction_id", "int_2").toString())
+        client.startJourney("mobile_login")
+        assertThrows(CountersignException.NoActiveInteraction::class.java) { runBlocking { client.resendLastAnswer() } }
     }
 
     @Test

@@ -144,6 +144,8 @@ class OrchestrationClient(
     private fun remember(response: IdoResponse): IdoResponse {
         // A reply without a token (a poll of a waiting step, an ended journey) leaves the one held.
         if (response.interactionToken != null || response.interactionId != interactionId) interactionToken = response.interactionToken
+        // A new run: an answer lost in the one before is not this run's to send again.
+        if (response.interactionId != interactionId) unanswered = null
         interactionId = response.interactionId
         return response
     }
