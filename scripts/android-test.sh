@@ -10,15 +10,16 @@
 # libandroid-json-org-java when missing. Build output goes to Clients/Android/.build. Exits non-zero on
 # any failure; the output ends with the JUnit console launcher's summary.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-repo=$(pwd)
 
 bin=${1:-}
 if [ -z "$bin" ] || [ ! -x "$bin" ]; then
   echo "usage: $0 <countersign executable>" >&2
   exit 2
 fi
+# Absolute, and read from where the script was called.
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+cd "$(dirname "$0")/.."
+repo=$(pwd)
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 missing=()
