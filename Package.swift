@@ -106,8 +106,12 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             // The browser SDK and demo the server hands to web pages, and the API's contract.
-            resources: [.copy("Browser"), .copy("HTTP/OpenAPI/openapi.json")]
+            resources: [.copy("Browser"), .copy("HTTP/OpenAPI/openapi.json")],
+            // The journey templates, built in.
+            plugins: ["EmbedJourneys"]
         ),
+        .executableTarget(name: "embed-journeys"),
+        .plugin(name: "EmbedJourneys", capability: .buildTool(), dependencies: ["embed-journeys"]),
         // The scripted phone behind `countersign device` and the benchmark.
         .target(
             name: "SimulatedPhone",

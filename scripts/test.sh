@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of Countersign on a fresh machine: installs what the tests need (zlib1g-dev,
 # libsqlite3-dev, libqrencode-dev and libjemalloc-dev to link, PostgreSQL, nginx, Node.js and npm, Chromium and its driver, zbar-tools to read QR codes back, Selenium in a virtualenv), runs the browser SDK's unit
-# tests against the npm package it packs, builds and tests the Swift SDK's own package, builds the server once, runs the whole Swift suite on SQLite, the demo web app's tests in headless
-# Chromium, the API contract (openapi-spec-validator and schemathesis against a real server), then the server suites again on a throwaway PostgreSQL cluster that this script starts and
+# tests against the npm package it packs, builds and tests the Swift SDK's own package, builds the server once, builds the Android SDK with kotlinc and runs its JUnit tests against a development server, runs the whole Swift suite on SQLite, the demo web app's tests in headless
+# Chromium, the API contract (openapi-spec-validator and schemathesis against a real server), a newcomer's first commands (the release archive run from a temporary
+# directory, scripts/dev.sh from a clean clone, which builds the server once more), then the server suites again on a throwaway PostgreSQL cluster that this script starts and
 # stops, with the tests of several instances on it (behind nginx among them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,6 +49,12 @@ echo "==> Swift SDK package (Clients/Swift): built and tested on its own, as a p
 echo "==> building"
 swift build --build-tests
 
+echo "==> docs/CONFIGURATION.md lists what countersign serve --help prints"
+scripts/check-configuration-doc.sh "$(swift build --show-bin-path)/countersign"
+
+echo "==> Android SDK (Clients/Android): kotlinc build, JUnit 5 against a development server"
+scripts/android-test.sh "$(swift build --show-bin-path)/countersign" 2>&1 | tee "$log_dir/android-sdk.txt"
+
 echo "==> tests on SQLite"
 swift test --skip-build 2>&1 | tee "$log_dir/sqlite.log"
 
@@ -61,6 +68,10 @@ COUNTERSIGN_BIN="$(swift build --show-bin-path)/countersign" \
 
 echo "==> API contract: the OpenAPI document validated, then schemathesis against a real server"
 Tests/APIContract/run.sh "$(swift build --show-bin-path)/countersign" .build/contract-venv 2>&1 | tee "$log_dir/contract.txt"
+
+echo "==> a newcomer's first commands: the release archive run from anywhere, scripts/dev.sh from a clean clone"
+COUNTERSIGN_BIN_PATH="$(swift build --show-bin-path)" COUNTERSIGN_FIRST_RUN_CLONE=1 \
+  python3 -m unittest discover -s Tests/FirstRun -v 2>&1 | tee "$log_dir/first-run.txt"
 
 echo "==> tests on PostgreSQL"
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
@@ -128,7 +139,8 @@ COUNTERSIGN_TEST_PG_CTL="$pg_ctl_command" \
 
 # Every run passed (pipefail stops the script otherwise): print one total for all of them.
 passed=$( (cat "$log_dir"/*.log | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in .* passed after.*/\1/p'
-           sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$log_dir/browser.log"
-           sed -n 's/^# pass \([0-9]*\)$/\1/p' "$log_dir/browser-sdk.tap") | awk '{ total += $1 } END { print total + 0 }')
+           sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$log_dir/browser.log" "$log_dir/first-run.txt"
+           sed -n 's/^# pass \([0-9]*\)$/\1/p' "$log_dir/browser-sdk.tap"
+           sed -n 's/^\[ *\([0-9]*\) tests successful *\]$/\1/p' "$log_dir/android-sdk.txt") | awk '{ total += $1 } END { print total + 0 }')
 echo "Total: ${passed} passed, 0 failed"
 grep '^Contract:' "$log_dir/contract.txt"

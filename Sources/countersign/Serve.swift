@@ -9,10 +9,16 @@ import Vapor
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the Countersign server.",
-        discussion: "Environment variables (flags take precedence):\n"
-            + CountersignServer.Configuration.variables.map {
-                "  \($0.name.padding(toLength: 30, withPad: " ", startingAt: 0)) \($0.meaning) (default: \($0.defaultValue))"
-            }.joined(separator: "\n"))
+        discussion: "Environment variables (flags take precedence):\n" + variablesHelp)
+
+    /// One line per variable, the names padded to the longest so that none is cut.
+    private static var variablesHelp: String {
+        let variables = CountersignServer.Configuration.variables
+        let width = variables.map(\.name.count).max() ?? 0
+        return variables.map {
+            "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0)) \($0.meaning) (default: \($0.defaultValue))"
+        }.joined(separator: "\n")
+    }
 
     @ArgumentParser.Option(help: "Address to listen on (COUNTERSIGN_HOST).")
     var hostname: String?
@@ -80,7 +86,7 @@ func withApplication(arguments: [String], _ body: (Application) async throws -> 
     let environment = Environment(name: "production", arguments: arguments)
     let process = ProcessInfo.processInfo.environment
     // Not Vapor's own reading of the level: in production it defaults to notice, which would drop the one
-    // line per answered request (README "Logging"). Never below info, where the libraries would log
+    // line per answered request (docs/CONFIGURATION.md). Never below info, where the libraries would log
     // request headers and the values of queries, which carry secrets.
     let requested = process["LOG_LEVEL"].flatMap { Logger.Level($0) }
     let level = max(requested ?? .info, .info)
@@ -88,7 +94,7 @@ func withApplication(arguments: [String], _ body: (Application) async throws -> 
         LoggingSystem.bootstrap { label in JSONLogHandler(label: label, level: level) }
     } else {
         let console = Terminal()
-        LoggingSystem.bootstrap { label in ConsoleLogger(label: label, console: console, level: level) }
+        LoggingSystem.bootstrap { label in EscapingLogHandler(ConsoleLogger(label: label, console: console, level: level)) }
     }
     let app = try await Application.make(environment)
     if let named = process["LOG_LEVEL"], requested == nil {

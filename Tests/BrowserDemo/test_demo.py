@@ -311,13 +311,15 @@ class DemoTests(DemoTestCase):
         self.sign_in()
         self.visible("view-devices")
         choices = self.browser.find_elements(By.CSS_SELECTOR, "#device-list button[data-device-code]")
-        self.assertEqual(sorted(choice.text for choice in choices), ["Home phone", "Work phone"])
+        # The browser has not signed in yet: no phone's name reaches it. Newest first: Phone 2 is the work phone.
+        self.assertEqual([choice.text for choice in choices], ["Phone 1", "Phone 2"])
+        self.assertNotIn("Work phone", self.browser.page_source)
         self.screenshot("device-choice")
 
         # With the keyboard: Tab moves through the phones, Enter chooses one.
         self.browser.execute_script("arguments[0].focus()", choices[0])
         for _ in choices:
-            if self.browser.switch_to.active_element.text == "Work phone":
+            if self.browser.switch_to.active_element.text == "Phone 2":
                 break
             self.browser.switch_to.active_element.send_keys(Keys.TAB)
         self.browser.switch_to.active_element.send_keys(Keys.ENTER)

@@ -54,7 +54,9 @@ struct CommandLineTests {
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("journeys"), withIntermediateDirectories: true)
         try "id: bad\nsteps:\n  - {id: s, type: nope}\n"
             .write(to: directory.appendingPathComponent("journeys/bad.yaml"), atomically: true, encoding: .utf8)
-        let result = try await CommandRunner.run(["serve", "--port", "0"], environment: ["COUNTERSIGN_ADMIN_KEY": "admin-key-0123456789"], directory: directory)
+        let result = try await CommandRunner.run(
+            ["serve", "--port", "0"], environment: ["COUNTERSIGN_ADMIN_KEY": "admin-key-0123456789", "COUNTERSIGN_JOURNEYS_DIR": "journeys"],
+            directory: directory)
         #expect(result.status != 0)
         #expect((result.output + result.errors).contains("bad.yaml: step 's': unknown step type 'nope'"))
     }

@@ -5,14 +5,15 @@ import Testing
 
 @Suite("Configuration from the environment")
 struct ConfigurationTests {
-    @Test("defaults: 127.0.0.1:8080, SQLite file, ./journeys")
+    @Test("defaults: 127.0.0.1:8080, SQLite file, the journey templates built in")
     func defaults() throws {
         let configuration = try Configuration.load(environment: [:])
         #expect(configuration.hostname == "127.0.0.1")
         #expect(configuration.port == 8080)
         #expect(configuration.database == .sqliteFile("./countersign.sqlite"))
         #expect(configuration.publicURL == "http://127.0.0.1:8080")
-        #expect(configuration.journeysDirectory == "./journeys")
+        #expect(configuration.journeysDirectory == nil)
+        #expect(try Configuration.load(environment: ["COUNTERSIGN_JOURNEYS_DIR": "/srv/journeys"]).journeysDirectory == "/srv/journeys")
         #expect(configuration.interactionLifetime == 600)
         #expect(configuration.masterKey == .file("./countersign.master-key"))
         #expect(configuration.recordRetention == 86400)
@@ -20,6 +21,31 @@ struct ConfigurationTests {
         #expect(configuration.mode == .production)
         #expect(configuration.startRatePerClient == 200 && configuration.startRatePerAddress == 20)
         #expect(configuration.maximumOpenWaits == 10000 && configuration.idleTimeout == 60)
+    }
+
+    @Test("without COUNTERSIGN_JOURNEYS_DIR the server runs the templates built in, the development ones in development only")
+    func builtInJourneys() async throws {
+        try await TestServer.run(adjust: { $0.journeysDirectory = nil }) { server in
+            for journey in ["web_login", "web_login_biometric_only"] {
+                let started = try await server.send(.POST, "/v1/journeys/\(journey)/start", json: ["client_id": "demo-web"])
+                #expect(started.status == .ok, "\(journey)")
+            }
+        }
+        try await TestServer.run(adjust: { $0.journeysDirectory = nil; $0.mode = .production }) { server in
+            #expect(try await server.admin(.POST, "applications", json: ["id": "bank", "name": "Bank"]).status == .created)
+            #expect(try await server.admin(.POST, "applications/bank/clients", json: ["id": "bank-web", "name": "Web", "kind": "web"]).status == .created)
+            #expect(try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "bank-web"]).status == .ok)
+            let demo = try await server.send(.POST, "/v1/journeys/web_login_biometric_only/start", json: ["client_id": "bank-web"])
+            #expect(demo.status == .notFound)
+        }
+    }
+
+    @Test("a configured admin key of one character repeated, or of few different ones, is refused: a guess would take seconds", arguments: [
+        String(repeating: "a", count: 16), String(repeating: "ab", count: 20), "123412341234123412341234",
+    ])
+    func weakAdminKey(key: String) throws {
+        #expect(throws: ConfigurationError.self) { try Configuration.load(environment: ["COUNTERSIGN_ADMIN_KEY": key]) }
+        #expect(try Configuration.load(environment: ["COUNTERSIGN_ADMIN_KEY": "k7Qz-2mXv9LpR4sT"]).adminKey == "k7Qz-2mXv9LpR4sT")
     }
 
     @Test("expired records may be removed at expiry (retention 0), but sweeps need a positive interval")

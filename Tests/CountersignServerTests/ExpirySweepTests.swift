@@ -16,6 +16,20 @@ struct ExpirySweepTests {
         }, body)
     }
 
+    @Test("security events, which a stranger can add, are kept for their retention and then removed")
+    func securityEventsGo() async throws {
+        try await TestServer.run(adjust: { $0.securityEventRetention = 120; $0.sweepInterval = 0.02 }) { server in
+            #expect(try await server.send(.GET, "/admin/v1/applications", bearer: "a-guess").status == .unauthorized)
+            let recorded = try await server.count("security_events")
+            #expect(recorded > 0)
+            server.clock.advance(by: 100)
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(try await server.count("security_events") == recorded, "kept for their retention")
+            server.clock.advance(by: 21)
+            try await eventually("the security events were removed") { try await server.count("security_events") == 0 }
+        }
+    }
+
     @Test("interactions that never reached a user are removed at expiry, without waiting for the retention")
     func anonymousInteractionsGoAtExpiry() async throws {
         try await Self.run { server in

@@ -270,6 +270,17 @@ struct WebToMobileTests {
         }
     }
 
+    @Test("the shipped web_login tells a stranger who types a person's email no name of their phones")
+    func shippedWebLoginHidesNames() async throws {
+        try await TestServer.run { server in
+            _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+            _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let choice = try await TestBrowser(server).signIn("web_login", email: "ada@example.com")
+            let devices = try #require(choice.data?["devices"]?.arrayValue)
+            #expect(devices.compactMap { $0["name"]?.stringValue } == ["Phone 1", "Phone 2"])
+        }
+    }
+
     @Test("resend pushes again until no attempts are left, each no sooner than resend_interval after the last push: a script that resends at once rings the phone no more and spends nothing")
     func resendUntilRefused() async throws {
         try await TestServer.run { server in

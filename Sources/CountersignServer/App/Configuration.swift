@@ -1,6 +1,6 @@
 import Foundation
 
-/// Everything the server reads from its environment, read in one place (README "Configuration").
+/// Everything the server reads from its environment, read in one place (docs/CONFIGURATION.md).
 ///
 /// `load` checks every variable and reports all bad ones together, so a misconfigured server stops at
 /// start with one message instead of failing later.
@@ -15,7 +15,8 @@ public struct Configuration: Sendable {
     public var publicURL: String
     /// The admin API key; when nil one is generated at first start and printed once.
     public var adminKey: String?
-    public var journeysDirectory: String
+    /// The directory of the journeys to run; nil for the templates built into the server.
+    public var journeysDirectory: String?
     /// How long an interaction may take from start to end.
     public var interactionLifetime: TimeInterval
     /// How long issued tokens are valid.
@@ -24,6 +25,8 @@ public struct Configuration: Sendable {
     public var masterKey: MasterKeySource
     /// How long interactions, approvals and their push records are kept after they expire.
     public var recordRetention: TimeInterval
+    /// How long security events are kept (an audit's year by default): strangers can add them.
+    public var securityEventRetention: TimeInterval
     /// How often expired records are looked for.
     public var sweepInterval: TimeInterval
     /// How long one push attempt may take, all its requests to the provider together; longer is a retry.
@@ -60,7 +63,7 @@ public struct Configuration: Sendable {
         public let meaning: String
     }
 
-    /// The variables, in the order the README lists them.
+    /// The variables, in the order docs/CONFIGURATION.md lists them.
     public static let variables: [Variable] = [
         Variable(name: "COUNTERSIGN_HOST", defaultValue: "127.0.0.1", meaning: "address to listen on"),
         Variable(name: "COUNTERSIGN_PORT", defaultValue: "8080", meaning: "port to listen on"),
@@ -69,7 +72,9 @@ public struct Configuration: Sendable {
             meaning: "SQLite file path (or sqlite::memory:), postgres://user:pass@host:port/db (another host: TLS unless sslmode=disable; sslrootcert=CA file; sslcert, sslkey: client certificate) or postgres+uds://user@localhost/socket#db"),
         Variable(name: "COUNTERSIGN_PUBLIC_URL", defaultValue: "http://HOST:PORT", meaning: "public base URL, the token issuer"),
         Variable(name: "COUNTERSIGN_ADMIN_KEY", defaultValue: "(generated at first start)", meaning: "bearer key for /admin/v1"),
-        Variable(name: "COUNTERSIGN_JOURNEYS_DIR", defaultValue: "./journeys", meaning: "directory of journey YAML files"),
+        Variable(
+            name: "COUNTERSIGN_JOURNEYS_DIR", defaultValue: "(the templates built in)",
+            meaning: "directory of journey YAML files, replacing the built-in templates"),
         Variable(name: "COUNTERSIGN_INTERACTION_TTL", defaultValue: "600", meaning: "seconds an interaction may last"),
         Variable(name: "COUNTERSIGN_TOKEN_TTL", defaultValue: "3600", meaning: "seconds an issued token is valid"),
         Variable(
@@ -81,6 +86,9 @@ public struct Configuration: Sendable {
         Variable(
             name: "COUNTERSIGN_RECORD_RETENTION", defaultValue: "86400",
             meaning: "seconds expired interactions, approvals and push records are kept (0: removed at expiry)"),
+        Variable(
+            name: "COUNTERSIGN_SECURITY_EVENT_RETENTION", defaultValue: "31536000",
+            meaning: "seconds security events are kept (a year)"),
         Variable(name: "COUNTERSIGN_SWEEP_INTERVAL", defaultValue: "60", meaning: "seconds between sweeps for expired records and kept answers"),
         Variable(
             name: "COUNTERSIGN_PUSH_ATTEMPT_TIME_LIMIT", defaultValue: "20",
@@ -106,13 +114,18 @@ public struct Configuration: Sendable {
         Variable(
             name: "COUNTERSIGN_BACKUP_DIR", defaultValue: "./backups",
             meaning: "directory POST /admin/v1/backups writes SQLite database copies to (created with mode 0700)"),
+        Variable(
+            name: "LOG_LEVEL", defaultValue: "info",
+            meaning: "notice, warning, error or critical log less; debug and trace are raised to info"),
+        Variable(name: "LOG_FORMAT", defaultValue: "text", meaning: "json: one JSON object per line"),
     ]
 
     public init(
         mode: Mode = .production, hostname: String = "127.0.0.1", port: Int = 8080, database: DatabaseLocation = .sqliteFile("./countersign.sqlite"),
-        publicURL: String? = nil, adminKey: String? = nil, journeysDirectory: String = "./journeys",
+        publicURL: String? = nil, adminKey: String? = nil, journeysDirectory: String? = nil,
         interactionLifetime: TimeInterval = 600, tokenLifetime: TimeInterval = 3600,
         masterKey: MasterKeySource = .file(MasterKeySource.defaultFile), recordRetention: TimeInterval = 86400,
+        securityEventRetention: TimeInterval = 31_536_000,
         sweepInterval: TimeInterval = 60, pushAttemptTimeLimit: TimeInterval = 20, startRatePerClient: Int = 200, startRatePerAddress: Int = 20,
         maximumOpenWaits: Int = 10000, idleTimeout: TimeInterval = 60, trustedProxies: Set<String> = [], metricsToken: String? = nil,
         backupDirectory: String = "./backups"
@@ -128,6 +141,7 @@ public struct Configuration: Sendable {
         self.tokenLifetime = tokenLifetime
         self.masterKey = masterKey
         self.recordRetention = recordRetention
+        self.securityEventRetention = securityEventRetention
         self.sweepInterval = sweepInterval
         self.pushAttemptTimeLimit = pushAttemptTimeLimit
         self.startRatePerClient = startRatePerClient
@@ -194,12 +208,14 @@ public struct Configuration: Sendable {
             }
         }
         let adminKey = value("COUNTERSIGN_ADMIN_KEY")
-        if let adminKey, adminKey.count < 16 {
-            problems.append("COUNTERSIGN_ADMIN_KEY must be at least 16 characters")
+        if let adminKey, adminKey.count < 16 || Set(adminKey).count < 10 {
+            // Sixteen of one character is no key: a guess takes seconds.
+            problems.append("COUNTERSIGN_ADMIN_KEY must be at least 16 characters, at least 10 of them different (openssl rand -base64 32)")
         }
         let interactionLifetime = seconds("COUNTERSIGN_INTERACTION_TTL", default: 600)
         let tokenLifetime = seconds("COUNTERSIGN_TOKEN_TTL", default: 3600)
         let recordRetention = seconds("COUNTERSIGN_RECORD_RETENTION", default: 86400, zeroAllowed: true)
+        let securityEventRetention = seconds("COUNTERSIGN_SECURITY_EVENT_RETENTION", default: 31_536_000)
         let sweepInterval = seconds("COUNTERSIGN_SWEEP_INTERVAL", default: 60)
         let pushAttemptTimeLimit = seconds("COUNTERSIGN_PUSH_ATTEMPT_TIME_LIMIT", default: 20)
         if pushAttemptTimeLimit > PushSender.lease / 2 {
@@ -245,9 +261,9 @@ public struct Configuration: Sendable {
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         return Configuration(
             mode: mode, hostname: host, port: listenPort, database: database, publicURL: publicURL, adminKey: adminKey,
-            journeysDirectory: value("COUNTERSIGN_JOURNEYS_DIR") ?? "./journeys",
+            journeysDirectory: value("COUNTERSIGN_JOURNEYS_DIR"),
             interactionLifetime: interactionLifetime, tokenLifetime: tokenLifetime, masterKey: masterKey,
-            recordRetention: recordRetention, sweepInterval: sweepInterval, pushAttemptTimeLimit: pushAttemptTimeLimit,
+            recordRetention: recordRetention, securityEventRetention: securityEventRetention, sweepInterval: sweepInterval, pushAttemptTimeLimit: pushAttemptTimeLimit,
             startRatePerClient: startRatePerClient,
             startRatePerAddress: startRatePerAddress, maximumOpenWaits: maximumOpenWaits, idleTimeout: idleTimeout,
             trustedProxies: trustedProxies, metricsToken: metricsToken, backupDirectory: value("COUNTERSIGN_BACKUP_DIR") ?? "./backups")

@@ -86,8 +86,8 @@ public enum CountersignApp {
             attemptTimeLimit: configuration.pushAttemptTimeLimit, metrics: metrics, logger: app.logger)
         app.manage(pushSender)
         app.manage(ExpirySweeper(
-            storage: storage, clock: clock, retention: configuration.recordRetention, interval: configuration.sweepInterval,
-            logger: app.logger))
+            storage: storage, clock: clock, retention: configuration.recordRetention,
+            securityEventRetention: configuration.securityEventRetention, interval: configuration.sweepInterval, logger: app.logger))
         let evidenceSealer = try await EvidenceSealer(secrets: secretBox, issuer: configuration.publicURL, clock: clock)
         let services = JourneyServices(
             storage: storage, tokenIssuer: tokenIssuer, evidenceSealer: evidenceSealer, clock: clock, approvals: approvals,

@@ -15,10 +15,11 @@ struct JourneyRegistry: Sendable {
             .union(journeys.filter(\.readsMobileApproveParameters).map(\.id))
     }
 
-    /// Loads every journey in `directory` (and its development-only ones in `development`); throws with
-    /// every problem found.
-    static func load(directory: String, development: Bool) throws -> JourneyRegistry {
-        JourneyRegistry(try JourneyLoader.load(directory: URL(fileURLWithPath: directory), development: development))
+    /// Loads every journey in `directory`, or the templates built in without one (and the development-only
+    /// ones in `development`); throws with every problem found.
+    static func load(directory: String?, development: Bool) throws -> JourneyRegistry {
+        guard let directory else { return JourneyRegistry(try JourneyLoader.load(files: embeddedJourneyFiles, development: development)) }
+        return JourneyRegistry(try JourneyLoader.load(directory: URL(fileURLWithPath: directory), development: development))
     }
 
     subscript(id: String) -> JourneyDefinition? { journeys[id] }

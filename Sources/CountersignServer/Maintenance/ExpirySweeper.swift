@@ -6,8 +6,8 @@ import Logging
 /// Removes what has outlived its use, in the background: accepted device signatures once they could
 /// no longer be fresh, the answers ended runs keep for a client that lost them once their time is over,
 /// and interactions, approvals and their push jobs and delivery records once they have been expired for
-/// longer than the retention, decoys with them (the push-fatigue limits read both alike). Transaction
-/// evidence is kept.
+/// longer than the retention, decoys with them (the push-fatigue limits read both alike), and security
+/// events older than theirs (a stranger can add them). Transaction evidence is kept.
 ///
 /// Rows go in small batches, each its own short transaction, with a pause between batches, so requests
 /// writing meanwhile wait at most one batch (on SQLite a delete holds the only write lock while it runs).
@@ -17,6 +17,7 @@ final class ExpirySweeper: ServerLifecycle {
     private let storage: Storage
     private let clock: any WallClock
     private let retention: TimeInterval
+    private let securityEventRetention: TimeInterval
     private let interval: Duration
     private let logger: Logger
     private let loop = ServerLifetimeTask()
@@ -38,14 +39,21 @@ final class ExpirySweeper: ServerLifecycle {
         var pushDeliveries = 0
         var enrollmentCodes = 0
         var decoyApprovals = 0
+        var securityEvents = 0
 
-        var total: Int { deviceSignatures + keptAnswers + interactions + approvals + pushJobs + pushDeliveries + enrollmentCodes + decoyApprovals }
+        var total: Int {
+            deviceSignatures + keptAnswers + interactions + approvals + pushJobs + pushDeliveries + enrollmentCodes + decoyApprovals + securityEvents
+        }
     }
 
-    init(storage: Storage, clock: any WallClock, retention: TimeInterval, interval: TimeInterval, logger: Logger) {
+    init(
+        storage: Storage, clock: any WallClock, retention: TimeInterval, securityEventRetention: TimeInterval, interval: TimeInterval,
+        logger: Logger
+    ) {
         self.storage = storage
         self.clock = clock
         self.retention = retention
+        self.securityEventRetention = securityEventRetention
         self.interval = .milliseconds(Int64(interval * 1000))
         self.logger = logger
     }
@@ -68,7 +76,7 @@ final class ExpirySweeper: ServerLifecycle {
                         "device_signatures": "\(removed.deviceSignatures)", "kept_answers": "\(removed.keptAnswers)", "interactions": "\(removed.interactions)",
                         "approvals": "\(removed.approvals)", "push_jobs": "\(removed.pushJobs)",
                         "push_deliveries": "\(removed.pushDeliveries)", "enrollment_codes": "\(removed.enrollmentCodes)",
-                        "decoy_approvals": "\(removed.decoyApprovals)",
+                        "decoy_approvals": "\(removed.decoyApprovals)", "security_events": "\(removed.securityEvents)",
                         "duration": "\(started.duration(to: .now))",
                     ])
                 }
@@ -107,6 +115,10 @@ final class ExpirySweeper: ServerLifecycle {
             + inBatches { try await $0.deleteExpired(from: InteractionStore.table, before: cutoff, where: answerGone, limit: $1) }
         removed.enrollmentCodes = try await inBatches { try await $0.deleteExpired(from: EnrollmentCodeStore.table, before: cutoff, limit: $1) }
         removed.decoyApprovals = try await inBatches { try await $0.deleteExpired(from: ApprovalStore.decoyTable, before: cutoff, limit: $1) }
+        let eventsCutoff = now.addingTimeInterval(-securityEventRetention)
+        removed.securityEvents = try await inBatches {
+            try await $0.deleteExpired(from: SecurityEventStore.table, before: eventsCutoff, column: "created_at", limit: $1)
+        }
         return removed
     }
 

@@ -34,14 +34,31 @@ public enum JourneyLoader {
         if development, let demoFiles = try? yamlFiles(in: demos) {
             files += demoFiles.map { ("\(developmentDirectory)/\($0.lastPathComponent)", $0) }
         }
-        var journeys: [JourneyDefinition] = []
-        var problems: [JourneyValidationError] = []
-        var fileByJourneyID: [String: String] = [:]
+        var texts: [(name: String, text: String)] = []
+        var unreadable: [JourneyValidationError] = []
         for (name, file) in files {
-            guard let text = try? String(contentsOf: file, encoding: .utf8) else {
-                problems.append(JourneyValidationError(file: name, stepID: nil, reason: "cannot read the file as UTF-8"))
-                continue
+            if let text = try? String(contentsOf: file, encoding: .utf8) {
+                texts.append((name, text))
+            } else {
+                unreadable.append(JourneyValidationError(file: name, stepID: nil, reason: "cannot read the file as UTF-8"))
             }
+        }
+        return try load(files: texts, development: development, problems: unreadable)
+    }
+
+    /// Loads journey documents given as text, each named by its path under the journeys directory; those
+    /// under `development/` only with `development`.
+    public static func load(files: [(name: String, text: String)], development: Bool = false) throws(JourneyLoadError) -> [JourneyDefinition] {
+        try load(files: files.filter { development || !$0.name.hasPrefix(developmentDirectory + "/") }, development: development, problems: [])
+    }
+
+    private static func load(
+        files: [(name: String, text: String)], development: Bool, problems unreadable: [JourneyValidationError]
+    ) throws(JourneyLoadError) -> [JourneyDefinition] {
+        var journeys: [JourneyDefinition] = []
+        var problems = unreadable
+        var fileByJourneyID: [String: String] = [:]
+        for (name, text) in files {
             switch parse(yaml: text, file: name) {
             case .success(let journey):
                 if journey.developmentOnly, !development {

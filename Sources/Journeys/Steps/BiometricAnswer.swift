@@ -12,6 +12,7 @@ struct BiometricAnswer {
         publicKeyID = try fields.string("publicKeyId")
         signature = try fields.string("signedChallenge")
         userIdentifier = ExternalUserID.canonical(try fields.string("userIdentifier"))
+        guard ExternalUserID.isAcceptable(userIdentifier) else { throw ClientResponseNotValid("userIdentifier must be 1 to 256 characters, none a control character") }
     }
 
     /// The key, with its user, behind a signature of `challenge` that verifies, and the signature; nil for

@@ -11,7 +11,9 @@ struct CreateUserStep: StepBehavior {
 
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
         let email = environment.string("email").map { $0.lowercased() }
-        guard let externalUserID = environment.string("external_user_id") ?? environment.string("username") ?? email, !externalUserID.isEmpty else {
+        guard let externalUserID = environment.string("external_user_id") ?? environment.string("username") ?? email,
+            ExternalUserID.isAcceptable(externalUserID)
+        else {
             return .outcome(.failure(WireError(code: ErrorCode.userNotFound, message: "No user identifier was available.")))
         }
         if let existing = try await environment.effects.findUser(externalUserID: externalUserID) {

@@ -1,3 +1,5 @@
+import Journeys
+
 /// A name an admin gives an application, a client or a push configuration. An application's is shown on
 /// the phone and travels in every push of the application, whose payload a provider caps (APNs at 4 KB);
 /// every name goes into security events and log lines. So a name is short, and holds no control
@@ -9,17 +11,9 @@ enum DisplayName {
     /// Why `name` is no display name; nil when it is one.
     static func problem(_ name: String) -> String? {
         guard !name.isEmpty, name.unicodeScalars.count <= longest else { return "'name' must be 1 to \(longest) characters." }
-        guard !name.unicodeScalars.contains(where: isControl) else {
+        guard !ControlCharacters.held(in: name) else {
             return "'name' may hold no control character (line breaks, tabs, direction overrides)."
         }
         return nil
-    }
-
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.properties.generalCategory {
-        case .control, .lineSeparator, .paragraphSeparator: true
-        // Bidirectional embeddings, overrides and isolates.
-        default: (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
-        }
     }
 }

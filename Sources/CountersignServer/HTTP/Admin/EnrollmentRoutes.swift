@@ -1,4 +1,5 @@
 import CountersignCore
+import Journeys
 import Vapor
 
 /// `POST /admin/v1/enrollment-codes`: the relying party's backend asks for a one-time code for one of its
@@ -16,8 +17,8 @@ struct EnrollmentRoutes: RouteCollection {
 
     func issue(request: Request) async throws -> Response {
         let body = try request.decodeBody(IssueEnrollmentCodeRequest.self)
-        guard !body.externalUserID.isEmpty, body.externalUserID.count <= 256 else {
-            throw ServiceError.notValid("'external_user_id' must be 1 to 256 characters.")
+        guard ExternalUserID.isAcceptable(body.externalUserID) else {
+            throw ServiceError.notValid("'external_user_id' must be 1 to \(ExternalUserID.longest) characters, none a control character.")
         }
         if let clientID = body.clientID {
             guard let client = try await storage.clients.client(clientID), client.kind == ClientKind.native.rawValue else {

@@ -26,12 +26,14 @@ struct RetentionStore {
     /// The advisory lock's number: any constant the instances share ("CSGN").
     private static let sweepLockKey = 0x4353_474E
 
-    /// Deletes up to `limit` rows of `table` whose `expires_at` is before `date` (and that meet `condition`);
-    /// returns how many.
-    func deleteExpired(from table: String, before date: Date, where condition: SQLQueryString = "1 = 1", limit: Int) async throws -> Int {
+    /// Deletes up to `limit` rows of `table` whose `column` (`expires_at`) is before `date` (and that meet
+    /// `condition`); returns how many.
+    func deleteExpired(
+        from table: String, before date: Date, column: String = "expires_at", where condition: SQLQueryString = "1 = 1", limit: Int
+    ) async throws -> Int {
         try await sql.raw("""
             DELETE FROM \(name: table) WHERE id IN (
-                SELECT id FROM \(name: table) WHERE expires_at < \(bind: date) AND \(condition) LIMIT \(literal: limit))
+                SELECT id FROM \(name: table) WHERE \(name: column) < \(bind: date) AND \(condition) LIMIT \(literal: limit))
             RETURNING id
             """).all().count
     }
