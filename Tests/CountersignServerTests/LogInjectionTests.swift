@@ -1,0 +1,72 @@
+import CountersignCore
+import CountersignServer
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+/// An id with a line break went from the admin API or a journey into a security event's detail, and so
+/// into the text log, where it began a line that read as the server's own.
+@Suite("Log-line injection: no control character in an id, none written to a text log")
+struct LogInjectionTests {
+    static let forged = "ada@example.com\n[ WARNING ] admin key accepted"
+
+    @Test("an enrollment code for an id with a control character is refused, and nothing is issued", arguments: [
+        forged, "ada\r", "ada\u{202E}moc.elpmaxe", "ada\u{0}", "ada\u{2028}x",
+    ])
+    func enrollmentCode(id: String) async throws {
+        try await TestServer.run { server in
+            let refused = try await server.admin(.POST, "enrollment-codes", json: ["external_user_id": .string(id)])
+            #expect(refused.status == .badRequest)
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.clientResponseNotValid))
+            #expect(try await server.count("enrollment_codes") == 0)
+            #expect(try await server.admin(.POST, "enrollment-codes", json: ["external_user_id": "ada@example.com"]).status == .created)
+        }
+    }
+
+    @Test("a phone answering a sign-in with such an id is refused as a malformed answer, not looked up")
+    func biometricAnswer() async throws {
+        try await TestServer.run { server in
+            let phone = TestPhone(client: server.client())
+            try await phone.register(email: "ada@example.com")
+            let step = try await phone.startLogin()
+            var answer = try #require(try await phone.biometricAnswer(to: step, as: "ada@example.com").objectValue)
+            answer["userIdentifier"] = .string(Self.forged)
+            await expectRefusal(400, ErrorCode.clientResponseNotValid) {
+                _ = try await phone.client.submitClientResponse(.clientInput, data: .object(answer))
+            }
+        }
+    }
+
+    @Test("the text log handler writes a message's and the metadata's control characters as escapes")
+    func textLogEscapes() {
+        let lines = Lines()
+        let logger = Logger(label: "test") { _ in
+            EscapingLogHandler(Recording(lines: lines))
+        }
+        logger.warning("security event \(Self.forged)", metadata: ["detail": .string(Self.forged), "list": .array([.string("a\nb")])])
+        let written = lines.written.withLock { $0 }
+        #expect(written.count == 1)
+        #expect(written.allSatisfy { !$0.contains("\n") })
+        #expect(written.first?.contains(#"ada@example.com\u{A}[ WARNING ] admin key accepted"#) == true)
+    }
+
+    private final class Lines: Sendable {
+        let written = Mutex<[String]>([])
+    }
+
+    /// Writes each event as one string, as a text handler would, without escaping anything itself.
+    private struct Recording: LogHandler {
+        let lines: Lines
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .info
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            lines.written.withLock { $0.append("\(event.message) \(fields.joined(separator: " "))") }
+        }
+    }
+}
