@@ -67,14 +67,15 @@ metrics_token=metrics-$("$venv/bin/python" -c 'import secrets; print(secrets.tok
 base=http://127.0.0.1:$port
 
 echo "==> starting countersign serve --dev on $base"
-# No start rate limits: the run starts journeys faster than a person would, and a limit that cuts in at
-# a moment that depends on timing would make runs differ. The 429 answers are still in the contract.
+# No start rate limits and no limit on wrong admin keys: the run starts journeys faster than a person
+# would and sends requests without the key to check each is refused, and a limit that cuts in at a moment
+# that depends on timing would make runs differ. The 429 answers are still in the contract.
 (
   cd "$work"
   export COUNTERSIGN_HOST=127.0.0.1 COUNTERSIGN_PORT=$port COUNTERSIGN_ADMIN_KEY=$admin_key
   export COUNTERSIGN_METRICS_TOKEN=$metrics_token COUNTERSIGN_JOURNEYS_DIR=$repo/journeys COUNTERSIGN_DATABASE_URL=$work/countersign.sqlite
   export COUNTERSIGN_MASTER_KEY_FILE=$work/countersign.master-key
-  export COUNTERSIGN_START_RATE_PER_CLIENT=0 COUNTERSIGN_START_RATE_PER_ADDRESS=0
+  export COUNTERSIGN_START_RATE_PER_CLIENT=0 COUNTERSIGN_START_RATE_PER_ADDRESS=0 COUNTERSIGN_ADMIN_FAILURES_PER_MINUTE=0
   exec "$bin" serve --dev
 ) >"$work/server.log" 2>&1 &
 server_pid=$!

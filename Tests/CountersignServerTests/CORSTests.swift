@@ -112,7 +112,24 @@ struct CORSTests {
         }
     }
 
-    @Test("a page on the Host the request named is the server's own only over the public URL's scheme")
+    @Test("in production a page under any name that resolves to the server (DNS rebinding) is another origin: the Host it names proves nothing")
+    func dnsRebinding() async throws {
+        try await TestServer.run(adjust: { $0.mode = .production }) { server in
+            #expect(try await server.admin(.POST, "applications", json: ["id": "bank", "name": "Bank"]).status == .created)
+            #expect(try await server.admin(.POST, "applications/bank/clients", json: ["id": "bank-web", "name": "Web", "kind": "web"]).status == .created)
+            let rebound = try await server.send(
+                .POST, "/v1/journeys/web_login/start", json: ["client_id": "bank-web"],
+                headers: ["Origin": "http://attacker.example", "Host": "attacker.example"])
+            #expect(rebound.status == .forbidden)
+            #expect(rebound.body["error"]?["code"] == .string(ErrorCode.originNotAllowed))
+            let own = try await server.send(
+                .POST, "/v1/journeys/web_login/start", json: ["client_id": "bank-web"],
+                headers: HTTPHeaders([("Origin", TestServer.issuer), ("Host", "attacker.example")]))
+            #expect(own.status == .ok)
+        }
+    }
+
+    @Test("in development a page on the Host the request named is the server's own only over the public URL's scheme")
     func hostNamesNoScheme() async throws {
         try await TestServer.run { server in
             try await Self.listBank(server)

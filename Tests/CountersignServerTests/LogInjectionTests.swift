@@ -16,11 +16,11 @@ struct LogInjectionTests {
     ])
     func enrollmentCode(id: String) async throws {
         try await TestServer.run { server in
-            let refused = try await server.admin(.POST, "enrollment-codes", json: ["external_user_id": .string(id)])
+            let refused = try await server.admin(.POST, "enrollment-codes", json: ["external_user_id": .string(id), "client_id": "demo-native"])
             #expect(refused.status == .badRequest)
             #expect(refused.body["error"]?["code"] == .string(ErrorCode.clientResponseNotValid))
             #expect(try await server.count("enrollment_codes") == 0)
-            #expect(try await server.admin(.POST, "enrollment-codes", json: ["external_user_id": "ada@example.com"]).status == .created)
+            #expect(try await server.admin(.POST, "enrollment-codes", json: ["external_user_id": "ada@example.com", "client_id": "demo-native"]).status == .created)
         }
     }
 

@@ -1,4 +1,5 @@
 import CountersignClient
+@testable import CountersignServer
 import CountersignCore
 import Foundation
 import Testing
@@ -53,6 +54,50 @@ struct OpenWaitsTests {
             #expect(refused.body["error"]?["code"] == .string(ErrorCode.tooManyWaits))
             try await ada.approve()
             _ = try await stream.value
+        }
+    }
+
+    @Test("event streams, which anyone opens with sign-ins for made-up emails, take half the cap at most: a registered phone's long-poll still gets through")
+    func streamsLeaveRoomForPhones() async throws {
+        try await TestServer.run(adjust: { $0.maximumOpenWaits = 4 }) { server in
+            let ada = try await RegisteredPhone.register(server, email: "ada@example.com")
+            var waits: [(id: String, token: String)] = []
+            var streams: [Task<TestingHTTPResponse, any Error>] = []
+            for number in 0..<2 {
+                let wait = try await server.waitingWebLogin(email: "stranger\(number)@example.com")
+                waits.append(wait)
+                streams.append(try await server.openHeldEventsStream(wait.id, token: wait.token, streamsOpen: number + 1))
+            }
+            let third = try await server.waitingWebLogin(email: "stranger2@example.com")
+            let refused = try await server.send(.GET, "/v1/interactions/\(third.id)/events", bearer: third.token)
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.body["error"]?["code"] == .string(ErrorCode.tooManyWaits))
+            let poll = Task { try await ada.inbox(wait: 30) }
+            try await eventually("the phone's long-poll is open") { try await server.stats()["inbox_waits_open"] == 1 }
+            _ = try await server.waitingWebLogin(email: "ada@example.com")
+            #expect(try await poll.value.count == 1)
+            for wait in waits { _ = try await server.submit(wait.id, "cancel", bearer: wait.token) }
+            for stream in streams { _ = try await stream.value }
+        }
+    }
+
+    @Test("one address holds at most 64 event streams open")
+    func streamsPerSource() async throws {
+        try await TestServer.run(adjust: { $0.startRatePerAddress = 0 }) { server in
+            var waits: [(id: String, token: String)] = []
+            var streams: [Task<TestingHTTPResponse, any Error>] = []
+            for number in 0..<OpenWaits.perSource {
+                let wait = try await server.waitingWebLogin(email: "stranger\(number)@example.com")
+                waits.append(wait)
+                streams.append(server.openEventsStream(wait.id, token: wait.token))
+            }
+            try await eventually("64 streams are open") { try await server.stats()["event_streams_open"] == .number(Double(OpenWaits.perSource)) }
+            let another = try await server.waitingWebLogin(email: "one-more@example.com")
+            let refused = try await server.send(.GET, "/v1/interactions/\(another.id)/events", bearer: another.token)
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.body["error"]?["message"]?.stringValue?.contains("of one address") == true)
+            for wait in waits { _ = try await server.submit(wait.id, "cancel", bearer: wait.token) }
+            for stream in streams { _ = try await stream.value }
         }
     }
 }

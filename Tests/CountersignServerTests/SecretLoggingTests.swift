@@ -116,4 +116,24 @@ struct SecretLoggingTests {
             #expect(leaking.isEmpty, "log lines contain a secret: \(leaking.map { $0.replacingOccurrences(of: secret, with: "<secret>") })")
         }
     }
+
+    @Test("a flood of wrong admin keys writes one warning line a minute, not one a request")
+    func floodLoggedOnce() async throws {
+        let store = LogStore()
+        let clock = TestClock()
+        try await TestDatabase.with { database in
+            let configuration = Configuration(
+                mode: .development, hostname: "127.0.0.1", port: 0, database: database.location, publicURL: TestServer.issuer, adminKey: TestServer.adminKey,
+                journeysDirectory: TestServer.journeysDirectory, masterKey: TestServer.randomMasterKey())
+            try await withApp(configure: { app in
+                app.logger = Logger(label: "countersign.tests.capture") { _ in Format.text.handler(store) }
+                try await CountersignApp.configure(app, configuration: configuration, dependencies: .init(clock: clock))
+            }) { app in
+                let server = TestServer(app: app, clock: clock)
+                for _ in 0..<30 { _ = try await server.send(.GET, "/admin/v1/users", bearer: "guessed-admin-key-0123456789") }
+            }
+        }
+        let warnings = store.lines.withLock { $0 }.filter { $0.hasPrefix("warning security event") && $0.contains("admin_auth_failed") }
+        #expect(warnings.count == 1)
+    }
 }

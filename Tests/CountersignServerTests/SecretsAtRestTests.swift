@@ -112,10 +112,11 @@ struct SecretsAtRestTests {
                 clock.advance(by: 1)
                 try await sql.raw("UPDATE signing_keys SET retired_at = \(bind: clock.now()) WHERE retired_at IS NULL").run()
                 try await sql.raw("""
-                    INSERT INTO signing_keys (id, private_key_pem, created_at)
-                    VALUES ('key_clear', \(bind: clearKey.pemRepresentation), \(bind: clock.now()))
+                    INSERT INTO signing_keys (id, private_key_pem, created_at, activates_at)
+                    VALUES ('key_clear', \(bind: clearKey.pemRepresentation), \(bind: clock.now()), \(bind: clock.now()))
                     """).run()
             }
+            clock.advance(by: 1)  // the next start, a second later
             try await TestServer.run(on: database, clock: clock, masterKey: masterKey) { server in
                 let sql = try #require(server.app.countersignSQL)
                 let stored = try #require(try await sql.raw("SELECT private_key_pem FROM signing_keys WHERE id = 'key_clear'").first())

@@ -22,7 +22,7 @@ struct SecureEnrollmentTests {
 
     static func issueCode(_ server: TestServer, for user: String, client: String? = "bank-app") async throws -> String {
         var body: [String: JSONValue] = ["external_user_id": .string(user)]
-        if let client { body["client_id"] = .string(client) }
+        if let client { body["client_id"] = .string(client) } else { body["application_id"] = "bank" }
         let issued = try await server.admin(.POST, "enrollment-codes", json: .object(body))
         #expect(issued.status == .created)
         return try #require(issued.body["code"]?.stringValue)
@@ -225,6 +225,20 @@ struct SecureEnrollmentTests {
         }
     }
 
+    @Test("a code is redeemed only through its own application's phone app: another application's cannot link the user to itself")
+    func codeStaysInItsApplication() async throws {
+        try await Self.production { server in
+            #expect(try await server.admin(.POST, "applications", json: ["id": "shop", "name": "Shop"]).status == .created)
+            #expect(try await server.admin(.POST, "applications/shop/clients", json: ["id": "shop-app", "name": "App", "kind": "native"]).status == .created)
+            let code = try await Self.issueCode(server, for: "ada@example.com", client: nil)
+            #expect(try await Self.redeem(code, on: server, client: "shop-app").1.error?.code == ErrorCode.invalidCredentials)
+            #expect(try await Self.redeem(code, on: server, client: "bank-app").1.journeyStepID == JourneyStepID.mobileBiometricsRegistration)
+            let mismatched = try await server.admin(
+                .POST, "enrollment-codes", json: ["external_user_id": "ada", "application_id": "shop", "client_id": "bank-app"])
+            #expect(mismatched.status == .badRequest)
+        }
+    }
+
     @Test("the database keeps only a keyed hash of the code; the link names the server, the client and the code")
     func storedAsKeyedHash() async throws {
         try await Self.production { server in
@@ -251,7 +265,9 @@ struct SecureEnrollmentTests {
             #expect(anonymous.status == .unauthorized)
             for body: JSONValue in [
                 ["external_user_id": "ada", "client_id": "bank-web"], ["external_user_id": "ada", "client_id": "nobody"],
-                ["external_user_id": ""], ["external_user_id": "ada", "expires_in": 0], ["external_user_id": "ada", "expires_in": 90000],
+                ["external_user_id": "", "client_id": "bank-app"], ["external_user_id": "ada", "client_id": "bank-app", "expires_in": 0],
+                ["external_user_id": "ada", "client_id": "bank-app", "expires_in": 90000],
+                ["external_user_id": "ada"], ["external_user_id": "ada", "application_id": "nowhere"],
             ] {
                 let refused = try await server.admin(.POST, "enrollment-codes", json: body)
                 #expect(refused.status == .badRequest, "\(body)")

@@ -12,7 +12,8 @@ struct SecurityEventsTests {
     func adminAuthenticationFailures() async throws {
         try await TestServer.run { server in
             let tried = "guessed-admin-key-0123456789"
-            for _ in 0..<50 { #expect(try await server.send(.GET, "/admin/v1/users", bearer: tried).status == .unauthorized) }
+            for _ in 0..<10 { #expect(try await server.send(.GET, "/admin/v1/users", bearer: tried).status == .unauthorized) }
+            for _ in 0..<40 { #expect(try await server.send(.GET, "/admin/v1/users", bearer: tried).status == .tooManyRequests) }
             server.clock.advance(by: 61)
             #expect(try await server.send(.GET, "/admin/v1/stats").status == .unauthorized)
             let details = try await events(server, kind: "admin_auth_failed").compactMap { $0["detail"]?.stringValue }
@@ -28,6 +29,24 @@ struct SecurityEventsTests {
             let recorded = try #require(try await events(server, kind: "admin_auth_failed").first?["detail"]?.stringValue)
             #expect(recorded.hasPrefix("GET " + long.prefix(128) + "… with no admin key"))
             #expect(recorded.count < 200)
+        }
+    }
+
+    @Test("guessing the admin key: after 10 wrong keys in a minute a source is refused 429, the right key too, until its minute is over")
+    func adminKeyGuessesThrottled() async throws {
+        try await TestServer.run { server in
+            server.clock.advance(by: 60 - server.clock.now().timeIntervalSince1970.truncatingRemainder(dividingBy: 60))
+            for attempt in 1...10 {
+                #expect(try await server.send(.GET, "/admin/v1/users", bearer: "guess-\(attempt)-abcdefghijklmnop").status == .unauthorized)
+            }
+            let throttled = try await server.send(.GET, "/admin/v1/users", bearer: "guess-11-abcdefghijklmnop")
+            #expect(throttled.status == .tooManyRequests)
+            #expect(throttled.body["error"]?["code"] == .string(ErrorCode.rateLimited))
+            #expect(throttled.headers.first(name: "Retry-After") == "60")
+            // A 429 must not tell the right key from a wrong one, or guessing would go on at full speed.
+            #expect(try await server.send(.GET, "/admin/v1/users", bearer: TestServer.adminKey).status == .tooManyRequests)
+            server.clock.advance(by: 60)
+            #expect(try await server.send(.GET, "/admin/v1/users", bearer: TestServer.adminKey).status == .ok)
         }
     }
 

@@ -160,7 +160,7 @@ struct StrictInputTests {
             }
             let applications = try #require(try await server.admin(.GET, "applications").body.arrayValue)
             #expect(!applications.contains { $0["id"] == "formapp" || $0["id"] == "twice" })
-            let tooShort = try await server.admin(.POST, "enrollment-codes", json: ["external_user_id": "ada@example.com", "expires_in": .number(0.5)])
+            let tooShort = try await server.admin(.POST, "enrollment-codes", json: ["external_user_id": "ada@example.com", "client_id": "demo-native", "expires_in": .number(0.5)])
             #expect(tooShort.status == .badRequest)
             // An action without a body needs no type.
             let rotated = try await server.send(.POST, "/admin/v1/signing-keys/rotate", contentType: nil, bearer: TestServer.adminKey)

@@ -18,8 +18,8 @@ struct TokenTests {
         let now = server.clock.now()
         try await sql.raw("UPDATE signing_keys SET retired_at = \(bind: now) WHERE retired_at IS NULL").run()
         try await sql.raw("""
-            INSERT INTO signing_keys (id, private_key_pem, created_at)
-            VALUES (\(bind: newKid), \(bind: sealedPEM), \(bind: now))
+            INSERT INTO signing_keys (id, private_key_pem, created_at, activates_at)
+            VALUES (\(bind: newKid), \(bind: sealedPEM), \(bind: now), \(bind: now))
             """).run()
         return newKid
     }
@@ -71,7 +71,7 @@ struct TokenTests {
         #expect(first["keys"]?.arrayValue?.count == 1)
     }
 
-    @Test("a rotated-in key signs new tokens while the old key stays published until its tokens expire")
+    @Test("a rotated-in key is published at once and signs only once every relying party's cached JWKS holds it; the old key stays published until its tokens expire")
     func rotation() async throws {
         try await TestServer.run { server in
             let phone = TestPhone(client: server.client())
@@ -84,21 +84,44 @@ struct TokenTests {
             #expect(rotated.status == .created)
             let newKid = try #require(rotated.body["kid"]?.stringValue)
             #expect(newKid != oldKid)
+            let published = try await server.send(.GET, "/.well-known/jwks.json")
+            #expect(published.body["keys"]?.arrayValue?.compactMap { $0["kid"]?.stringValue } == [newKid, oldKid].compactMap { $0 })
+            #expect(published.headers.first(name: .cacheControl) == "public, max-age=300")
 
+            // A relying party that cached the key set just before the rotation keeps it 300 s; every
+            // instance reads the key set again within 30 s. Until then (a whole second) the old key signs.
+            #expect(rotated.body["activates_at"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) }
+                == Date(timeIntervalSince1970: (server.clock.now().timeIntervalSince1970 + 330).rounded(.up)))
+            server.clock.advance(by: 329)
+            #expect(try kid(of: try #require(try await phone.login(as: "ada@example.com").token)) == oldKid)
+            server.clock.advance(by: 2)
             let newToken = try #require(try await phone.login(as: "ada@example.com").token)
             #expect(try kid(of: newToken) == newKid)
             _ = try await server.verifiedClaims(oldToken)
             _ = try await server.verifiedClaims(newToken)
             #expect(try await server.send(.GET, "/.well-known/jwks.json").body["keys"]?.arrayValue?.count == 2)
 
-            // The old key stays a token's lifetime and one key set refresh (another instance may have
-            // signed with it until it read the key set again), then goes.
-            server.clock.advance(by: 3629)
+            // The old key stays a token's lifetime and one key set refresh after it stopped signing (another
+            // instance may have signed with it until it read the key set again), then goes.
+            server.clock.advance(by: 3628)
             #expect(try await server.send(.GET, "/.well-known/jwks.json").body["keys"]?.arrayValue?.count == 2)
             server.clock.advance(by: 2)
             let keys = try await server.send(.GET, "/.well-known/jwks.json").body["keys"]?.arrayValue
             #expect(keys?.count == 1)
             #expect(keys?.first?["kid"] == .string(newKid))
+        }
+    }
+
+    @Test("a rotation `immediately` (a key thought compromised) signs with the new key at once")
+    func immediateRotation() async throws {
+        try await TestServer.run { server in
+            let phone = TestPhone(client: server.client())
+            _ = try await phone.register(email: "ada@example.com")
+            let rotated = try await server.admin(.POST, "signing-keys/rotate", json: ["immediately": true])
+            #expect(rotated.status == .created)
+            let newKid = try #require(rotated.body["kid"]?.stringValue)
+            #expect(rotated.body["activates_at"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) }.map { server.clock.now().timeIntervalSince($0) }.map { (0..<1).contains($0) } == true)
+            #expect(try kid(of: try #require(try await phone.login(as: "ada@example.com").token)) == newKid)
         }
     }
 

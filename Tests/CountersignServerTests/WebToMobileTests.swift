@@ -458,6 +458,22 @@ struct WebToMobileTests {
         }
     }
 
+    @Test("a browser's cancel after the phone's approval committed is refused with approval_closed: the browser's next poll signs it in, as the phone was told")
+    func cancelAfterApproval() async throws {
+        try await TestServer.run { server in
+            let (phone, browser, _, opened) = try await openedRequest(server)
+            let approved = try await phone.phone.client.submitClientResponse(
+                .clientInput, data: try await phone.phone.biometricAnswer(to: opened, as: phone.email))
+            #expect(approved.journeyStepID == JourneyStepID.success)
+            await expectRefusal(410, ErrorCode.approvalClosed) { _ = try await browser.client.submitClientResponse(.cancel) }
+            let signedIn = try await browser.poll()
+            #expect(signedIn.journeyStepID == JourneyStepID.success)
+            #expect(signedIn.token != nil)
+            let sql = try #require(server.app.countersignSQL)
+            #expect(try await sql.raw("SELECT status FROM approvals").all(decoding: [String: String].self).map { $0["status"] } == ["approved"])
+        }
+    }
+
     @Test("a web code is bound to its request: the code another browser shows, typed on this request, is a wrong code")
     func webCodeOfAnotherRequest() async throws {
         try await TestServer.run { server in

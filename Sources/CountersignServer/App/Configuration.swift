@@ -34,6 +34,8 @@ public struct Configuration: Sendable {
     /// Journeys one client, and one source address, may start per second (per instance); 0: no limit.
     public var startRatePerClient: Int
     public var startRatePerAddress: Int
+    /// Wrong admin keys one source address may send per minute before it is refused for the rest of it; 0: no limit.
+    public var adminFailuresPerMinute: Int
     /// Event streams and inbox long-polls one instance holds open at most.
     public var maximumOpenWaits: Int
     /// A connection on which nothing is read or written for this long is closed.
@@ -100,6 +102,9 @@ public struct Configuration: Sendable {
             name: "COUNTERSIGN_START_RATE_PER_ADDRESS", defaultValue: "20",
             meaning: "journeys one source address may start per second, per instance (0: no limit)"),
         Variable(
+            name: "COUNTERSIGN_ADMIN_FAILURES_PER_MINUTE", defaultValue: "10",
+            meaning: "wrong admin keys one source address may send in a minute; then every admin request from it is refused for the rest of it (0: no limit)"),
+        Variable(
             name: "COUNTERSIGN_IDLE_TIMEOUT", defaultValue: "60",
             meaning: "seconds a connection may stay silent before it is closed (more than the 30 s of a long-poll)"),
         Variable(
@@ -127,6 +132,7 @@ public struct Configuration: Sendable {
         masterKey: MasterKeySource = .file(MasterKeySource.defaultFile), recordRetention: TimeInterval = 86400,
         securityEventRetention: TimeInterval = 31_536_000,
         sweepInterval: TimeInterval = 60, pushAttemptTimeLimit: TimeInterval = 20, startRatePerClient: Int = 200, startRatePerAddress: Int = 20,
+        adminFailuresPerMinute: Int = 10,
         maximumOpenWaits: Int = 10000, idleTimeout: TimeInterval = 60, trustedProxies: Set<String> = [], metricsToken: String? = nil,
         backupDirectory: String = "./backups"
     ) {
@@ -146,6 +152,7 @@ public struct Configuration: Sendable {
         self.pushAttemptTimeLimit = pushAttemptTimeLimit
         self.startRatePerClient = startRatePerClient
         self.startRatePerAddress = startRatePerAddress
+        self.adminFailuresPerMinute = adminFailuresPerMinute
         self.maximumOpenWaits = maximumOpenWaits
         self.idleTimeout = idleTimeout
         self.trustedProxies = trustedProxies
@@ -232,6 +239,7 @@ public struct Configuration: Sendable {
         }
         let startRatePerClient = count("COUNTERSIGN_START_RATE_PER_CLIENT", default: 200, zeroAllowed: true)
         let startRatePerAddress = count("COUNTERSIGN_START_RATE_PER_ADDRESS", default: 20, zeroAllowed: true)
+        let adminFailuresPerMinute = count("COUNTERSIGN_ADMIN_FAILURES_PER_MINUTE", default: 10, zeroAllowed: true)
         let maximumOpenWaits = count("COUNTERSIGN_MAX_OPEN_WAITS", default: 10000, zeroAllowed: false)
         let idleTimeout = seconds("COUNTERSIGN_IDLE_TIMEOUT", default: 60)
         if idleTimeout <= TimeInterval(ApprovalRoutes.maximumWait) {
@@ -265,7 +273,7 @@ public struct Configuration: Sendable {
             interactionLifetime: interactionLifetime, tokenLifetime: tokenLifetime, masterKey: masterKey,
             recordRetention: recordRetention, securityEventRetention: securityEventRetention, sweepInterval: sweepInterval, pushAttemptTimeLimit: pushAttemptTimeLimit,
             startRatePerClient: startRatePerClient,
-            startRatePerAddress: startRatePerAddress, maximumOpenWaits: maximumOpenWaits, idleTimeout: idleTimeout,
+            startRatePerAddress: startRatePerAddress, adminFailuresPerMinute: adminFailuresPerMinute, maximumOpenWaits: maximumOpenWaits, idleTimeout: idleTimeout,
             trustedProxies: trustedProxies, metricsToken: metricsToken, backupDirectory: value("COUNTERSIGN_BACKUP_DIR") ?? "./backups")
     }
 }

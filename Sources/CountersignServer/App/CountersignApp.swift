@@ -63,7 +63,7 @@ public enum CountersignApp {
             lifetime: configuration.tokenLifetime, clock: clock)
         let securityEvents = SecurityEvents(storage: storage, clock: clock, logger: app.logger)
         let adminKeys = try await AdminKeyVerifier.bootstrap(
-            configuredKey: configuration.adminKey, storage: storage, clock: clock, securityEvents: securityEvents,
+            configuredKey: configuration.adminKey, failuresPerMinute: configuration.adminFailuresPerMinute, storage: storage, clock: clock, securityEvents: securityEvents,
             announce: dependencies.announceAdminKey)
         let events = try eventBus(for: configuration.database, storage: storage, app: app)
         let pushClient = PushHTTPClient()
@@ -101,6 +101,7 @@ public enum CountersignApp {
         let verifier = DeviceSignatureVerifier(storage: storage, clock: clock, securityEvents: securityEvents)
 
         app.publicOrigin = WebOrigin.of(url: configuration.publicURL)
+        app.hostIsOwnOrigin = configuration.mode == .development
         app.middleware = Middlewares()
         app.middleware.use(RequestLogMiddleware(metrics: metrics))
         app.middleware.use(ApplicationCORSMiddleware(storage: storage))

@@ -165,6 +165,15 @@ struct ApprovalLifecycle: Sendable {
         return .invalid(attemptsLeft: left)
     }
 
+    /// Cancels the approval for the browser. Whichever close commits first wins: an approval the phone
+    /// approved first stays approved and refuses the cancel (`410 approval_closed`), so the browser learns
+    /// by its next poll that it is signed in, as the phone was told; one cancelled first refuses the phone's
+    /// answer alike.
+    func cancel(_ approval: some ClosableApproval, in work: UnitOfWork) async {
+        await close(approval, as: .cancelled, failureCode: ErrorCode.cancelled, in: work)
+        await work.hold(storage.approvals.unlessApproved(approval.id).refusing { _ in ServiceError.approvalNotPending(.approved) })
+    }
+
     /// Ends a pending approval and, once the change is committed, tells the browser waiting on it how it
     /// ended (`ApprovalClosed`). An approval no longer pending is left as it is (whoever closed it told
     /// the browser); with `refusingIfClosed` (the phone answering), that refuses the whole call. An

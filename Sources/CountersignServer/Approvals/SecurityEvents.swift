@@ -47,13 +47,14 @@ struct SecurityEvents: Sendable {
     }
 
     /// Records `kind` at once: for a refusal, whose call commits nothing, or an admin action. With a
-    /// `source`, a repeat from the same source within `repeatWindow` is logged but not stored.
+    /// `source`, a repeat from the same source within `repeatWindow` is neither stored nor logged, so that
+    /// a flood fills neither the table nor the log: the first of the window stands for it.
     func recordNow(
         _ kind: SecurityEventKind, userID: String? = nil, deviceID: String? = nil, detail: String, source: String? = nil
     ) async throws {
         let event = event(kind, userID: userID, approvalID: nil, deviceID: deviceID, detail: detail)
-        Self.log(event, to: logger)
         if let source, await !stored.isFirst(kind.rawValue + "\n" + source, at: event.createdAt, within: Self.repeatWindow) { return }
+        Self.log(event, to: logger)
         try await storage.securityEvents.insert(event)
     }
 
@@ -81,7 +82,7 @@ private actor RecentlyStored {
 
     /// Whether `key` was not stored within `window` before `now`; if so, it counts as stored now. When
     /// more sources than `capacity` were stored within the window (an attack from many addresses), a new
-    /// one is not stored either: it is still logged, and neither this map nor the table grows without end.
+    /// one is neither stored nor logged, and neither this map, the table nor the log grows without end.
     func isFirst(_ key: String, at now: Date, within window: TimeInterval) -> Bool {
         if let last = storedAt[key], now.timeIntervalSince(last) < window { return false }
         if storedAt.count >= Self.capacity {

@@ -20,14 +20,16 @@ struct EnrollmentCodes: Sendable {
         let link: EnrollmentLink
     }
 
-    /// A new code for `externalUserID`, redeemable through `clientID` (any native client when nil), and the
-    /// record to store for it with the caller's other writes.
-    func make(externalUserID: String, clientID: String?, lifetime: TimeInterval) -> (record: EnrollmentCodeRecord, issued: Issued) {
+    /// A new code for `externalUserID`, redeemable through `clientID` (any native client of `applicationID`
+    /// when nil), and the record to store for it with the caller's other writes.
+    func make(
+        externalUserID: String, applicationID: String, clientID: String?, lifetime: TimeInterval
+    ) -> (record: EnrollmentCodeRecord, issued: Issued) {
         let now = clock.now()
         let code = EnrollmentCode.generate()
         let record = EnrollmentCodeRecord(
             id: SecureRandom.identifier(prefix: "enr"), codeHash: EnrollmentCode.keyedHash(code, key: key),
-            externalUserID: externalUserID, clientID: clientID, createdAt: now, expiresAt: now.addingTimeInterval(lifetime),
+            externalUserID: externalUserID, applicationID: applicationID, clientID: clientID, createdAt: now, expiresAt: now.addingTimeInterval(lifetime),
             usedAt: nil)
         return (record, Issued(code: code, expiresAt: record.expiresAt, link: EnrollmentLink(server: publicURL, clientID: clientID, code: code)))
     }

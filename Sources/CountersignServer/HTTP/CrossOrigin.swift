@@ -40,24 +40,36 @@ extension Application {
         typealias Value = String
     }
 
+    private struct HostIsOwnOriginKey: StorageKey {
+        typealias Value = Bool
+    }
+
     /// The origin of the server's public URL (`COUNTERSIGN_PUBLIC_URL`).
     var publicOrigin: String? {
         get { storage[PublicOriginKey.self] }
         set { storage[PublicOriginKey.self] = newValue }
     }
+
+    /// Whether a page on the `Host` a request named is the server's own (development mode only).
+    var hostIsOwnOrigin: Bool {
+        get { storage[HostIsOwnOriginKey.self] ?? false }
+        set { storage[HostIsOwnOriginKey.self] = newValue }
+    }
 }
 
 extension Request {
     /// The `Origin` of a page on another origin than the one it called; nil for callers that are not
-    /// browsers, which send no `Origin`, and for a page of this server's own origin: its public URL's, or
-    /// one on the `Host` it called over the public URL's scheme (`Host` names no scheme, and a page served
-    /// over plain http beside an https server is not the server's). Behind a proxy that passes on another
-    /// `Host`, only the public URL's origin is the server's own.
+    /// browsers, which send no `Origin`, and for a page of this server's own origin: its public URL's.
+    /// The `Host` a request names is no proof: any name an attacker points at the server's address (DNS
+    /// rebinding) would make its page the server's own. Only in development mode, where the demo is
+    /// opened as localhost or 127.0.0.1 alike, is a page on the `Host` it called over the public URL's
+    /// scheme the server's own too (`Host` names no scheme).
     var crossOrigin: String? {
         guard let origin = headers.first(name: .origin) else { return nil }
         guard let normalized = WebOrigin.normalized(origin) else { return origin }
         let publicOrigin = application.publicOrigin
         if normalized == publicOrigin { return nil }
+        guard application.hostIsOwnOrigin else { return normalized }
         let parts = normalized.split(separator: "://", maxSplits: 1).map(String.init)
         let sameScheme = publicOrigin.map { $0.hasPrefix(parts[0] + "://") } ?? true
         return sameScheme && parts.last == headers.first(name: .host)?.lowercased() ? nil : normalized

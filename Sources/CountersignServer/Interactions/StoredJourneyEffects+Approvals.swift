@@ -58,7 +58,7 @@ extension StoredJourneyEffects {
 
     func cancelApproval(_ approvalID: String) async throws {
         guard let approval = try await storage.approvals.outcome(approvalID) else { return }
-        await approvals.close(approval, as: .cancelled, failureCode: ErrorCode.cancelled, in: work)
+        await approvals.cancel(approval, in: work)
     }
 
     /// Settles the approval with the terms this run already knows of it, or else read now. An approval gone

@@ -96,8 +96,9 @@ actor StoredJourneyEffects: JourneyEffects {
     }
 
     func issueEnrollmentCode(for user: UserContext, lifetime: TimeInterval) async throws -> IssuedEnrollmentCode? {
-        guard let nativeClientID = try await application()?.nativeClientID else { return nil }
-        let (record, issued) = services.enrollmentCodes.make(externalUserID: user.externalUserID, clientID: nativeClientID, lifetime: lifetime)
+        guard let application = try await application(), let nativeClientID = application.nativeClientID else { return nil }
+        let (record, issued) = services.enrollmentCodes.make(
+            externalUserID: user.externalUserID, applicationID: application.id, clientID: nativeClientID, lifetime: lifetime)
         guard let qrCode = QRCodeSVG.encoding(issued.link.uri) else { throw QRCodeTooLong() }
         await work.hold { storage in try await storage.enrollmentCodes.insert(record) }
         return IssuedEnrollmentCode(

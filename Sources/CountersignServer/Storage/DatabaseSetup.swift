@@ -143,6 +143,8 @@ enum DatabaseSetup {
         migrations.add(CreateKeptAnswers())
         migrations.add(AddApprovalSource())
         migrations.add(AddApplicationJourneys())
+        migrations.add(AddEnrollmentCodeApplication())
+        migrations.add(AddSigningKeyActivation())
         let migrator = Migrator(databases: databases, migrations: migrations, logger: runtime.logger, on: runtime.eventLoopGroup.any())
         try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
     }

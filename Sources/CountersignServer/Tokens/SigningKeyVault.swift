@@ -6,12 +6,12 @@ struct SigningKeyVault: Sendable {
     let storage: Storage
     let secrets: SecretBox
 
-    /// The key that signs, opened.
-    func active() async throws -> SigningKeyRecord? {
-        try await storage.signingKeys.active().map(open)
+    /// The key that signs at `now`, opened.
+    func active(at now: Date) async throws -> SigningKeyRecord? {
+        try await storage.signingKeys.active(at: now).map(open)
     }
 
-    /// The active key and the keys retired after `cutoff`, newest first, opened.
+    /// The keys not retired or retired after `cutoff`, newest first, opened.
     func published(retiredAfter cutoff: Date) async throws -> [SigningKeyRecord] {
         try await storage.signingKeys.published(retiredAfter: cutoff).map(open)
     }
@@ -20,11 +20,11 @@ struct SigningKeyVault: Sendable {
         try await storage.signingKeys.insert(try seal(key))
     }
 
-    /// Retires every key and adds `key`, in the caller's `transaction`.
-    func rotate(to key: SigningKeyRecord, at now: Date, in transaction: Storage) async throws {
+    /// Adds `key` and retires every other key as it activates, in the caller's `transaction`.
+    func rotate(to key: SigningKeyRecord, in transaction: Storage) async throws {
         let sealed = try seal(key)
         let store = transaction.signingKeys
-        try await store.retireAll(at: now)
+        try await store.retireAll(at: key.activatesAt)
         try await store.insert(sealed)
     }
 

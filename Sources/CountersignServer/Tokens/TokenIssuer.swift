@@ -6,9 +6,12 @@ import Journeys
 
 /// Signs tokens with the newest signing key and publishes the keys relying parties need.
 ///
-/// The first start generates a key and stores it; `rotate(recordedBy:)` adds a new one and retires the old, which
-/// stays in the JWKS until every token it signed has expired: on any instance, which may sign with it for
-/// up to one `keySetRefresh` after another instance retired it (`retiredKeyPublished`).
+/// The first start generates a key and stores it; `rotate(recordedBy:)` adds a new one, published at once
+/// and signing `publishedBeforeSigning` later, when every relying party's copy of the JWKS (cached for
+/// `jwksMaxAge`) holds it; the old key signs until then, and stays in the JWKS until every token it signed
+/// has expired: on any instance, which may sign with it for up to one `keySetRefresh` after it retired
+/// (`retiredKeyPublished`). A rotation `immediately` (a key thought compromised) signs at once, and
+/// relying parties refuse its tokens until their cached JWKS is renewed.
 ///
 /// Every relying party fetches the JWKS, so it is served from memory, encoded once. The key set is read
 /// again from the database at most every `keySetRefresh` (or sooner, when a retired key's last tokens
@@ -26,6 +29,10 @@ actor TokenIssuer {
 
     /// How long the key set read from the database is trusted.
     static let keySetRefresh: TimeInterval = 30
+    /// How long relying parties may cache the JWKS (its `Cache-Control: max-age`).
+    static let jwksMaxAge = 300
+    /// How long a key rotated in is published before it signs.
+    static let publishedBeforeSigning = TimeInterval(jwksMaxAge) + keySetRefresh
 
     /// How long a retired key stays published: the lifetime of a token signed with it at the last moment
     /// an instance may still sign with it, one key set refresh after its retirement.
@@ -50,10 +57,11 @@ actor TokenIssuer {
     static func bootstrap(keyVault: SigningKeyVault, issuer: String, lifetime: TimeInterval, clock: any WallClock) async throws -> TokenIssuer {
         try await keyVault.sealKeysStoredInClear()
         let key: SigningKeyRecord
-        if let active = try await keyVault.active() {
+        if let active = try await keyVault.active(at: clock.now()) {
             key = active
         } else {
-            key = Self.newKey(at: clock.now())
+            // The first key: no relying party has a key set to update yet.
+            key = Self.newKey(at: clock.now(), activatesAt: Self.wholeSecond(clock.now(), .down))
             try await keyVault.insert(key)
         }
         return try await TokenIssuer(keyVault: keyVault, issuer: issuer, lifetime: lifetime, clock: clock, signingKey: key)
@@ -76,17 +84,20 @@ actor TokenIssuer {
     /// The order `amr` values are listed in, whatever order they were proven in; `mfa` comes last.
     static let canonicalOrder = ["mobile_biometrics", "hwk", "code_otp"]
 
-    /// Starts signing with a new key; returns its `kid`. The key is stored in one transaction with the
-    /// security event that records the rotation: neither is kept without the other.
-    func rotate(recordedBy securityEvents: SecurityEvents) async throws -> String {
+    /// Publishes a new key, which signs `publishedBeforeSigning` from now, or at once `immediately`;
+    /// returns it. The key is stored in one transaction with the security event that records the
+    /// rotation: neither is kept without the other.
+    func rotate(immediately: Bool = false, recordedBy securityEvents: SecurityEvents) async throws -> SigningKeyRecord {
         let now = clock.now()
-        let key = Self.newKey(at: now)
-        try await securityEvents.recording(.signingKeyRotated, detail: "the token signing key was rotated; the new kid is \(key.id)") {
-            [keyVault] transaction in try await keyVault.rotate(to: key, at: now, in: transaction)
+        let key = Self.newKey(
+            at: now, activatesAt: immediately ? Self.wholeSecond(now, .down) : Self.wholeSecond(now.addingTimeInterval(Self.publishedBeforeSigning), .up))
+        let detail = "the token signing key was rotated\(immediately ? " immediately" : ""); the new kid is \(key.id), "
+            + "signing from \(key.activatesAt.formatted(.iso8601))"
+        try await securityEvents.recording(.signingKeyRotated, detail: detail) {
+            [keyVault] transaction in try await keyVault.rotate(to: key, in: transaction)
         }
-        try await sign(with: key)
         encodedJWKS = nil
-        return activeKeyID
+        return key
     }
 
     /// The JWKS document: the public keys of the active key and of retired keys whose tokens may still be
@@ -95,18 +106,20 @@ actor TokenIssuer {
         try await currentKeySet().body
     }
 
-    /// The key set as last read, read again (switching to a newer signing key) once it is stale.
+    /// The key set as last read, read again (switching to the key that signs now) once it is stale: at
+    /// the latest when a key published ahead activates.
     private func currentKeySet() async throws -> EncodedJWKS {
         let now = clock.now()
         if let encodedJWKS, now < encodedJWKS.validUntil { return encodedJWKS }
         let records = try await keyVault.published(retiredAfter: now.addingTimeInterval(-retiredKeyPublished))
-        if let newest = records.first(where: { $0.retiredAt == nil }), newest.id != activeKeyID { try await sign(with: newest) }
+        if let signing = records.first(where: { $0.signs(at: now) }), signing.id != activeKeyID { try await sign(with: signing) }
         var jwks: [String: PublishedKey] = [:]
         for record in records { jwks[record.id] = try publicKeys[record.id] ?? Self.publicKey(record) }
         publicKeys = jwks
         let body = try JSONEncoder.wire.encode(PublishedKeySet(keys: records.compactMap { jwks[$0.id] }))
         let lastTokensExpire = records.compactMap { $0.retiredAt?.addingTimeInterval(retiredKeyPublished) }.min() ?? .distantFuture
-        let keySet = EncodedJWKS(body: body, validUntil: min(lastTokensExpire, now.addingTimeInterval(Self.keySetRefresh)))
+        let nextActivation = records.map(\.activatesAt).filter { $0 > now }.min() ?? .distantFuture
+        let keySet = EncodedJWKS(body: body, validUntil: min(lastTokensExpire, nextActivation, now.addingTimeInterval(Self.keySetRefresh)))
         encodedJWKS = keySet
         return keySet
     }
@@ -120,9 +133,16 @@ actor TokenIssuer {
         try PublishedKey(try ES256PrivateKey(pem: model.privateKeyPEM), kid: model.id)
     }
 
-    private static func newKey(at date: Date) -> SigningKeyRecord {
+    /// `date` as a whole second, which every database keeps exactly: the instances compare activation
+    /// and retirement times with their clocks, and a time read back a microsecond later would move them.
+    private static func wholeSecond(_ date: Date, _ rounding: FloatingPointRoundingRule) -> Date {
+        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(rounding))
+    }
+
+    private static func newKey(at date: Date, activatesAt: Date) -> SigningKeyRecord {
         SigningKeyRecord(
-            id: SecureRandom.identifier(prefix: "key"), privateKeyPEM: ES256PrivateKey().pemRepresentation, createdAt: date, retiredAt: nil)
+            id: SecureRandom.identifier(prefix: "key"), privateKeyPEM: ES256PrivateKey().pemRepresentation, createdAt: date,
+            activatesAt: activatesAt, retiredAt: nil)
     }
 
     private static func collection(signingWith model: SigningKeyRecord) async throws -> JWTKeyCollection {

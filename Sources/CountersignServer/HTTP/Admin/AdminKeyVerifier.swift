@@ -7,19 +7,23 @@ import Vapor
 struct AdminKeyVerifier: Sendable {
     private let keyHash: String
     let securityEvents: SecurityEvents
+    let throttle: AdminGuessThrottle
 
     /// Settles which key is valid; `announce` shows a newly generated key to the operator.
     static func bootstrap(
-        configuredKey: String?, storage: Storage, clock: any WallClock, securityEvents: SecurityEvents,
+        configuredKey: String?, failuresPerMinute: Int, storage: Storage, clock: any WallClock, securityEvents: SecurityEvents,
         announce: @Sendable (String) -> Void
     ) async throws -> AdminKeyVerifier {
-        if let configuredKey { return AdminKeyVerifier(keyHash: SecretDigest.hex(configuredKey), securityEvents: securityEvents) }
+        let throttle = AdminGuessThrottle(allowed: failuresPerMinute, clock: clock)
+        if let configuredKey {
+            return AdminKeyVerifier(keyHash: SecretDigest.hex(configuredKey), securityEvents: securityEvents, throttle: throttle)
+        }
         let secrets = storage.serverSecrets
-        if let stored = try await secrets.adminKeyHash() { return AdminKeyVerifier(keyHash: stored, securityEvents: securityEvents) }
+        if let stored = try await secrets.adminKeyHash() { return AdminKeyVerifier(keyHash: stored, securityEvents: securityEvents, throttle: throttle) }
         let key = SecureRandom.identifier(prefix: "csk")
         try await secrets.insertAdminKeyHash(SecretDigest.hex(key), id: SecureRandom.identifier(prefix: "adm"), at: clock.now())
         announce(key)
-        return AdminKeyVerifier(keyHash: SecretDigest.hex(key), securityEvents: securityEvents)
+        return AdminKeyVerifier(keyHash: SecretDigest.hex(key), securityEvents: securityEvents, throttle: throttle)
     }
 
     static let recordedPathLength = 128
@@ -33,6 +37,7 @@ struct AdminKeyVerifier: Sendable {
     /// where, never the key it tried.
     func recordRefusal(of request: Request, keyGiven: Bool) async {
         let source = request.clientAddress ?? "an unknown address"
+        await throttle.countFailure(of: AddressBlock.of(source))
         let path = request.url.path
         let shownPath = path.count > Self.recordedPathLength ? path.prefix(Self.recordedPathLength) + "…" : path
         let detail = "\(request.method.rawValue) \(shownPath) with \(keyGiven ? "a wrong" : "no") admin key from \(source)"
@@ -49,11 +54,15 @@ extension RoutesBuilder {
     }
 }
 
-/// Lets a request through only with the admin key as its bearer token.
+/// Lets a request through only with the admin key as its bearer token, and none from a source that sent
+/// too many wrong keys lately (`AdminGuessThrottle`).
 struct AdminAuthenticationMiddleware: AsyncMiddleware {
     let verifier: AdminKeyVerifier
 
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        if let seconds = await verifier.throttle.retryAfter(for: AddressBlock.of(request.clientAddress ?? "an unknown address")) {
+            throw ServiceError(.tooSoon(retryAfter: seconds), ErrorCode.rateLimited, "Too many wrong admin keys from this address; try again in \(seconds) s.")
+        }
         let key = request.headers.bearerAuthorization?.token
         guard let key, verifier.accepts(key) else {
             await verifier.recordRefusal(of: request, keyGiven: key != nil)

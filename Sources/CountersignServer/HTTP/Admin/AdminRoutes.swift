@@ -236,12 +236,13 @@ struct AdminRoutes: RouteCollection {
     }
 
     func listSigningKeys(request: Request) async throws -> [SigningKeyView] {
-        try await storage.signingKeys.all().map { SigningKeyView(kid: $0.id, createdAt: $0.createdAt, retiredAt: $0.retiredAt) }
+        try await storage.signingKeys.all().map(SigningKeyView.init)
     }
 
     func rotateSigningKey(request: Request) async throws -> Response {
-        let kid = try await tokenIssuer.rotate(recordedBy: securityEvents)
-        return try await ["kid": kid].encodeResponse(status: .created, for: request)
+        let immediately = request.body.data == nil ? false : try request.decodeBody(RotateSigningKeyRequest.self).immediately ?? false
+        let key = try await tokenIssuer.rotate(immediately: immediately, recordedBy: securityEvents)
+        return try .wire(SigningKeyView(key), status: .created)
     }
 
     private func findApplication(_ request: Request) async throws -> ApplicationRecord {

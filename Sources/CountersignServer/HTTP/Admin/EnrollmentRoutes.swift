@@ -20,20 +20,31 @@ struct EnrollmentRoutes: RouteCollection {
         guard ExternalUserID.isAcceptable(body.externalUserID) else {
             throw ServiceError.notValid("'external_user_id' must be 1 to \(ExternalUserID.longest) characters, none a control character.")
         }
+        var applicationID = body.applicationID
         if let clientID = body.clientID {
-            guard let client = try await storage.clients.client(clientID), client.kind == ClientKind.native.rawValue else {
-                throw ServiceError.notValid("'client_id' must name a native client.")
+            guard let client = try await storage.clients.client(clientID), client.kind == ClientKind.native.rawValue,
+                applicationID.map({ $0 == client.applicationID }) ?? true
+            else {
+                throw ServiceError.notValid("'client_id' must name a native client (of 'application_id', when given).")
             }
+            applicationID = client.applicationID
+        }
+        // Every code belongs to an application: one for any application would link its user to whichever
+        // application's phone app redeemed it.
+        guard let applicationID, try await storage.clients.application(applicationID) != nil else {
+            throw ServiceError.notValid("'application_id' or 'client_id' must name the application whose phone app redeems the code.")
         }
         let lifetime = body.expiresIn ?? TimeInterval(EnrollmentCode.defaultLifetime)
         guard lifetime >= 1, lifetime <= TimeInterval(EnrollmentCode.longestLifetime) else {
             throw ServiceError.notValid("'expires_in' must be 1 to \(EnrollmentCode.longestLifetime) seconds.")
         }
-        let (record, issued) = codes.make(externalUserID: body.externalUserID, clientID: body.clientID, lifetime: lifetime)
+        let (record, issued) = codes.make(
+            externalUserID: body.externalUserID, applicationID: applicationID, clientID: body.clientID, lifetime: lifetime)
         let user = try await storage.users.find(externalUserID: body.externalUserID)
         try await securityEvents.recording(
             .enrollmentCodeIssued, userID: user?.id,
-            detail: "an enrollment code for '\(body.externalUserID)' through \(body.clientID.map { "client '\($0)'" } ?? "any native client"), "
+            detail: "an enrollment code for '\(body.externalUserID)' through \(body.clientID.map { "client '\($0)'" } ?? "any native client")"
+                + " of application '\(applicationID)', "
                 + "valid until \(issued.expiresAt.formatted(.iso8601))"
         ) { storage in try await storage.enrollmentCodes.insert(record) }
         // The code is a credential until it is used: no cache keeps the answer.

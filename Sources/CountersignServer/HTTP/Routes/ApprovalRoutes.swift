@@ -111,7 +111,8 @@ struct ApprovalRoutes: RouteCollection {
                 throw ServiceError(.conflict, ErrorCode.notWaiting, "The interaction is not waiting for a phone.")
             }
             approvalID = waitedOn
-            let (opened, ending) = try await openWaits.openEventStream(for: interactionID)
+            let (opened, ending) = try await openWaits.openEventStream(
+                for: interactionID, source: AddressBlock.of(request.clientAddress ?? "an unknown address"))
             stream = opened
             // Wakes the stream this one replaces, so that it ends now (this one looks at its approval again).
             if ending != nil { await events.publish(topic, "") }

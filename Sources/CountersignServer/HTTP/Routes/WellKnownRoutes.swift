@@ -23,7 +23,7 @@ struct WellKnownRoutes: RouteCollection {
         let wellKnown = routes.grouped(".well-known")
         wellKnown.get("openid-configuration") { _ in Self.readableAnywhere(Response.wireEncoded(discoveryBody)) }
         wellKnown.get("jwks.json") { _ in
-            Self.readableAnywhere(Response.wireEncoded(try await tokenIssuer.publishedKeys(), cacheControl: "public, max-age=300"))
+            Self.readableAnywhere(Response.wireEncoded(try await tokenIssuer.publishedKeys(), cacheControl: "public, max-age=\(TokenIssuer.jwksMaxAge)"))
         }
     }
 

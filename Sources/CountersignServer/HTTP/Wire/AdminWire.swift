@@ -167,13 +167,28 @@ struct JourneyView: Content {
 struct SigningKeyView: Content {
     let kid: String
     let createdAt: Date
+    let activatesAt: Date
     let retiredAt: Date?
+
+    init(_ key: SigningKeyRecord) {
+        kid = key.id
+        createdAt = key.createdAt
+        activatesAt = key.activatesAt
+        retiredAt = key.retiredAt
+    }
 
     enum CodingKeys: String, CodingKey {
         case kid
         case createdAt = "created_at"
+        case activatesAt = "activates_at"
         case retiredAt = "retired_at"
     }
+}
+
+/// `POST /admin/v1/signing-keys/rotate`; without a body, the key signs once relying parties' cached key
+/// sets hold it.
+struct RotateSigningKeyRequest: Content {
+    let immediately: Bool?
 }
 
 /// `POST /admin/v1/backups`: the copy written.
@@ -238,12 +253,15 @@ struct CreateClientRequest: Content {
 
 struct IssueEnrollmentCodeRequest: Content {
     let externalUserID: String
+    /// The application whose native clients may redeem the code; given, or the client's.
+    let applicationID: String?
     let clientID: String?
     /// Seconds the code stays valid.
     let expiresIn: TimeInterval?
 
     enum CodingKeys: String, CodingKey {
         case externalUserID = "external_user_id"
+        case applicationID = "application_id"
         case clientID = "client_id"
         case expiresIn = "expires_in"
     }

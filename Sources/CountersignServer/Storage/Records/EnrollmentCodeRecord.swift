@@ -6,7 +6,9 @@ struct EnrollmentCodeRecord: Codable, Sendable {
     let id: String
     let codeHash: String
     let externalUserID: String
-    /// The native client the code may be redeemed through; nil for any.
+    /// The application whose native clients may redeem the code.
+    let applicationID: String
+    /// The one of them the code may be redeemed through; nil for any.
     let clientID: String?
     let createdAt: Date
     let expiresAt: Date
@@ -16,6 +18,7 @@ struct EnrollmentCodeRecord: Codable, Sendable {
         case id
         case codeHash = "code_hash"
         case externalUserID = "external_user_id"
+        case applicationID = "application_id"
         case clientID = "client_id"
         case createdAt = "created_at"
         case expiresAt = "expires_at"

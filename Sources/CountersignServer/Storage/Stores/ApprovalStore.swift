@@ -175,6 +175,17 @@ struct ApprovalStore {
             """, row: Self.row(id))
     }
 
+    /// Changes approval (or decoy) `id` in nothing and answers its row unless it was approved: held after a
+    /// cancel's close, it refuses the cancel of an approval the phone approved first. A write, so that on
+    /// PostgreSQL it reads the row as the phone's commit left it, under the row's lock.
+    func unlessApproved(_ id: String) -> HeldStatement {
+        HeldStatement(returningChangedRows: """
+            UPDATE \(name: Self.table(of: id)) SET status = status
+            WHERE id = \(bind: id) AND status <> \(bind: ApprovalStatus.approved.rawValue)
+            RETURNING id
+            """, row: Self.row(id))
+    }
+
     /// Counts one try of the web OTP, right or wrong, if `attemptsLeftSeen` is still the count (compare and
     /// set). It changes no row when another try was counted since.
     func countOTPTry(_ id: String, attemptsLeftSeen seen: Int) -> HeldStatement {

@@ -16,6 +16,7 @@ struct EnrollmentCodeStore {
             SELECT * FROM \(name: Self.table)
             WHERE code_hash = \(bind: codeHash) AND used_at IS NULL AND expires_at > \(bind: now)
               AND (client_id IS NULL OR client_id = \(bind: clientID))
+              AND application_id = (SELECT application_id FROM \(name: ClientStore.table) WHERE id = \(bind: clientID))
             """).first(decoding: EnrollmentCodeRecord.self)
     }
 

@@ -6,16 +6,19 @@ struct SigningKeyStore {
     static let table = "signing_keys"
     let sql: any SQLDatabase
 
-    /// The key that signs: the newest one not retired.
-    func active() async throws -> SigningKeyRecord? {
-        try await sql.raw("SELECT * FROM \(name: Self.table) WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1")
-            .first(decoding: SigningKeyRecord.self)
+    /// The key that signs at `now`: the newest one active then.
+    func active(at now: Date) async throws -> SigningKeyRecord? {
+        try await sql.raw("""
+            SELECT * FROM \(name: Self.table) WHERE activates_at <= \(bind: now) AND (retired_at IS NULL OR retired_at > \(bind: now))
+            ORDER BY activates_at DESC LIMIT 1
+            """).first(decoding: SigningKeyRecord.self)
     }
 
-    /// The active key and the keys retired after `cutoff`, newest first.
+    /// The keys not retired, or retired after `cutoff` (those rotated in and not signing yet among them),
+    /// newest first.
     func published(retiredAfter cutoff: Date) async throws -> [SigningKeyRecord] {
         try await sql.raw("""
-            SELECT * FROM \(name: Self.table) WHERE retired_at IS NULL OR retired_at > \(bind: cutoff) ORDER BY created_at DESC
+            SELECT * FROM \(name: Self.table) WHERE retired_at IS NULL OR retired_at > \(bind: cutoff) ORDER BY activates_at DESC
             """).all(decoding: SigningKeyRecord.self)
     }
 
@@ -32,8 +35,8 @@ struct SigningKeyStore {
         try await sql.raw("UPDATE \(name: Self.table) SET private_key_pem = \(bind: privateKeyPEM) WHERE id = \(bind: id)").run()
     }
 
-    /// Retires every key not yet retired.
-    func retireAll(at now: Date) async throws {
-        try await sql.raw("UPDATE \(name: Self.table) SET retired_at = \(bind: now) WHERE retired_at IS NULL").run()
+    /// Retires, at `date`, every key not retired yet.
+    func retireAll(at date: Date) async throws {
+        try await sql.raw("UPDATE \(name: Self.table) SET retired_at = \(bind: date) WHERE retired_at IS NULL").run()
     }
 }
