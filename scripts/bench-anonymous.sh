@@ -14,8 +14,10 @@ COUNTERSIGN_DATABASE_URL="$work/db.sqlite" COUNTERSIGN_PORT=$port COUNTERSIGN_ST
 pid=$!
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
 
-# Each body: a name, then the JSON. All are refused (an unknown client, or the strict check); the last
-# two are the largest a request may be, at the bounds of depth (16) and values (1,024).
+# Each body: a name, then the JSON. The nested ones are refused by the strict check; the others are as large
+# as a request may be, at the bounds of depth (16) and values (256), sent with an unknown client (401) and
+# with the demo's public web client, which anyone can read in its page (a start, stored); `start` is a
+# start's plain body, for comparison.
 python3 - "$work" <<'PY'
 import sys
 work = sys.argv[1]
@@ -23,9 +25,11 @@ def nested(depth): return "[" * depth + "]" * depth
 bodies = {
     "nested-500": '{"client_id":"nope","additional_params":{"x":%s}}' % nested(500),
     "nested-500-x15": '{"client_id":"nope","additional_params":{%s}}' % ",".join('"x%d":%s' % (i, nested(500)) for i in range(15)),
-    "values-1024": '{"client_id":"nope","additional_params":{"x":[%s]}}' % ",".join(["[]"] * 1020),
-    "depth-16-x60": '{"client_id":"nope","additional_params":{"x":[%s]}}' % ",".join([nested(13)] * 60),
+    "values-256": '{"client_id":"nope","additional_params":{"x":[%s]}}' % ",".join(["[]"] * 252),
+    "depth-16": '{"client_id":"nope","additional_params":{"x":[%s]}}' % ",".join([nested(13)] * 19),
     "escapes-16k": '{"client_id":"nope","additional_params":{"x":"%s"}}' % ("\\u00e9" * 2600),
+    "start": '{"client_id":"demo-web"}',
+    "start-values-256": '{"client_id":"demo-web","additional_params":{"x":[%s]}}' % ",".join(["[]"] * 252),
 }
 for name, body in bodies.items():
     assert len(body) <= 16384, (name, len(body))
@@ -44,6 +48,6 @@ measure() {  # name, path, [script]
 
 echo "body sizes (bytes):"; sed 's/^/  /' "$work/sizes"
 measure healthz /healthz
-for name in nested-500 nested-500-x15 values-1024 depth-16-x60 escapes-16k; do
+for name in nested-500 nested-500-x15 values-256 depth-16 escapes-16k start start-values-256; do
   measure "$name" /v1/journeys/web_login/start "$work/$name.lua"
 done

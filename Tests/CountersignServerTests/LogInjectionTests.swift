@@ -2,7 +2,6 @@ import CountersignCore
 import CountersignServer
 import Foundation
 import Logging
-import Synchronization
 import Testing
 
 /// An id with a line break went from the admin API or a journey into a security event's detail, and so
@@ -40,33 +39,12 @@ struct LogInjectionTests {
 
     @Test("the text log handler writes a message's and the metadata's control characters as escapes")
     func textLogEscapes() {
-        let lines = Lines()
-        let logger = Logger(label: "test") { _ in
-            EscapingLogHandler(Recording(lines: lines))
-        }
+        let store = LogStore()
+        let logger = Logger(label: "test") { _ in EscapingLogHandler(CapturingLogHandler(store: store)) }
         logger.warning("security event \(Self.forged)", metadata: ["detail": .string(Self.forged), "list": .array([.string("a\nb")])])
-        let written = lines.written.withLock { $0 }
+        let written = store.lines.withLock { $0 }
         #expect(written.count == 1)
         #expect(written.allSatisfy { !$0.contains("\n") })
         #expect(written.first?.contains(#"ada@example.com\u{A}[ WARNING ] admin key accepted"#) == true)
-    }
-
-    private final class Lines: Sendable {
-        let written = Mutex<[String]>([])
-    }
-
-    /// Writes each event as one string, as a text handler would, without escaping anything itself.
-    private struct Recording: LogHandler {
-        let lines: Lines
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .info
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-            lines.written.withLock { $0.append("\(event.message) \(fields.joined(separator: " "))") }
-        }
     }
 }

@@ -5,7 +5,7 @@ import Vapor
 /// Strict input on `/v1` and `/admin/v1` (DESIGN.md §6): a request body must be declared
 /// `application/json` (UTF-8), sent as it is (no `Content-Encoding`: the server inflates nothing a
 /// stranger compressed), and be UTF-8 JSON as `StrictJSON` reads it: no key repeated in one object, no
-/// trailing comma, at most 16 levels deep and 1,024 values. Checked in one pass before any route reads it,
+/// trailing comma, at most 16 levels deep and 256 values. Checked in one pass before any route reads it,
 /// so a body built to be costly to decode is refused at the cost of reading it once. On the admin API a request without a body (`POST …/revoke`) needs no type. No text the
 /// request carries may hold the NUL character: PostgreSQL stores no text with one (a 500 on that database,
 /// where SQLite took it), and no field of the API has a use for it. No id holds one, so a path with one

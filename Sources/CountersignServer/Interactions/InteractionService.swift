@@ -51,14 +51,15 @@ struct InteractionService: Sendable {
     func start(journeyID: String, request: StartJourneyRequest, origin: RequestOrigin) async throws -> Reply {
         guard let journey = journeys[journeyID] else { throw ServiceError.notFound("No journey '\(journeyID)'.") }
         try await startLimiter.admit(clientID: request.clientID, address: origin.clientIP)
-        if let params = request.additionalParams, try JSONEncoder.wire.encode(params).count > Self.additionalParamsLimit {
-            throw ServiceError.notValid("'additional_params' must be at most \(Self.additionalParamsLimit / 1024) KiB of JSON.")
-        }
         if let correlationID = request.correlationID, correlationID.count > Self.correlationIDLimit {
             throw ServiceError.notValid("'correlation_id' must be at most \(Self.correlationIDLimit) characters.")
         }
         guard let client = try await storage.clients.startingClient(request.clientID, webOrigin: origin.webOrigin) else {
             throw ServiceError(.unauthenticated, ErrorCode.invalidClient, "Unknown client_id '\(request.clientID)'.")
+        }
+        // After the client: encoding is the costliest check, and a stranger without a client id is refused first.
+        if let params = request.additionalParams, try JSONEncoder.wire.encode(params).count > Self.additionalParamsLimit {
+            throw ServiceError.notValid("'additional_params' must be at most \(Self.additionalParamsLimit / 1024) KiB of JSON.")
         }
         try journeys.check(journey, mayStartFrom: client.record, allowedJourneys: client.allowedJourneys)
         if let webOrigin = origin.webOrigin, !client.listsOrigin {
