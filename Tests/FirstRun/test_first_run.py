@@ -41,6 +41,11 @@ def request(url, body=None, timeout=10):
         return status, text
 
 
+def read(path):
+    with open(path) as file:
+        return file.read()
+
+
 def wait_for_health(base, process, seconds):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -126,15 +131,15 @@ class FirstCommand(unittest.TestCase):
         self.addCleanup(stop, dev)
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 40 * 60
-        while "Countersign is running" not in open(log_path).read():
-            self.assertIsNone(dev.poll(), open(log_path).read()[-3000:])
+        while "Countersign is running" not in read(log_path):
+            self.assertIsNone(dev.poll(), read(log_path)[-3000:])
             self.assertLess(time.monotonic(), deadline, "scripts/dev.sh did not start the server in 40 minutes")
             time.sleep(2)
         self.assertEqual(request(base + "/healthz")[0], 200)
         status, page = request(base + "/demo")
         self.assertEqual(status, 200)
         self.assertIn("<html", page.lower())
-        print("\n".join(open(log_path).read().rstrip().splitlines()[-9:]))
+        print("\n".join(read(log_path).rstrip().splitlines()[-9:]))
 
 
 if __name__ == "__main__":
