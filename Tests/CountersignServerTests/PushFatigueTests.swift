@@ -97,6 +97,27 @@ struct PushFatigueTests {
         }
     }
 
+    @Test("\"this wasn't me\" holds back the address of the request reported, for an hour; the person's own sign-in from another address goes through")
+    func notMeHoldsBackTheReportedSource() async throws {
+        try await TestServer.runBehindBalancer(adjust: { _ in }) { server, port in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let stranger = "203.0.113.7"
+            #expect(try await startSignIn(port: port, from: stranger).status == 200)
+            _ = try await phone.startApproval()
+            #expect(try await phone.phone.client.submitClientResponse(.cancel, data: ["reason": "not_me"]).journeyStepID == JourneyStepID.rejection)
+
+            server.clock.advance(by: 60)
+            let refused = try await startSignIn(port: port, from: stranger)
+            #expect(refused.status == 429)
+            #expect(refused.retryAfter == "3540")
+            let ada = try await startSignIn(port: port, from: "198.51.100.20")
+            #expect(ada.status == 200)
+            try await phone.approve()
+            let resumed = try await server.submit(ada.id, "client_input", bearer: try #require(ada.token))
+            #expect(resumed.body["journey_step_id"] == .string(JourneyStepID.success))
+        }
+    }
+
     @Test("addresses taking turns at one person come to the long wait as one address does: four of them, each asking whenever it may for three hours, reach the phone at most 16 times in the first hour (one address: 9) and twice in the third")
     func addressesTakingTurns() async throws {
         try await TestServer.runBehindBalancer(adjust: { _ in }) { server, port in
@@ -189,7 +210,7 @@ struct PushFatigueTests {
         }
     }
 
-    @Test("\"this wasn't me\" fails the sign-in, is recorded for the operator, and stops new requests to that person for an hour")
+    @Test("\"this wasn't me\" fails the sign-in, is recorded for the operator, and stops new requests to that person from that address for an hour")
     func notMe() async throws {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")

@@ -2,8 +2,8 @@ import CountersignCore
 import Foundation
 import Journeys
 
-/// The push-fatigue limits a new approval must pass (DESIGN.md §6): no "this wasn't me" report within
-/// the block, and the backoff after requests that were not approved. A refusal is `429 rate_limited` with
+/// The push-fatigue limits a new approval must pass (DESIGN.md §6): no "this wasn't me" report of a
+/// request from the same source within the block, and the backoff after requests that were not approved. A refusal is `429 rate_limited` with
 /// `Retry-After`, creates nothing, and is recorded as a security event.
 ///
 /// The backoff counts the requests since the person last approved one, but those of the one other source
@@ -45,12 +45,15 @@ struct ApprovalLimiter: Sendable {
         let now = clock.now()
         let read = try await storage.approvals.outcomes(of: subject, limit: Self.approvalsLookedAt)
         let recent = read.prefix(Self.approvalsLookedAt)
-        // While a report blocks, no newer approval is created: the reported one stays among those read.
-        if limits.notMeBlock > 0, let reported = recent.compactMap(\.reportedNotMineAt).max(),
+        // A report blocks the source of the request reported, not the person's own sign-ins from elsewhere.
+        // While it blocks, that source creates no newer approval, and the others' are few enough in its hour
+        // (the backoff) that the reported one stays among those read.
+        if limits.notMeBlock > 0,
+            let reported = recent.filter({ ($0.sourceDigest ?? source) == source }).compactMap(\.reportedNotMineAt).max(),
             now < reported.addingTimeInterval(limits.notMeBlock)
         {
             throw refusal(subject, until: reported.addingTimeInterval(limits.notMeBlock), now: now,
-                because: "the user reported a request as not theirs")
+                because: "the user reported a request from this source as not theirs")
         }
         // The requests since the person last approved one, newest first, less those of the one other source
         // with the most. Rows from before sources were kept count as this request's source.
