@@ -118,6 +118,28 @@ struct PushFatigueTests {
         }
     }
 
+    @Test("a stranger's sign-ins for a person's email through another application's client, where she has no account, do not count against her sign-ins here")
+    func decoysOfAnotherApplication() async throws {
+        try await TestServer.run { server in
+            _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+            #expect(try await server.admin(.POST, "applications", json: ["id": "shop", "name": "Shop"]).status == .created)
+            for (id, kind) in [("shop-web", "web"), ("shop-app", "native")] {
+                #expect(try await server.admin(.POST, "applications/shop/clients", json: ["id": .string(id), "name": "C", "kind": .string(kind)]).status == .created)
+            }
+            // Two unanswered through the shop, each as soon as the shop's backoff lets it: counted here, they
+            // would hold Ada back 20 s.
+            for _ in 0..<2 {
+                let started = try await server.send(.POST, "/v1/journeys/web_login_biometric_only/start", json: ["client_id": "shop-web"])
+                let waiting = try await server.send(
+                    .POST, "/v1/interactions/\(try #require(started.body["interaction_id"]?.stringValue))/submit",
+                    json: ["option": "client_input", "data": ["email": "ada@example.com"]], bearer: started.body["interaction_token"]?.stringValue)
+                #expect(waiting.status == .ok)
+                server.clock.advance(by: 11)
+            }
+            #expect(try await startSignIn(server).status == 200, "Ada's own sign-in through the bank's client is not held back")
+        }
+    }
+
     @Test("addresses taking turns at one person come to the long wait as one address does: four of them, each asking whenever it may for three hours, reach the phone at most 16 times in the first hour (one address: 9) and twice in the third")
     func addressesTakingTurns() async throws {
         try await TestServer.runBehindBalancer(adjust: { _ in }) { server, port in

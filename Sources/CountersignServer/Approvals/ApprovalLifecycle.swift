@@ -35,7 +35,8 @@ struct ApprovalLifecycle: Sendable {
     ) async throws -> String {
         let (applicationID, applicationName, nativeClientID) = try Self.approving(application)
         let subject = ApprovalSubject(
-            userID: request.user.userID, decoyDigest: DecoyApprovalRecord.subjectDigest(identifier: request.user.externalUserID, key: hashKey))
+            userID: request.user.userID,
+            decoyDigest: DecoyApprovalRecord.subjectDigest(identifier: request.user.externalUserID, applicationID: applicationID, key: hashKey))
         let admission = try await admit(subject, from: origin, limits: request.limits, in: work)
         let approvalID = SecureRandom.identifier(prefix: "apr")
         let approval = ApprovalRecord(
@@ -59,14 +60,15 @@ struct ApprovalLifecycle: Sendable {
 
     /// A decoy for `request` (an identifier with no phone), waited on by the web interaction
     /// `webInteractionID`: it meets the same checks and limits as an approval would, counted in the same
-    /// history (with the approvals of a user the identifier names in another application), so a browser
-    /// cannot tell the two apart; no push goes anywhere. Returns the decoy's id.
+    /// history (with the approvals of a user the identifier names in another application, and this
+    /// application's decoys for it), so a browser cannot tell the two apart; no push goes anywhere. Returns
+    /// the decoy's id.
     func createDecoy(
         _ request: DecoyApprovalRequest, webInteractionID: String, origin: RequestOrigin, application: ClientStore.WebClientApplication?,
         in work: UnitOfWork
     ) async throws -> String {
         let (applicationID, _, _) = try Self.approving(application)
-        let digest = DecoyApprovalRecord.subjectDigest(identifier: request.identifier, key: hashKey)
+        let digest = DecoyApprovalRecord.subjectDigest(identifier: request.identifier, applicationID: applicationID, key: hashKey)
         // A user of another application only: their approvals there count too.
         let userID = if let known = request.userID { known } else { try await storage.users.find(externalUserID: request.identifier)?.id }
         let subject = ApprovalSubject(userID: userID, decoyDigest: digest)

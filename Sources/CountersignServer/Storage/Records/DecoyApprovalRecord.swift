@@ -42,10 +42,11 @@ struct DecoyApprovalRecord: Codable, Sendable {
         approvalID.hasPrefix(idPrefix + "_")
     }
 
-    /// The subject of decoys for `identifier`, under the server's hash key. Not bound to an application:
-    /// a user's own approvals count in every application too. Taken in its canonical form, as a user's is
-    /// stored: one history for an email however it is spelt, as a registered user's.
-    static func subjectDigest(identifier: String, key: SymmetricKey) -> String {
-        SecretDigest.keyedHex("decoy\n\(ExternalUserID.canonical(identifier))", key: key)
+    /// The subject of decoys for `identifier` in application `applicationID`, under the server's hash key:
+    /// a stranger's requests through another application's client do not count against the person's
+    /// sign-ins here. Taken in its canonical form, as a user's is stored: one history for an email however
+    /// it is spelt, as a registered user's.
+    static func subjectDigest(identifier: String, applicationID: String, key: SymmetricKey) -> String {
+        SecretDigest.keyedHex("decoy\n\(applicationID)\n\(ExternalUserID.canonical(identifier))", key: key)
     }
 }
