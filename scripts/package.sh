@@ -13,6 +13,11 @@ out=${1:-.build/package}
 if [ -n "${COUNTERSIGN_PACKAGE_BIN_PATH:-}" ]; then
   bin_path=$COUNTERSIGN_PACKAGE_BIN_PATH
 else
+  # The Swift runtime linked in statically brings Foundation's networking, which links libcurl.
+  if command -v dpkg >/dev/null 2>&1 && ! dpkg -s libcurl4-openssl-dev >/dev/null 2>&1; then
+    echo "scripts/package.sh: libcurl4-openssl-dev is missing (apt-get install -y libcurl4-openssl-dev)" >&2
+    exit 1
+  fi
   flags=(-c release --static-swift-stdlib -Xswiftc -cross-module-optimization)
   swift build "${flags[@]}" --product countersign >&2
   bin_path=$(swift build "${flags[@]}" --show-bin-path)
@@ -31,7 +36,8 @@ Countersign $version
 
 bin/countersign is the server and its tools; the .resources folders beside it (the browser SDK, the
 demo pages, the API's contract) must stay beside it. The machine needs SQLite 3.35 or later, libqrencode,
-jemalloc and zlib (Debian and Ubuntu: apt-get install libsqlite3-0 libqrencode4 libjemalloc2 zlib1g).
+jemalloc, zlib and libcurl (Debian and Ubuntu: apt-get install libsqlite3-0 libqrencode4 libjemalloc2 zlib1g
+libcurl4); the Swift runtime is linked in.
 
 Try it:      bin/countersign serve --dev        then open http://127.0.0.1:8080/demo
 Production:  bin/countersign serve              settings from the environment: bin/countersign serve --help
