@@ -2,6 +2,7 @@ import ArgumentParser
 import CountersignCore
 import CountersignServer
 import Foundation
+import Journeys
 
 /// `countersign evidence …`: checks transaction evidence without a server.
 struct EvidenceCommand: AsyncParsableCommand {
@@ -72,14 +73,10 @@ struct EvidenceCommand: AsyncParsableCommand {
 /// `text` as the terminal should show it: every control, format, separator, private-use or unassigned
 /// character written as `\u{…}`, so none can move the cursor, hide what follows or reorder the line.
 private func shown(_ text: String) -> String {
-    var shown = ""
-    for scalar in text.unicodeScalars {
+    ControlCharacters.escaping(text) { scalar in
         switch scalar.properties.generalCategory {
-        case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned:
-            shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-        default:
-            shown.unicodeScalars.append(scalar)
+        case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: true
+        default: false
         }
     }
-    return shown
 }

@@ -28,30 +28,17 @@ public struct EscapingLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var event = event
-        event.message = "\(Self.escaped(event.message.description))"
+        event.message = "\(ControlCharacters.escaping(event.message.description))"
         event.metadata = event.metadata?.mapValues(Self.escaped)
         wrapped.log(event: event)
     }
 
     static func escaped(_ value: Logger.MetadataValue) -> Logger.MetadataValue {
         switch value {
-        case .string(let text): .string(escaped(text))
-        case .stringConvertible(let value): .string(escaped(value.description))
+        case .string(let text): .string(ControlCharacters.escaping(text))
+        case .stringConvertible(let value): .string(ControlCharacters.escaping(value.description))
         case .array(let values): .array(values.map(escaped))
         case .dictionary(let values): .dictionary(values.mapValues(escaped))
         }
-    }
-
-    static func escaped(_ text: String) -> String {
-        guard ControlCharacters.held(in: text) else { return text }
-        var escaped = ""
-        for scalar in text.unicodeScalars {
-            if ControlCharacters.isControl(scalar) {
-                escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-            } else {
-                escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
     }
 }

@@ -29,4 +29,19 @@ public enum ControlCharacters {
         default: (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
         }
     }
+
+    /// `text` with each scalar `escaped` chooses (control characters by default) written as `\u{…}`, so
+    /// that none can start a line, move the cursor or reorder what a log or a terminal shows.
+    public static func escaping(_ text: String, _ escaped: (Unicode.Scalar) -> Bool = isControl) -> String {
+        guard text.unicodeScalars.contains(where: escaped) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if escaped(scalar) {
+                result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
 }

@@ -37,7 +37,6 @@ struct AdminKeyVerifier: Sendable {
     /// where, never the key it tried.
     func recordRefusal(of request: Request, keyGiven: Bool) async {
         let source = request.clientAddress ?? "an unknown address"
-        await throttle.countFailure(of: AddressBlock.of(source))
         let path = request.url.path
         let shownPath = path.count > Self.recordedPathLength ? path.prefix(Self.recordedPathLength) + "…" : path
         let detail = "\(request.method.rawValue) \(shownPath) with \(keyGiven ? "a wrong" : "no") admin key from \(source)"
@@ -60,11 +59,13 @@ struct AdminAuthenticationMiddleware: AsyncMiddleware {
     let verifier: AdminKeyVerifier
 
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        if let seconds = await verifier.throttle.retryAfter(for: AddressBlock.of(request.clientAddress ?? "an unknown address")) {
+        let source = AddressBlock.of(request.clientAddress ?? "an unknown address")
+        if let seconds = await verifier.throttle.retryAfter(for: source) {
             throw ServiceError(.tooSoon(retryAfter: seconds), ErrorCode.rateLimited, "Too many wrong admin keys from this address; try again in \(seconds) s.")
         }
         let key = request.headers.bearerAuthorization?.token
         guard let key, verifier.accepts(key) else {
+            await verifier.throttle.countFailure(of: source)
             await verifier.recordRefusal(of: request, keyGiven: key != nil)
             throw ServiceError(.unauthenticated, ErrorCode.invalidToken, "A valid admin key is required.")
         }
