@@ -120,10 +120,12 @@ struct InteractionService: Sendable {
     /// answered from the database's row instead, exactly as if nothing had been kept; so it is when the
     /// kept run's answer is a refusal and a read of the row finds the run moved on.
     func submit(interactionID: String, bearer: String?, body: ByteBuffer?, origin: RequestOrigin) async throws -> Reply {
-        try await recordingRefusal {
+        // Read once for every try below, and refused only where a try uses it (after the token's checks).
+        let response = Result { try Self.decodeClientResponse(body) }
+        return try await recordingRefusal {
             if let kept = committedRuns.lastCommitted(interactionID), Self.holds(bearer, of: kept.record),
                 services.clock.now() < kept.record.expiresAt,
-                let reply = try await submitUnlessOutdated(body, to: kept, bearer: bearer, origin: origin)
+                let reply = try await submitUnlessOutdated(response, to: kept, bearer: bearer, origin: origin)
             {
                 return reply
             }
@@ -135,7 +137,7 @@ struct InteractionService: Sendable {
                 if let kept = try await keptAnswer(in: row, for: bearer) { return kept }
                 let interaction = try authorized(row, interactionID, bearer: bearer)
                 let answer = try await answer(
-                    body, to: interaction, bearer: bearer, state: try opened(interaction), approvalTerms: nil, origin: origin)
+                    response, to: interaction, bearer: bearer, state: try opened(interaction), approvalTerms: nil, origin: origin)
                 do {
                     return try await commit(answer, refusingWith: RowMovedOn())
                 } catch is RowMovedOn {
@@ -162,12 +164,12 @@ struct InteractionService: Sendable {
     /// Answers from a run as this instance committed it; nil when that is no longer the row (its save
     /// changes no row, or a refusal worked out on it meets a row that has moved on), which then decides.
     private func submitUnlessOutdated(
-        _ body: ByteBuffer?, to kept: CommittedRuns.Run, bearer: String?, origin: RequestOrigin
+        _ response: Result<ClientResponse, any Error>, to kept: CommittedRuns.Run, bearer: String?, origin: RequestOrigin
     ) async throws -> Reply? {
         let answer: Answer
         do {
             answer = try await self.answer(
-                body, to: kept.record, bearer: bearer, state: kept.state, approvalTerms: kept.approvalTerms, origin: origin)
+                response, to: kept.record, bearer: bearer, state: kept.state, approvalTerms: kept.approvalTerms, origin: origin)
         } catch {
             // The refusal is the call's answer only if the run it was worked out on is still the row.
             guard let row = try await storage.interactions.find(kept.record.id), row.version == kept.record.version,
@@ -211,13 +213,14 @@ struct InteractionService: Sendable {
         let approvalTerms: ApprovalTerms?
     }
 
-    /// Works out the answer to `body` for `interaction`, whose current token `bearer` is.
+    /// Works out the answer to `response` (the body as read, or why it could not be) for `interaction`,
+    /// whose current token `bearer` is.
     private func answer(
-        _ body: ByteBuffer?, to interaction: InteractionRecord, bearer: String?, state opened: InteractionState,
+        _ read: Result<ClientResponse, any Error>, to interaction: InteractionRecord, bearer: String?, state opened: InteractionState,
         approvalTerms: ApprovalTerms?, origin: RequestOrigin
     ) async throws -> Answer {
         let now = services.clock.now()
-        let response = try Self.decodeClientResponse(body)
+        let response = try read.get()
         guard let journey = journeys[interaction.journeyID] else {
             throw ServiceError(.gone, ErrorCode.expired, "The journey '\(interaction.journeyID)' is no longer available.")
         }
