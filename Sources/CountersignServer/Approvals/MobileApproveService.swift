@@ -77,7 +77,7 @@ struct MobileApproveService: Sendable {
         let approval = addressed.approval
         func json(_ text: String?) throws -> JSONValue {
             guard let text else { return .null }
-            return try WireJSON.stored(JSONValue.self, from: text.utf8)
+            return try WireJSON.stored(text)
         }
         return [
             "approval_data": try json(approval.approvalData),

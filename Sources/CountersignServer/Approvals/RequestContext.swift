@@ -25,7 +25,7 @@ struct RequestOrigin: Sendable {
 /// requested_at}`, from the request summary it stored, its application and the time it was created.
 enum ApprovalRequestContext {
     static func of(_ addressed: AddressedApproval) throws -> JSONValue {
-        var context = try addressed.approval.requestContext.map { try WireJSON.stored(JSONValue.self, from: $0.utf8) }?.objectValue ?? [:]
+        var context = try addressed.approval.requestContext.map { try WireJSON.stored($0) }?.objectValue ?? [:]
         context["application"] = .string(addressed.applicationName)
         context["requested_at"] = .string(addressed.approval.createdAt.formatted(.iso8601))
         return .object(context)

@@ -38,8 +38,14 @@ enum WireJSON {
 
     /// JSON text the server wrote itself as `T`: it nests a request's values a few levels down, so it is
     /// read with looser bounds.
-    static func stored<T: Decodable>(_ type: T.Type, from text: some Sequence<UInt8>) throws -> T {
-        let data = Data(text)
-        return try StrictJSON.decode(type, from: data, maximumDepth: 64, maximumValues: .max, dates: .iso8601)
+    static func stored<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        try StrictJSON.decode(type, from: data, maximumDepth: storedDepth, maximumValues: .max, dates: .iso8601)
     }
+
+    /// Free-form JSON text the server wrote itself, parsed alone: no type to decode, so no decoder.
+    static func stored(_ text: String) throws -> JSONValue {
+        try StrictJSON.parse(text.utf8, maximumDepth: storedDepth, maximumValues: .max)
+    }
+
+    private static let storedDepth = 64
 }
