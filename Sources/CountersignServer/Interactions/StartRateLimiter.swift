@@ -17,10 +17,9 @@ actor StartRateLimiter {
     private let perAddress: Int
     private let clock: any WallClock
     private let securityEvents: SecurityEvents
-    private var windowIndex = 0
     /// Starts counted in the current window, by `client:`, `address:` or `reserve:` (the client's starts
     /// admitted from its reserve) key.
-    private var counts: [String: Int] = [:]
+    private var counts = FixedWindowCounts(window: window)
 
     init(perClient: Int, perAddress: Int, clock: any WallClock, securityEvents: SecurityEvents) {
         self.perClient = perClient
@@ -32,32 +31,28 @@ actor StartRateLimiter {
     /// Counts a start by `clientID` from `address`, or refuses it when either is over its limit.
     func admit(clientID: String, address: String?) async throws {
         guard perClient > 0 || perAddress > 0 else { return }
-        let now = clock.now().timeIntervalSince1970
-        let index = Int(now / Self.window)
-        if index != windowIndex {
-            windowIndex = index
-            counts.removeAll(keepingCapacity: true)
-        }
+        let now = clock.now()
+        counts.roll(to: now)
         let window = Int(Self.window)
         let clientKey = "client:" + clientID
         let addressKey = "address:" + (address.map(AddressBlock.of) ?? "unknown")
         let reserveKey = "reserve:" + clientID
-        let addressStarts = counts[addressKey, default: 0]
+        let addressStarts = counts[addressKey]
         if perAddress > 0, addressStarts >= perAddress * window {
-            return try await refuse(addressKey, index: index, now: now)
+            return try await refuse(addressKey, now: now)
         }
-        if perClient > 0, counts[clientKey, default: 0] >= perClient * window {
-            guard addressStarts == 0, counts[reserveKey, default: 0] < perClient * window / 2 else {
-                return try await refuse(clientKey, index: index, now: now)
+        if perClient > 0, counts[clientKey] >= perClient * window {
+            guard addressStarts == 0, counts[reserveKey] < perClient * window / 2 else {
+                return try await refuse(clientKey, now: now)
             }
-            counts[reserveKey, default: 0] += 1
+            counts[reserveKey] += 1
         }
-        counts[clientKey, default: 0] += 1
-        counts[addressKey, default: 0] += 1
+        counts[clientKey] += 1
+        counts[addressKey] += 1
     }
 
-    private func refuse(_ key: String, index: Int, now: TimeInterval) async throws {
-        let retryAfter = max(1, Int((Double(index + 1) * Self.window - now).rounded(.up)))
+    private func refuse(_ key: String, now: Date) async throws {
+        let retryAfter = counts.secondsLeft(at: now)
         try await securityEvents.recordNow(.rateLimited, detail: "journey starts refused for \(key)", source: key)
         throw ServiceError(.tooSoon(retryAfter: retryAfter), ErrorCode.rateLimited, "Too many journeys started; try again in \(retryAfter) s.")
     }

@@ -12,8 +12,7 @@ actor AdminGuessThrottle {
 
     private let allowed: Int
     private let clock: any WallClock
-    private var windowIndex = 0
-    private var failures: [String: Int] = [:]
+    private var failures = FixedWindowCounts(window: window)
 
     init(allowed: Int, clock: any WallClock) {
         self.allowed = allowed
@@ -23,30 +22,19 @@ actor AdminGuessThrottle {
     /// Seconds until `source` may try again; nil when it may now.
     func retryAfter(for source: String) -> Int? {
         guard allowed > 0 else { return nil }
-        let now = rollWindow()
-        guard failures[key(source), default: 0] >= allowed else { return nil }
-        return max(1, Int((Double(windowIndex + 1) * Self.window - now).rounded(.up)))
+        let now = clock.now()
+        failures.roll(to: now)
+        return failures[key(source)] >= allowed ? failures.secondsLeft(at: now) : nil
     }
 
     func countFailure(of source: String) {
         guard allowed > 0 else { return }
-        rollWindow()
-        failures[key(source), default: 0] += 1
+        failures.roll(to: clock.now())
+        failures[key(source)] += 1
     }
 
     /// The source's key, or the shared one once the window has seen `capacity` sources.
     private func key(_ source: String) -> String {
-        failures[source] != nil || failures.count < Self.capacity ? source : "(more sources)"
-    }
-
-    @discardableResult
-    private func rollWindow() -> TimeInterval {
-        let now = clock.now().timeIntervalSince1970
-        let index = Int(now / Self.window)
-        if index != windowIndex {
-            windowIndex = index
-            failures.removeAll(keepingCapacity: true)
-        }
-        return now
+        failures[source] > 0 || failures.keys < Self.capacity ? source : "(more sources)"
     }
 }
