@@ -23,6 +23,18 @@ struct LogInjectionTests {
         }
     }
 
+    @Test("a journey given such an id by the relying party refuses it: nothing waits, nothing is stored for it", arguments: [forged, "ada@example.com\u{202E}"])
+    func journeyIdentifier(id: String) async throws {
+        try await TestServer.runWithFixtures { server in
+            _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let started = try await server.send(
+                .POST, "/v1/journeys/web_login_by_param/start", json: ["client_id": "demo-web", "additional_params": ["email": .string(id)]])
+            #expect(started.body["journey_step_id"] == .string(JourneyStepID.rejection))
+            #expect(try await server.count("approvals") == 0)
+            #expect(try await server.count("decoy_approvals") == 0)
+        }
+    }
+
     @Test("a phone answering a sign-in with such an id is refused as a malformed answer, not looked up")
     func biometricAnswer() async throws {
         try await TestServer.run { server in

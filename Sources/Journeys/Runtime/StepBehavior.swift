@@ -45,6 +45,12 @@ struct StepEnvironment: Sendable {
         config[key]?.stringValue
     }
 
+    /// A configured user identifier in its canonical form; nil when absent, or when it cannot name a user
+    /// (`ExternalUserID.isAcceptable`: a control character in it would go into logs and security events).
+    func userIdentifier(_ key: String) -> String? {
+        string(key).map(ExternalUserID.canonical).flatMap { ExternalUserID.isAcceptable($0) ? $0 : nil }
+    }
+
     /// A configured whole number, clamped to `range`; `fallback` when absent or not a number.
     func integer(_ key: String, default fallback: Int, in range: ClosedRange<Int>) -> Int {
         config[key]?.wholeNumber(clampedTo: range) ?? fallback

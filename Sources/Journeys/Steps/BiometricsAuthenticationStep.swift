@@ -27,7 +27,8 @@ struct BiometricsAuthenticationStep: StepBehavior {
         return .next(output: ["user_id": .string(user.userID), "public_key_id": .string(answer.publicKeyID)])
     }
 
-    /// The configured `user_identifier`, in its canonical form.
+    /// The configured `user_identifier`, in its canonical form. One that could name no user stays, so
+    /// that no answer matches it: read as absent, it would let any user's key sign in.
     private static func expectedUser(_ environment: StepEnvironment) -> String? {
         environment.string("user_identifier").map(ExternalUserID.canonical)
     }

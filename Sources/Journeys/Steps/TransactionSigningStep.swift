@@ -19,7 +19,7 @@ struct TransactionSigningStep: StepBehavior {
     }
 
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
-        guard let externalUserID = environment.string("external_user_id").map(ExternalUserID.canonical), ExternalUserID.isAcceptable(externalUserID) else {
+        guard let externalUserID = environment.userIdentifier("external_user_id") else {
             return StepEnvironment.noUser
         }
         let approvalData: ApprovalData

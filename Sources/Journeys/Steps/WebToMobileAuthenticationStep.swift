@@ -43,7 +43,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
         let noDevices = StepEntry.outcome(.failure(WireError(
             code: ErrorCode.noRegisteredDevices, message: "The user has no registered device to approve with.")))
-        guard let externalUserID = environment.string("external_user_id"), ExternalUserID.isAcceptable(externalUserID) else { return noDevices }
+        guard let externalUserID = environment.userIdentifier("external_user_id") else { return noDevices }
         let found = try await environment.effects.activeDevices(ofUser: externalUserID)
         guard let (user, devices) = found, let newest = devices.first else {
             if environment.string("unknown_user") == "reject" { return noDevices }
