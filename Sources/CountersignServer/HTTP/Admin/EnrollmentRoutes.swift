@@ -20,19 +20,21 @@ struct EnrollmentRoutes: RouteCollection {
         guard ExternalUserID.isAcceptable(body.externalUserID) else {
             throw ServiceError.notValid("'external_user_id' must be 1 to \(ExternalUserID.longest) characters, none a control character.")
         }
-        var applicationID = body.applicationID
+        // Every code belongs to an application: one for any application would link its user to whichever
+        // application's phone app redeemed it.
+        let applicationID: String
         if let clientID = body.clientID {
             guard let client = try await storage.clients.client(clientID), client.kind == ClientKind.native.rawValue,
-                applicationID.map({ $0 == client.applicationID }) ?? true
+                body.applicationID.map({ $0 == client.applicationID }) ?? true
             else {
                 throw ServiceError.notValid("'client_id' must name a native client (of 'application_id', when given).")
             }
             applicationID = client.applicationID
-        }
-        // Every code belongs to an application: one for any application would link its user to whichever
-        // application's phone app redeemed it.
-        guard let applicationID, try await storage.clients.application(applicationID) != nil else {
-            throw ServiceError.notValid("'application_id' or 'client_id' must name the application whose phone app redeems the code.")
+        } else {
+            guard let named = body.applicationID, try await storage.clients.application(named) != nil else {
+                throw ServiceError.notValid("'application_id' or 'client_id' must name the application whose phone app redeems the code.")
+            }
+            applicationID = named
         }
         let lifetime = body.expiresIn ?? TimeInterval(EnrollmentCode.defaultLifetime)
         guard lifetime >= 1, lifetime <= TimeInterval(EnrollmentCode.longestLifetime) else {

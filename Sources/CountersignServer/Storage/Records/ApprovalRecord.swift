@@ -125,7 +125,7 @@ struct ApprovalOutcomeRow: Sendable, ClosableApproval {
     init(_ row: any SQLRow) throws {
         func value<T: Decodable>(_ column: Column) throws -> T { try row.decode(column: column.rawValue, as: T.self) }
         func valueIfPresent<T: Decodable>(_ column: Column) throws -> T? {
-            try !row.contains(column: column.rawValue) || row.decodeNil(column: column.rawValue) ? nil : value(column)
+            try row.decodeNil(column: column.rawValue) ? nil : value(column)
         }
         id = try value(.id)
         webInteractionID = try value(.webInteractionID)
