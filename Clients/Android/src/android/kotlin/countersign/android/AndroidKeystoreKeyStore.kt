@@ -70,12 +70,13 @@ class AndroidKeystoreKeyStore(
     }
 
     override suspend fun moveKeys(newNames: Map<String, String>) {
-        val replaced = names.valuesOf(newNames.values)
-        val moved = names.valuesOf(newNames.keys).values.toSet()
+        val before = names.valuesOf(newNames.keys + newNames.values)
+        val moved = newNames.keys.mapNotNull { before[it] }.toSet()
+        val replaced = newNames.values.mapNotNull { before[it] }
         names.move(newNames)
         // The Keystore entries of the keys replaced are named by nothing now.
         withContext(Dispatchers.IO) {
-            for (value in replaced.values) if (value !in moved) deleteEntry(Entry.fromJson(value).keystoreAlias)
+            for (value in replaced) if (value !in moved) deleteEntry(Entry.fromJson(value).keystoreAlias)
         }
     }
 

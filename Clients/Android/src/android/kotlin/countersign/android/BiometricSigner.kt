@@ -33,7 +33,8 @@ class BiometricPromptSigner(
 
     override suspend fun unlock(signature: Signature): Signature = suspendCancellableCoroutine { continuation ->
         // BiometricPrompt is made and shown on the main thread.
-        ContextCompat.getMainExecutor(activity).execute {
+        val main = ContextCompat.getMainExecutor(activity)
+        main.execute {
             val callback = object : BiometricPrompt.AuthenticationCallback() {
                 override fun onAuthenticationSucceeded(result: BiometricPrompt.AuthenticationResult) {
                     val unlocked = result.cryptoObject?.signature
@@ -51,8 +52,8 @@ class BiometricPromptSigner(
                 }
                 // onAuthenticationFailed (a finger not recognised) lets the person try again in the same prompt.
             }
-            val prompt = BiometricPrompt(activity, ContextCompat.getMainExecutor(activity), callback)
-            continuation.invokeOnCancellation { ContextCompat.getMainExecutor(activity).execute { prompt.cancelAuthentication() } }
+            val prompt = BiometricPrompt(activity, main, callback)
+            continuation.invokeOnCancellation { main.execute { prompt.cancelAuthentication() } }
             prompt.authenticate(promptInfo, BiometricPrompt.CryptoObject(signature))
         }
     }

@@ -80,8 +80,7 @@ class Authenticator(private val keyStore: KeyStore, private val osName: String =
      * this authenticator made none for [userIdentifier].
      */
     suspend fun keepRegisteredKeys(userIdentifier: String) {
-        val candidates = listOf(biometricAlias(userIdentifier), DEVICE_ALIAS)
-        val made = pendingLock.withLock { candidates.filter { it in pending } }
+        val made = pendingLock.withLock { registrationAliases(userIdentifier).filter { it in pending } }
         if (made.isEmpty()) throw CountersignException.NoRegisteredKeys()
         keyStore.moveKeys(made.associateBy { waitingAlias(it) })
         pendingLock.withLock { pending.removeAll(made) }
@@ -93,7 +92,7 @@ class Authenticator(private val keyStore: KeyStore, private val osName: String =
      * when no other registration of this phone is under way: the device key waits under one name for all.
      */
     suspend fun discardRegisteredKeys(userIdentifier: String) {
-        val aliases = listOf(biometricAlias(userIdentifier), DEVICE_ALIAS)
+        val aliases = registrationAliases(userIdentifier)
         for (alias in aliases) keyStore.deleteKey(waitingAlias(alias))
         pendingLock.withLock { pending.removeAll(aliases) }
     }
@@ -113,6 +112,9 @@ class Authenticator(private val keyStore: KeyStore, private val osName: String =
             .put("signedChallenge", LenientBase64.encode(signature))
             .put("userIdentifier", userIdentifier)
     }
+
+    /** The names of the keys a registration for [userIdentifier] makes. */
+    private fun registrationAliases(userIdentifier: String): List<String> = listOf(biometricAlias(userIdentifier), DEVICE_ALIAS)
 
     private suspend fun createPendingKey(alias: String, requiresBiometrics: Boolean): SigningKey {
         val key = keyStore.createKey(waitingAlias(alias), requiresBiometrics)

@@ -2,7 +2,6 @@ package countersign.client
 
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.withContext
-import java.io.ByteArrayOutputStream
 import java.io.InputStream
 import java.net.HttpURLConnection
 import java.net.URL
@@ -49,7 +48,7 @@ class HttpUrlConnectionTransport : HttpTransport {
             val status = connection.responseCode
             // Error statuses carry their body on the error stream.
             val stream: InputStream? = if (status >= 400) connection.errorStream else connection.inputStream
-            val body = stream?.use { readAll(it) } ?: ByteArray(0)
+            val body = stream?.use { it.readBytes() } ?: ByteArray(0)
             val headers = LinkedHashMap<String, String>()
             for ((name, values) in connection.headerFields) {
                 if (name != null && values.isNotEmpty()) headers[name.toLowerCase(java.util.Locale.ROOT)] = values.joinToString(",")
@@ -58,16 +57,5 @@ class HttpUrlConnectionTransport : HttpTransport {
         } finally {
             connection.disconnect()
         }
-    }
-
-    private fun readAll(stream: InputStream): ByteArray {
-        val out = ByteArrayOutputStream()
-        val buffer = ByteArray(8192)
-        while (true) {
-            val read = stream.read(buffer)
-            if (read < 0) break
-            out.write(buffer, 0, read)
-        }
-        return out.toByteArray()
     }
 }

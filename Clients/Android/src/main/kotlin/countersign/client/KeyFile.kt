@@ -4,7 +4,6 @@ import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.sync.Mutex
 import kotlinx.coroutines.sync.withLock
 import kotlinx.coroutines.withContext
-import countersign.core.JsonValues
 import org.json.JSONObject
 import java.io.File
 import java.io.FileOutputStream
@@ -21,8 +20,6 @@ class KeyFile(val file: File) {
     private val lock = Mutex()
 
     suspend fun read(name: String): String? = lock.withLock { io { load().opt(name) as? String } }
-
-    suspend fun names(): Set<String> = lock.withLock { io { JsonValues.keys(load()).toSet() } }
 
     /** Sets [name] to [value], or removes it when [value] is null. */
     suspend fun write(name: String, value: String?) = lock.withLock {

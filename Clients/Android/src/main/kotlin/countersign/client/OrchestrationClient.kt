@@ -3,6 +3,7 @@ package countersign.client
 import countersign.core.ClientResponseOptionType
 import countersign.core.DeviceProof
 import countersign.core.IdoResponse
+import countersign.core.JsonValues
 import countersign.core.PushPayload
 import countersign.core.WireError
 import kotlinx.coroutines.sync.Mutex
@@ -55,9 +56,9 @@ class OrchestrationClient(
     ): IdoResponse = lock.withLock {
         val body = JSONObject().put("client_id", clientId)
         additionalParams?.let { body.put("additional_params", it) }
-        approvalData?.let { data -> body.put("approval_data", JSONObject().also { json -> data.forEach { (k, v) -> json.put(k, v) } }) }
+        approvalData?.let { body.put("approval_data", JsonValues.objectOf(it)) }
         correlationId?.let { body.put("correlation_id", it) }
-        remember(post("/v1/journeys/${segment(journeyId)}/start", body.toString().toByteArray(Charsets.UTF_8), null))
+        remember(post("/v1/journeys/${segment(journeyId)}/start", bytes(body), null))
     }
 
     /** Answers the current step with one of its options. */
@@ -68,7 +69,7 @@ class OrchestrationClient(
     suspend fun submitClientResponse(option: String, data: JSONObject? = null): IdoResponse = lock.withLock {
         val body = JSONObject().put("option", option)
         data?.let { body.put("data", it) }
-        submit(body.toString().toByteArray(Charsets.UTF_8))
+        submit(bytes(body))
     }
 
     /**
@@ -96,11 +97,11 @@ class OrchestrationClient(
         val signature = authenticator.signWithDeviceKey(DeviceProof.approveMessage(approvalId, timestamp))
         val body = JSONObject()
             .put("client_id", payload["client_id"] ?: clientId)
-            .put("payload", JSONObject().also { json -> payload.forEach { (k, v) -> json.put(k, v) } })
+            .put("payload", JsonValues.objectOf(payload))
             .put("device_id", deviceId)
             .put("timestamp", timestamp)
             .put("device_signature", signature)
-        return lock.withLock { remember(post("/v1/mobile-approve/start", body.toString().toByteArray(Charsets.UTF_8), null)) }
+        return lock.withLock { remember(post("/v1/mobile-approve/start", bytes(body), null)) }
     }
 
     /**
@@ -173,6 +174,8 @@ class OrchestrationClient(
             ?: return CountersignException.UnexpectedResponse(response.status)
         return CountersignException.Server(response.status, error, response.header("Retry-After")?.trim()?.toLongOrNull())
     }
+
+    private fun bytes(json: JSONObject): ByteArray = json.toString().toByteArray(Charsets.UTF_8)
 
     private fun parse(body: ByteArray): JSONObject? =
         try { JSONObject(String(body, Charsets.UTF_8)) } catch (notJson: JSONException) { null }

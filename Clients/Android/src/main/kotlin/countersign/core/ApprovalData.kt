@@ -38,7 +38,7 @@ class ApprovalData(values: Map<String, String>) {
         get() = values.entries.joinToString(",", "{", "}") { "\"${it.key}\":\"${it.value}\"" }
 
     /** The details as a JSON object. */
-    fun toJson(): JSONObject = JSONObject().also { json -> values.forEach { (key, value) -> json.put(key, value) } }
+    fun toJson(): JSONObject = JsonValues.objectOf(values)
 
     override fun equals(other: Any?): Boolean = other is ApprovalData && other.values == values
     override fun hashCode(): Int = values.hashCode()
