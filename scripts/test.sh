@@ -7,6 +7,8 @@
 # stops, with the tests of several instances on it (behind nginx among them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# What the checkout holds besides its commits before the run: the run must add nothing to it.
+tree_before=$(git status --porcelain 2>/dev/null || true)
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -136,6 +138,14 @@ COUNTERSIGN_TEST_PG_CLIENT_KEY="$pg_dir/client.key" \
 COUNTERSIGN_TEST_PG_CTL="$pg_ctl_command" \
   swift test --skip-build --no-parallel --filter CountersignServerTests --filter SeveralInstancesTests --filter LoadBalancerTests \
   2>&1 | tee "$log_dir/postgres.log"
+
+# Whatever a run writes goes under .build/, a temporary directory, or a name .gitignore lists.
+tree_after=$(git status --porcelain 2>/dev/null || true)
+if [ "$tree_after" != "$tree_before" ]; then
+  echo "The test run left files in the checkout:" >&2
+  diff <(printf '%s\n' "$tree_before") <(printf '%s\n' "$tree_after") >&2 || true
+  exit 1
+fi
 
 # Every run passed (pipefail stops the script otherwise): print one total for all of them.
 passed=$( (cat "$log_dir"/*.log | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in .* passed after.*/\1/p'
