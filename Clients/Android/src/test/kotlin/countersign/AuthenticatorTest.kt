@@ -9,6 +9,7 @@ import countersign.core.AuthenticationChallenge
 import countersign.core.LenientBase64
 import countersign.core.TransactionChallenge
 import kotlinx.coroutines.runBlocking
+import org.json.JSONObject
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertNotEquals
@@ -34,6 +35,16 @@ class AuthenticatorTest {
         authenticator.registerNativeBiometrics(ada)
         authenticator.keepRegisteredKeys(ada)
         authenticator
+    }
+
+    /** A registration's two keys, not kept: its `mobile_biometrics_registration` and `device_registration` inputs. */
+    private suspend fun Authenticator.registerBothKeys(user: String, deviceChallenge: String): Pair<JSONObject, JSONObject> =
+        registerNativeBiometrics(user) to registerDevice(deviceChallenge, "Phone", "Test", PushRegistration.INBOX)
+
+    /** Asserts [authenticator] signs [challenge] with the key of the [biometric] registration input and device proofs with [device]'s key. */
+    private suspend fun assertSignsWith(authenticator: Authenticator, biometric: JSONObject, device: JSONObject, challenge: String) {
+        assertEquals(biometric.getString("publicKeyId"), authenticator.authenticateNativeBiometrics(ada, challenge).getString("publicKeyId"))
+        assertTrue(verifies(device.getString("device_public_key"), "proof", authenticator.signWithDeviceKey("proof")))
     }
 
     @Test
@@ -100,27 +111,23 @@ class AuthenticatorTest {
     @DisplayName("a registration's new keys sign nothing until kept; a failed one leaves the phone signing with the keys it had")
     fun keysKeptOnlyOnSuccess() = runBlocking<Unit> {
         val authenticator = Authenticator(SoftwareKeyStore(keys.file))
-        val firstBiometric = authenticator.registerNativeBiometrics(ada)
-        val firstDevice = authenticator.registerDevice("c1", "Phone", "Test", PushRegistration.INBOX)
+        val (firstBiometric, firstDevice) = authenticator.registerBothKeys(ada, "c1")
         authenticator.keepRegisteredKeys(ada)
 
         // A second registration makes new keys, and its journey fails: nothing keeps them.
-        val secondBiometric = authenticator.registerNativeBiometrics(ada)
-        authenticator.registerDevice("c2", "Phone", "Test", PushRegistration.INBOX)
+        val (secondBiometric, _) = authenticator.registerBothKeys(ada, "c2")
         assertNotEquals(firstBiometric.getString("publicKeyId"), secondBiometric.getString("publicKeyId"))
 
         // The app restarted: it signs with the first registration's keys, and the second's are never kept.
         val again = Authenticator(SoftwareKeyStore(keys.file))
         val challenge = AuthenticationChallenge.PREFIX + "x"
-        assertEquals(firstBiometric.getString("publicKeyId"), again.authenticateNativeBiometrics(ada, challenge).getString("publicKeyId"))
-        assertTrue(verifies(firstDevice.getString("device_public_key"), "proof", again.signWithDeviceKey("proof")))
+        assertSignsWith(again, firstBiometric, firstDevice, challenge)
         assertThrows(CountersignException.NoRegisteredKeys::class.java) { runBlocking { again.keepRegisteredKeys(ada) } }
 
         // A later registration that makes only a biometric key keeps only that.
         val third = again.registerNativeBiometrics(ada)
         again.keepRegisteredKeys(ada)
-        assertEquals(third.getString("publicKeyId"), again.authenticateNativeBiometrics(ada, challenge).getString("publicKeyId"))
-        assertTrue(verifies(firstDevice.getString("device_public_key"), "proof", again.signWithDeviceKey("proof")))
+        assertSignsWith(again, third, firstDevice, challenge)
 
         // The file is replaced whole at each change: it stays private, with nothing left beside it.
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(keys.file.toPath())))
@@ -131,14 +138,12 @@ class AuthenticatorTest {
     @DisplayName("a failed registration's waiting keys are deleted when discarded, after a restart too, and the keys in use go on signing")
     fun waitingKeysDiscarded() = runBlocking<Unit> {
         val authenticator = Authenticator(SoftwareKeyStore(keys.file))
-        val first = authenticator.registerNativeBiometrics(ada)
-        val firstDevice = authenticator.registerDevice("c1", "Phone", "Test", PushRegistration.INBOX)
+        val (first, firstDevice) = authenticator.registerBothKeys(ada, "c1")
         authenticator.keepRegisteredKeys(ada)
         val stored = keys.aliases()
         assertEquals(setOf("countersign.device", "countersign.biometric.$ada"), stored)
 
-        authenticator.registerNativeBiometrics("bob@example.com")
-        authenticator.registerDevice("c2", "Phone", "Test", PushRegistration.INBOX)
+        authenticator.registerBothKeys("bob@example.com", "c2")
         authenticator.discardRegisteredKeys("bob@example.com")
         assertEquals(stored, keys.aliases())
         authenticator.registerNativeBiometrics("eve@example.com")
@@ -147,9 +152,7 @@ class AuthenticatorTest {
         assertEquals(stored, keys.aliases())
         assertThrows(CountersignException.NoRegisteredKeys::class.java) { runBlocking { authenticator.keepRegisteredKeys("bob@example.com") } }
 
-        val signIn = restarted.authenticateNativeBiometrics(ada, AuthenticationChallenge.PREFIX + "y")
-        assertEquals(first.getString("publicKeyId"), signIn.getString("publicKeyId"))
-        assertTrue(verifies(firstDevice.getString("device_public_key"), "proof", restarted.signWithDeviceKey("proof")))
+        assertSignsWith(restarted, first, firstDevice, AuthenticationChallenge.PREFIX + "y")
     }
 
     @Test

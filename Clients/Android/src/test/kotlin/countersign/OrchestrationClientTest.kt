@@ -36,6 +36,14 @@ class OrchestrationClientTest {
         .put("interaction_id", "int_1").put("interaction_token", token ?: JSONObject.NULL)
         .put("journey_id", "mobile_login").put("journey_step_id", stepId).toString()
 
+    /** An authenticator whose device key is registered and kept, with that key's SPKI in base64. */
+    private suspend fun registeredDevice(): Pair<Authenticator, String> {
+        val authenticator = Authenticator(SoftwareKeyStore(keys.file))
+        val registration = authenticator.registerDevice("challenge", "Phone", "Test", PushRegistration.INBOX)
+        authenticator.keepRegisteredKeys("ada@example.com")
+        return authenticator to registration.getString("device_public_key")
+    }
+
     @Test
     @DisplayName("a journey's rotating interaction token is sent with the next answer, and only the newest")
     fun rotatingToken() = runBlocking<Unit> {
@@ -157,9 +165,7 @@ class OrchestrationClientTest {
     @Test
     @DisplayName("the inbox request carries the device id, the time and the device key's signature over method, path and time")
     fun signedInboxRequest() = runBlocking<Unit> {
-        val authenticator = Authenticator(SoftwareKeyStore(keys.file))
-        val registration = authenticator.registerDevice("challenge", "Phone", "Test", PushRegistration.INBOX)
-        authenticator.keepRegisteredKeys("ada@example.com")
+        val (authenticator, devicePublicKey) = registeredDevice()
         val client = OrchestrationClient("https://auth.example/", "bank-app", server, clock = { 1_800_000_000L })
         server.reply(200, "{\"approvals\": [{\"approval_id\": \"apr_1\", \"client_id\": \"bank-app\", \"expires_at\": \"2027-01-15T08:00:00Z\", \"application\": \"Bank\"}]}")
 
@@ -172,31 +178,27 @@ class OrchestrationClientTest {
         assertEquals("1800000000", request.headers["Countersign-Timestamp"])
         assertTrue(request.timeoutMillis >= 50_000)
         val signed = DeviceProof.requestMessage("GET", "/v1/devices/dev_1/pending?wait=20", 1_800_000_000L)
-        assertTrue(verifies(registration.getString("device_public_key"), signed, request.headers["Countersign-Signature"]!!))
-        assertFalse(verifies(registration.getString("device_public_key"), signed.replace("dev_1", "dev_2"), request.headers["Countersign-Signature"]!!))
+        assertTrue(verifies(devicePublicKey, signed, request.headers["Countersign-Signature"]!!))
+        assertFalse(verifies(devicePublicKey, signed.replace("dev_1", "dev_2"), request.headers["Countersign-Signature"]!!))
     }
 
     @Test
     @DisplayName("behind a balancer's path prefix the inbox request keeps the base URL's path and signs the path from the server's root")
     fun inboxUnderAPathPrefix() = runBlocking<Unit> {
-        val authenticator = Authenticator(SoftwareKeyStore(keys.file))
-        val registration = authenticator.registerDevice("challenge", "Phone", "Test", PushRegistration.INBOX)
-        authenticator.keepRegisteredKeys("ada@example.com")
+        val (authenticator, devicePublicKey) = registeredDevice()
         val client = OrchestrationClient("https://bank.example/countersign", "bank-app", server, clock = { 7L })
         server.reply(200, "{\"approvals\": []}")
         assertTrue(client.pendingApprovals("dev_1", authenticator, wait = 5).isEmpty())
         val request = server.requests.single()
         assertEquals("https://bank.example/countersign/v1/devices/dev_1/pending?wait=5", request.url)
-        assertTrue(verifies(registration.getString("device_public_key"),
+        assertTrue(verifies(devicePublicKey,
             DeviceProof.requestMessage("GET", "/v1/devices/dev_1/pending?wait=5", 7L), request.headers["Countersign-Signature"]!!))
     }
 
     @Test
     @DisplayName("the mobile approve start sends the payload unchanged with a device proof over approval id and time")
     fun mobileApproveStart() = runBlocking<Unit> {
-        val authenticator = Authenticator(SoftwareKeyStore(keys.file))
-        val registration = authenticator.registerDevice("challenge", "Phone", "Test", PushRegistration.INBOX)
-        authenticator.keepRegisteredKeys("ada@example.com")
+        val (authenticator, devicePublicKey) = registeredDevice()
         val client = OrchestrationClient("https://auth.example", "bank-app", server, clock = { 1_700_000_000L })
         val payload = mapOf("approval_id" to "apr_1", "client_id" to "other-native", "expires_at" to "2027-01-15T08:00:00Z", "application" to "Bank", "extra" to "x")
         server.reply(200, step("first", "mobile_biometrics_authentication"))
@@ -208,7 +210,7 @@ class OrchestrationClientTest {
         assertEquals("dev_1", body.getString("device_id"))
         assertEquals(1_700_000_000L, body.getLong("timestamp"))
         assertTrue(body.get("timestamp") is Number)
-        assertTrue(verifies(registration.getString("device_public_key"), "countersign-approve-v1\napr_1\n1700000000", body.getString("device_signature")))
+        assertTrue(verifies(devicePublicKey, "countersign-approve-v1\napr_1\n1700000000", body.getString("device_signature")))
         assertThrows(CountersignException.NotAnApproval::class.java) { runBlocking { client.startMobileApproveJourney(mapOf("client_id" to "x"), "dev_1", authenticator) } }
     }
 

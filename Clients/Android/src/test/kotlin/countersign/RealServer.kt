@@ -17,11 +17,9 @@ import org.json.JSONObject
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertNotNull
 import org.junit.jupiter.api.Assertions.assertTrue
-import java.io.File
 import java.io.IOException
 import java.net.HttpURLConnection
 import java.net.URL
-import java.nio.file.Files
 import java.util.UUID
 
 /**
@@ -82,12 +80,13 @@ class LossyTransport : HttpTransport {
 
 /** A phone running the SDK as an app would: software keys in a directory of its own, the default HTTP transport. */
 class Phone(
-    val directory: File = Files.createTempDirectory("countersign-android-phone").toFile(),
     val transport: HttpTransport = HttpUrlConnectionTransport(),
     clock: () -> Long = { System.currentTimeMillis() / 1000 }
 ) : java.io.Closeable {
+    /** The phone's key file; [KeysOnDisk.aliases] names the keys in it. */
+    val keys = KeysOnDisk()
     val client = OrchestrationClient(RealServer.url, "demo-native", transport, clock)
-    val authenticator = Authenticator(SoftwareKeyStore(File(directory, "keys.json")))
+    val authenticator = Authenticator(SoftwareKeyStore(keys.file))
     lateinit var user: String
     lateinit var deviceId: String
 
@@ -119,19 +118,26 @@ class Phone(
         return approvals.single()
     }
 
-    override fun close() {
-        directory.deleteRecursively()
-    }
+    /** Opens the mobile approve journey of [payload] as this device. */
+    suspend fun openApproval(payload: PushPayload): IdoResponse = client.startMobileApproveJourney(payload, deviceId, authenticator)
+
+    /** The answer to a biometric sign-in [step]: its challenge signed with this user's biometric key. */
+    suspend fun signIn(step: IdoResponse): JSONObject =
+        authenticator.authenticateNativeBiometrics(user, step.dataString("biometrics_challenge")!!)
+
+    override fun close() = keys.close()
 }
 
 /** The browser side of a flow, as the web SDK drives it: the public web client. */
 class Browser {
     val client = OrchestrationClient(RealServer.url, "demo-web")
 
-    /** Starts [journeyId] and submits its form; returns the waiting step. */
-    suspend fun start(journeyId: String, form: JSONObject): IdoResponse {
+    /** Starts [journeyId] for [user] and submits its form (the email, and [fields]); returns the waiting step. */
+    suspend fun start(user: String, journeyId: String = "web_login", fields: Map<String, String> = emptyMap()): IdoResponse {
         val step = client.startJourney(journeyId)
         assertNotNull(step.dataString("form_id"), "$step")
+        val form = JSONObject().put("email", user)
+        fields.forEach { (name, value) -> form.put(name, value) }
         val waiting = client.submitClientResponse(ClientResponseOptionType.CLIENT_INPUT, form)
         assertEquals(JourneyStepId.MOBILE_APPROVE_AUTHENTICATION, waiting.journeyStepId, "$waiting")
         return waiting

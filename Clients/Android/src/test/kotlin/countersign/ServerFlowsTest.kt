@@ -41,12 +41,11 @@ class ServerFlowsTest {
             assertEquals(user, phone.user)
             assertTrue(phone.deviceId.isNotBlank())
             assertNotNull(registered.token)
-            assertEquals(setOf("countersign.device", "countersign.biometric.$user"), KeysOnDiskView(phone).aliases())
+            assertEquals(setOf("countersign.device", "countersign.biometric.$user"), phone.keys.aliases())
 
             var step = phone.client.startJourney("mobile_login")
             assertEquals(JourneyStepId.MOBILE_BIOMETRICS_AUTHENTICATION, step.journeyStepId)
-            step = phone.client.submitClientResponse(input, phone.authenticator.authenticateNativeBiometrics(
-                user, step.dataString("biometrics_challenge")!!))
+            step = phone.client.submitClientResponse(input, phone.signIn(step))
             assertEquals(JourneyStepId.SUCCESS, step.journeyStepId, "$step")
             val claims = RealServer.claims(step.token!!)
             assertEquals(user, claims.getString("external_user_id"))
@@ -60,12 +59,12 @@ class ServerFlowsTest {
         Phone().use { phone ->
             phone.register(RealServer.newUser())
             val browser = Browser()
-            val waiting = browser.start("web_login", JSONObject().put("email", phone.user))
+            val waiting = browser.start(phone.user)
             val code = waiting.dataString("otp")!!
 
             val payload = phone.nextApproval()
             assertEquals("demo-native", payload.clientId)
-            var step = phone.client.startMobileApproveJourney(payload, phone.deviceId, phone.authenticator)
+            var step = phone.openApproval(payload)
             assertEquals(JourneyStepId.OTP_VALIDATION, step.journeyStepId, "$step")
             val wrong = if (code == "000000") "111111" else "000000"
             step = phone.client.submitClientResponse(input, JSONObject().put("passcode", wrong))
@@ -73,8 +72,7 @@ class ServerFlowsTest {
             assertEquals(ErrorCode.INVALID_CREDENTIALS, step.error!!.errorCode)
             step = phone.client.submitClientResponse(input, JSONObject().put("passcode", code))
             assertEquals(JourneyStepId.MOBILE_BIOMETRICS_AUTHENTICATION, step.journeyStepId, "$step")
-            step = phone.client.submitClientResponse(input, phone.authenticator.authenticateNativeBiometrics(
-                phone.user, step.dataString("biometrics_challenge")!!))
+            step = phone.client.submitClientResponse(input, phone.signIn(step))
             assertEquals(JourneyStepId.SUCCESS, step.journeyStepId, "$step")
 
             val done = browser.poll()
@@ -93,10 +91,9 @@ class ServerFlowsTest {
         Phone().use { phone ->
             phone.register(RealServer.newUser())
             val browser = Browser()
-            browser.start("web_transaction_signing", JSONObject()
-                .put("email", phone.user).put("amount", "1250.00").put("currency", "EUR").put("payee", "ACME Ltd."))
+            browser.start(phone.user, "web_transaction_signing", mapOf("amount" to "1250.00", "currency" to "EUR", "payee" to "ACME Ltd."))
 
-            var step = phone.client.startMobileApproveJourney(phone.nextApproval(), phone.deviceId, phone.authenticator)
+            var step = phone.openApproval(phone.nextApproval())
             assertEquals(JourneyStepId.MOBILE_BIOMETRICS_TRANSACTION_SIGNING, step.journeyStepId, "$step")
             val shown = ApprovalData.fromJson(step.data!!.getJSONObject("approval_data")).values
             assertEquals(mapOf("amount" to "1250.00", "currency" to "EUR", "payee" to "ACME Ltd."), shown)
@@ -175,9 +172,9 @@ class ServerFlowsTest {
         Phone().use { phone ->
             phone.register(RealServer.newUser())
             val browser = Browser()
-            browser.start("web_login", JSONObject().put("email", phone.user))
+            browser.start(phone.user)
             val payload = phone.nextApproval()
-            val opened = phone.client.startMobileApproveJourney(payload, phone.deviceId, phone.authenticator)
+            val opened = phone.openApproval(payload)
             assertEquals(JourneyStepId.OTP_VALIDATION, opened.journeyStepId)
             val denied = phone.client.submitClientResponse(ClientResponseOptionType.CANCEL, JSONObject().put("reason", DenialReason.NOT_MINE))
             assertNotEquals(JourneyStepId.SUCCESS, denied.journeyStepId, "$denied")
@@ -187,7 +184,7 @@ class ServerFlowsTest {
             assertNull(done.token)
             // The approval is closed: opening it again is refused.
             val again = assertThrows(CountersignException.Server::class.java) {
-                runBlocking { phone.client.startMobileApproveJourney(payload, phone.deviceId, phone.authenticator) }
+                runBlocking { phone.openApproval(payload) }
             }
             assertTrue(again.errorCode in setOf(ErrorCode.APPROVAL_CLOSED, ErrorCode.EXPIRED, ErrorCode.NOT_FOUND), again.error.code)
         }
@@ -203,7 +200,7 @@ class ServerFlowsTest {
             val waiting = async { phone.client.pendingApprovals(phone.deviceId, phone.authenticator, wait = 25) }
             delay(1000)
             val browser = Browser()
-            browser.start("web_login", JSONObject().put("email", phone.user))
+            browser.start(phone.user)
             val approvals = waiting.await()
             val seconds = (System.nanoTime() - started) / 1_000_000_000.0
             assertEquals(1, approvals.size)
@@ -220,11 +217,11 @@ class ServerFlowsTest {
         Phone(transport = lossy).use { phone ->
             phone.register(RealServer.newUser())
             val browser = Browser()
-            val code = browser.start("web_login", JSONObject().put("email", phone.user)).dataString("otp")!!
-            val opened = phone.client.startMobileApproveJourney(phone.nextApproval(), phone.deviceId, phone.authenticator)
+            val code = browser.start(phone.user).dataString("otp")!!
+            val opened = phone.openApproval(phone.nextApproval())
             assertEquals(JourneyStepId.OTP_VALIDATION, opened.journeyStepId)
             val step = phone.client.submitClientResponse(input, JSONObject().put("passcode", code))
-            val answer = phone.authenticator.authenticateNativeBiometrics(phone.user, step.dataString("biometrics_challenge")!!)
+            val answer = phone.signIn(step)
             lossy.loseNextReply = true
             assertThrows(IOException::class.java) { runBlocking { phone.client.submitClientResponse(input, answer) } }
 
@@ -246,7 +243,7 @@ class ServerFlowsTest {
             Phone().use { other ->
                 phone.register(RealServer.newUser())
                 other.register(RealServer.newUser())
-                Browser().start("web_login", JSONObject().put("email", phone.user))
+                Browser().start(phone.user)
                 val payload = phone.nextApproval()
 
                 // The other phone's key, claiming this phone's device id.
@@ -306,7 +303,3 @@ class RecordingTransport : HttpTransport {
     }
 }
 
-/** The names in a phone's key file. */
-class KeysOnDiskView(private val phone: Phone) {
-    fun aliases(): Set<String> = JSONObject(java.io.File(phone.directory, "keys.json").readText()).keys().asSequence().map { it as String }.toSet()
-}
