@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // The Swift SDK's two libraries, from its own package in Clients/Swift.
@@ -19,8 +19,10 @@ let package = Package(
         .package(path: "Clients/Swift"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
-        .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
-        .package(url: "https://github.com/vapor/fluent.git", from: "4.13.0"),
+        // Without its default traits: the server reads no swift-configuration and decodes no dates from forms.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/vapor/fluent-kit.git", from: "1.57.0"),
         .package(url: "https://github.com/vapor/fluent-sqlite-driver.git", from: "4.9.0"),
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
@@ -64,7 +66,10 @@ let package = Package(
         .target(
             name: "CountersignPushTesting",
             dependencies: [
-                .product(name: "Vapor", package: "vapor"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -84,10 +89,12 @@ let package = Package(
                 "Push",
                 "CQREncode",
                 "CSQLiteSettings",
-                .product(name: "Vapor", package: "vapor"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Fluent", package: "fluent"),
                 .product(name: "FluentKit", package: "fluent-kit"),
                 .product(name: "FluentSQL", package: "fluent-kit"),
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
@@ -125,12 +132,12 @@ let package = Package(
                 "SimulatedPhone",
                 "Journeys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            // jemalloc in place of glibc's malloc, as Vapor's own deployment template links it: the server
-            // allocates at every request, and with glibc's allocator it served fewer flows at a less even
-            // latency (docs/BENCHMARKS.md, "jemalloc").
+            // jemalloc in place of glibc's malloc: the server allocates at every request, and with glibc's
+            // allocator it served fewer flows at a less even latency (docs/BENCHMARKS.md, "jemalloc").
             linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]
         ),
         // Drives a running server over loopback HTTP as browsers and phones do, and measures it.
@@ -183,7 +190,11 @@ let package = Package(
                 sdkClient,
                 "CountersignPushTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "VaporTesting", package: "vapor"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),

@@ -18,12 +18,13 @@ ADAPTER = re.compile(r"CountersignServer\.(GRDBSQLDatabase|GRDBRow|SQLRowCursor|
 LOG = re.compile(r"CountersignServer\.\w*Log\w*\b")
 C_CRYPTO = re.compile(r"CCryptoBoringSSL|ecp_nistz|ecdsa|^bn_|sha256_block|aes_|gcm_")
 MODULES = {
-    "HTTP (Vapor, SwiftNIO)": {"Vapor", "NIOCore", "NIOPosix", "NIOHTTP1", "NIOHTTP2", "NIOExtras", "NIOConcurrencyHelpers",
-                               "NIOTLS", "NIOSSL", "RoutingKit", "WebSocketKit", "MultipartKit", "NIOFoundationCompat"},
+    "HTTP (Hummingbird, SwiftNIO)": {"Hummingbird", "HummingbirdCore", "HTTPTypes", "NIOHTTPTypes", "NIOHTTPTypesHTTP1",
+                                     "NIOCore", "NIOPosix", "NIOHTTP1", "NIOHTTP2", "NIOExtras", "NIOConcurrencyHelpers",
+                                     "NIOTLS", "NIOSSL", "NIOFoundationCompat", "ServiceLifecycle", "AsyncAlgorithms"},
     "SQLKit and the GRDB / PostgresNIO adapter": {"SQLKit", "SQLiteKit", "SQLiteNIO", "GRDB", "FluentKit", "FluentSQL",
                                                    "PostgresNIO", "PostgresKit", "FluentSQLiteDriver", "FluentPostgresDriver"},
     "crypto": {"Crypto", "_CryptoExtras", "JWTKit", "CryptoKit"},
-    "logging": {"Logging", "ConsoleKit", "ConsoleKitTerminal"},
+    "logging": {"Logging"},
     "journey interpreter": {"Journeys"},
     "the server's services and wire types": {"CountersignServer", "CountersignCore"},
 }
@@ -38,7 +39,7 @@ def layer(symbol, dso):
     if C_CRYPTO.search(symbol):
         return "crypto"
     if "c_nio_llhttp" in symbol:
-        return "HTTP (Vapor, SwiftNIO)"
+        return "HTTP (Hummingbird, SwiftNIO)"
     if ADAPTER.search(symbol):
         return "SQLKit and the GRDB / PostgresNIO adapter"
     if LOG.search(symbol):

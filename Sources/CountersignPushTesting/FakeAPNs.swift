@@ -1,6 +1,8 @@
 import Foundation
+import HTTPTypes
+import Hummingbird
 import JWTKit
-import Vapor
+import NIOCore
 
 /// A stand-in for APNs over HTTP/2 + TLS that checks each request the way Apple does: the bearer
 /// provider token's ES256 signature (with the configured key), its `kid`, `iss` and `iat` age, the
@@ -35,7 +37,7 @@ public final class FakeAPNs: Sendable {
     /// `https://127.0.0.1:PORT`.
     public let url: String
     public let certificateAuthority: TestCertificateAuthority
-    private let app: Application
+    private let server: FakeProviderServer
     private let log = RequestLog<Request>()
     private let script = ReplyScript()
 
@@ -50,21 +52,26 @@ public final class FakeAPNs: Sendable {
         self.certificateAuthority = authority
         let log = self.log
         let script = self.script
-        (app, url) = try await FakeProviderServer.start(authority: authority) { app in
-            app.on(.POST, "3", "device", ":token", body: .collect(maxSize: "64kb")) { request async throws -> Response in
-                let token = request.parameters.get("token") ?? ""
-                let body = request.body.data.map { Data(buffer: $0) } ?? Data()
-                let verdict = await checks.verdict(request, deviceToken: token, body: body)
+        server = try await FakeProviderServer.start(authority: authority) { router in
+            router.post("3/device/:token") { request, context async throws -> Response in
+                let token = context.parameters.get("token") ?? ""
+                let body = Data(try await request.body.collect(upTo: context.maxUploadSize).readableBytesView)
+                let verdict = await checks.verdict(request, httpVersion: context.httpVersion, deviceToken: token, body: body)
                 let (status, reason, retryAfter) = try await script.answer(to: verdict.0, verdict.1, token: token)
                 log.append(Request(
-                    httpVersion: request.version.major, deviceToken: token, headers: request.headerDictionary, body: body,
-                    providerToken: request.headers.bearerAuthorization?.token, status: status, reason: reason))
-                let response = Response(status: HTTPResponseStatus(statusCode: status))
-                if let retryAfter { response.headers.replaceOrAdd(name: "retry-after", value: String(retryAfter)) }
-                if let reason { try response.content.encode(["reason": reason]) }
-                return response
+                    httpVersion: context.httpVersion, deviceToken: token, headers: request.headerDictionary, body: body,
+                    providerToken: request.bearerToken, status: status, reason: reason))
+                var headers: HTTPFields = [:]
+                if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+                var answer = ByteBuffer()
+                if let reason {
+                    headers[.contentType] = "application/json"
+                    answer = ByteBuffer(data: try JSONEncoder().encode(["reason": reason]))
+                }
+                return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: answer))
             }
         }
+        url = server.url
     }
 
     /// Every request so far, oldest first.
@@ -81,7 +88,7 @@ public final class FakeAPNs: Sendable {
     }
 
     public func stop() async {
-        await FakeProviderServer.stop(app)
+        await server.stop()
     }
 
     /// Apple's checks, in the order its documentation lists the errors.
@@ -91,21 +98,22 @@ public final class FakeAPNs: Sendable {
         let verifier: JWTKeyCollection
         let now: @Sendable () -> Date
 
-        func verdict(_ request: Vapor.Request, deviceToken: String, body: Data) async -> (Int, String?) {
-            guard request.version.major == 2 else { return (400, "BadRequest: HTTP/2 is required") }
-            guard let token = request.headers.first(name: "authorization"), token.hasPrefix("bearer ") else {
+        func verdict(_ request: Hummingbird.Request, httpVersion: Int, deviceToken: String, body: Data) async -> (Int, String?) {
+            guard httpVersion == 2 else { return (400, "BadRequest: HTTP/2 is required") }
+            let headers = request.headerDictionary
+            guard let token = headers["authorization"], token.hasPrefix("bearer ") else {
                 return (403, "MissingProviderToken")
             }
             if let problem = await providerTokenProblem(String(token.dropFirst("bearer ".count))) { return (403, problem) }
-            guard let topic = request.headers.first(name: "apns-topic") else { return (400, "MissingTopic") }
+            guard let topic = headers["apns-topic"] else { return (400, "MissingTopic") }
             guard bundleIDs.contains(topic) else { return (400, "TopicDisallowed") }
-            guard request.headers.first(name: "apns-push-type") == "alert" else { return (400, "InvalidPushType") }
-            guard request.headers.first(name: "apns-priority") == "10" else { return (400, "BadPriority") }
-            guard request.headers.first(name: "apns-expiration").flatMap(Int.init) != nil else { return (400, "BadExpirationDate") }
-            guard let collapseID = request.headers.first(name: "apns-collapse-id"), collapseID.utf8.count <= 64 else {
+            guard headers["apns-push-type"] == "alert" else { return (400, "InvalidPushType") }
+            guard headers["apns-priority"] == "10" else { return (400, "BadPriority") }
+            guard headers["apns-expiration"].flatMap(Int.init) != nil else { return (400, "BadExpirationDate") }
+            guard let collapseID = headers["apns-collapse-id"], collapseID.utf8.count <= 64 else {
                 return (400, "BadCollapseId")
             }
-            guard request.headers.first(name: "apns-id").flatMap(UUID.init(uuidString:)) != nil else { return (400, "BadMessageId") }
+            guard headers["apns-id"].flatMap(UUID.init(uuidString:)) != nil else { return (400, "BadMessageId") }
             guard deviceToken.count == 64, deviceToken.allSatisfy(\.isHexDigit) else { return (400, "BadDeviceToken") }
             guard body.count <= 4096 else { return (413, "PayloadTooLarge") }
             guard let payload = try? JSONSerialization.jsonObject(with: body) as? [String: Any], payload["aps"] is [String: Any] else {

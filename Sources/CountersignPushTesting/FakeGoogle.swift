@@ -1,6 +1,8 @@
 import Foundation
+import HTTPTypes
+import Hummingbird
 import JWTKit
-import Vapor
+import NIOCore
 
 /// Stand-ins for Google's OAuth2 token endpoint and the FCM HTTP v1 send endpoint, over TLS. The token
 /// endpoint verifies the RS256 JWT-bearer assertion with the service account's public key (issuer,
@@ -22,7 +24,7 @@ public final class FakeGoogle: Sendable {
     /// The token endpoint: put it in the service account's `token_uri`.
     public var tokenURI: String { url + "/token" }
     public let certificateAuthority: TestCertificateAuthority
-    private let app: Application
+    private let server: FakeProviderServer
     private let messages = RequestLog<Message>()
     private let grants = RequestLog<String>()
     private let script = ReplyScript()
@@ -37,52 +39,52 @@ public final class FakeGoogle: Sendable {
         let messages = self.messages
         let grants = self.grants
         let script = self.script
-        (app, url) = try await FakeProviderServer.start(authority: authority) { app in
-            app.on(.POST, "token") { request async throws -> Response in
-                struct Form: Content {
+        server = try await FakeProviderServer.start(authority: authority) { router in
+            router.post("token") { request, context async throws -> Response in
+                struct Form: Decodable {
                     let grant_type: String
                     let assertion: String
                 }
-                let form = try request.content.decode(Form.self, as: .urlEncodedForm)
-                let audience = "https://\(request.headers.first(name: .host) ?? "")/token"
+                let text = String(buffer: try await request.body.collect(upTo: context.maxUploadSize))
+                let form = try URLEncodedFormDecoder().decode(Form.self, from: text)
+                let audience = "https://\(request.head.authority ?? "")/token"
                 guard form.grant_type == "urn:ietf:params:oauth:grant-type:jwt-bearer",
                     let claims = try? await verifier.verify(form.assertion, as: Assertion.self),
                     claims.iss == clientEmail, claims.scope.split(separator: " ").contains("https://www.googleapis.com/auth/firebase.messaging"),
                     claims.aud == audience, claims.exp - claims.iat <= 3600, TimeInterval(claims.exp) > now().timeIntervalSince1970
                 else {
-                    let response = Response(status: .badRequest)
-                    try response.content.encode(["error": "invalid_grant"])
-                    return response
+                    return try Self.json(["error": "invalid_grant"], status: .badRequest)
                 }
                 let token = "ya29.fake-\(UUID().uuidString)"
                 issued.add(token, expiresAt: now().addingTimeInterval(3600))
                 grants.append(token)
-                let response = Response(status: .ok)
-                try response.content.encode(GrantBody(access_token: token, expires_in: 3600, token_type: "Bearer"))
-                return response
+                return try Self.json(GrantBody(access_token: token, expires_in: 3600, token_type: "Bearer"))
             }
-            app.on(.POST, "v1", "projects", ":project", "messages:send") { request async throws -> Response in
-                let body = (try? JSONSerialization.jsonObject(with: Data(buffer: request.body.data ?? ByteBuffer())) as? [String: Any]) ?? [:]
+            router.post("v1/projects/:project/messages:send") { request, context async throws -> Response in
+                let sent = Data(try await request.body.collect(upTo: context.maxUploadSize).readableBytesView)
+                let body = (try? JSONSerialization.jsonObject(with: sent) as? [String: Any]) ?? [:]
                 let message = body["message"] as? [String: Any] ?? [:]
-                let bearer = request.headers.bearerAuthorization?.token
+                let bearer = request.bearerToken
                 let verdict = Self.verdict(
-                    project: request.parameters.get("project") ?? "", expectedProject: project, message: message,
+                    project: context.parameters.get("project") ?? "", expectedProject: project, message: message,
                     authorized: bearer.map { issued.isValid($0, at: now()) } ?? false)
                 let (status, code, retryAfter) = try await script.answer(to: verdict.0, verdict.1, token: message["token"] as? String ?? "")
                 messages.append(Message(
-                    project: request.parameters.get("project") ?? "", accessToken: bearer,
+                    project: context.parameters.get("project") ?? "", accessToken: bearer,
                     body: message.mapValues(JSONValueLike.init), status: status, errorCode: code))
-                let response = Response(status: HTTPResponseStatus(statusCode: status))
-                if let retryAfter { response.headers.replaceOrAdd(name: "retry-after", value: String(retryAfter)) }
+                var response: Response
                 if let code {
-                    try response.content.encode(ErrorBody(error: .init(
-                        code: status, status: code, message: code, details: [.init(errorCode: code)])))
+                    response = try Self.json(
+                        ErrorBody(error: .init(code: status, status: code, message: code, details: [.init(errorCode: code)])),
+                        status: .init(code: status))
                 } else {
-                    try response.content.encode(["name": "projects/\(project)/messages/\(UUID().uuidString)"])
+                    response = try Self.json(["name": "projects/\(project)/messages/\(UUID().uuidString)"], status: .init(code: status))
                 }
+                if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
                 return response
             }
         }
+        url = server.url
     }
 
     /// Every message so far, oldest first.
@@ -101,7 +103,13 @@ public final class FakeGoogle: Sendable {
     }
 
     public func stop() async {
-        await FakeProviderServer.stop(app)
+        await server.stop()
+    }
+
+    private static func json(_ body: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(data: try JSONEncoder().encode(body))))
     }
 
     static func verdict(project: String, expectedProject: String, message: [String: Any], authorized: Bool) -> (Int, String?) {
@@ -128,20 +136,20 @@ public final class FakeGoogle: Sendable {
         func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
 
-    struct GrantBody: Content {
+    struct GrantBody: Encodable {
         let access_token: String
         let expires_in: Int
         let token_type: String
     }
 
-    struct ErrorBody: Content {
-        struct Body: Content {
+    struct ErrorBody: Encodable {
+        struct Body: Encodable {
             let code: Int
             let status: String
             let message: String
             let details: [Detail]
         }
-        struct Detail: Content {
+        struct Detail: Encodable {
             let errorCode: String
         }
         let error: Body

@@ -1,9 +1,9 @@
 import ArgumentParser
 import CountersignServer
 import Foundation
+import Logging
 import NIOCore
 import NIOPosix
-import Vapor
 
 /// `countersign serve`: run the server.
 struct Serve: AsyncParsableCommand {
@@ -40,17 +40,18 @@ struct Serve: AsyncParsableCommand {
         #endif
         let configuration = try loadConfiguration(mode: development ? .development : .production, hostname: hostname, port: port)
         let openFiles = OpenFileLimit.raiseToHardLimit()
-        try await withApplication(arguments: ["countersign", "serve"]) { app in
-            if openFiles.after > openFiles.before {
-                app.logger.info("Open files limit raised from \(openFiles.before) to \(openFiles.after) (each connection is one)")
-            }
-            try await CountersignApp.configure(
-                app, configuration: configuration,
-                dependencies: .init(announceAdminKey: { key in
-                    print("Generated the admin API key (shown only this once, keep it safe): \(key)")
-                }))
-            try await app.execute()
+        let logger = bootstrapLogging()
+        if openFiles.after > openFiles.before {
+            logger.info("Open files limit raised from \(openFiles.before) to \(openFiles.after) (each connection is one)")
         }
+        let app = try await CountersignApp.make(
+            configuration: configuration,
+            dependencies: .init(announceAdminKey: { key in
+                print("Generated the admin API key (shown only this once, keep it safe): \(key)")
+            }),
+            logger: logger)
+        // Stops on SIGTERM or SIGINT: the server first, then the background parts, the database last.
+        try await app.application().runService()
     }
 }
 
@@ -63,10 +64,9 @@ struct Migrate: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try loadConfiguration(mode: .production, hostname: nil, port: nil)
-        try await withApplication(arguments: ["countersign"]) { app in
-            try await CountersignApp.prepareDatabase(app, location: configuration.database, removingDemoApplication: removeDemoApplication)
-            print(removeDemoApplication ? "Database is up to date; the demo application is removed." : "Database is up to date.")
-        }
+        try await CountersignApp.prepareDatabase(
+            location: configuration.database, removingDemoApplication: removeDemoApplication, logger: bootstrapLogging())
+        print(removeDemoApplication ? "Database is up to date; the demo application is removed." : "Database is up to date.")
     }
 }
 
@@ -81,30 +81,25 @@ func loadConfiguration(mode: CountersignServer.Configuration.Mode, hostname: Str
     }
 }
 
-/// Runs `body` with a production Vapor application and shuts it down afterwards.
-func withApplication(arguments: [String], _ body: (Application) async throws -> Void) async throws {
-    let environment = Environment(name: "production", arguments: arguments)
+/// Sets up the process's logging as `LOG_FORMAT` and `LOG_LEVEL` say, and returns the server's logger.
+func bootstrapLogging() -> Logger {
     let process = ProcessInfo.processInfo.environment
-    // Not Vapor's own reading of the level: in production it defaults to notice, which would drop the one
-    // line per answered request (docs/CONFIGURATION.md). Never below info, where the libraries would log
-    // request headers and the values of queries, which carry secrets.
-    let requested = process["LOG_LEVEL"].flatMap { Logger.Level($0) }
+    // Never below info, where the libraries would log request headers and the values of queries, which
+    // carry secrets; info by default, for the one line per answered request (docs/CONFIGURATION.md).
+    let requested = process["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0.lowercased()) }
     let level = max(requested ?? .info, .info)
     if process["LOG_FORMAT"] == "json" {
         LoggingSystem.bootstrap { label in JSONLogHandler(label: label, level: level) }
     } else {
-        let console = Terminal()
-        LoggingSystem.bootstrap { label in EscapingLogHandler(ConsoleLogger(label: label, console: console, level: level)) }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardOutput(label: label)
+            handler.logLevel = level
+            return EscapingLogHandler(handler)
+        }
     }
-    let app = try await Application.make(environment)
+    let logger = Logger(label: "countersign")
     if let named = process["LOG_LEVEL"], requested == nil {
-        app.logger.warning("LOG_LEVEL '\(named)' is not a level (trace, debug, info, notice, warning, error, critical): logging at info.")
+        logger.warning("LOG_LEVEL '\(named)' is not a level (trace, debug, info, notice, warning, error, critical): logging at info.")
     }
-    do {
-        try await body(app)
-    } catch {
-        try? await app.asyncShutdown()
-        throw error
-    }
-    try await app.asyncShutdown()
+    return logger
 }

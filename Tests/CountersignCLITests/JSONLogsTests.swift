@@ -31,7 +31,7 @@ struct JSONLogsTests {
         let logged = objects(text)
         #expect(logged.count == text.count, "a line that is not a JSON object of strings: \(text.filter { !$0.hasPrefix("{") })")
         let started = try #require(logged.first { $0["request_id"] == requestID && $0["message"] == "request" })
-        #expect(started["route"] == "/v1/journeys/:journeyID/start")
+        #expect(started["route"] == "/v1/journeys/{journeyID}/start")
         #expect(started["method"] == "POST")
         #expect(started["status"] == "200")
         #expect(started["duration_ms"].flatMap(Double.init) != nil)

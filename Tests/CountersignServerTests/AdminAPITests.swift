@@ -1,9 +1,10 @@
 import CountersignCore
 import CountersignServer
 import Foundation
+import NIOCore
+import NIOHTTP1
 import Synchronization
 import Testing
-import Vapor
 
 @Suite("Admin API")
 struct AdminAPITests {
@@ -129,21 +130,15 @@ struct AdminAPITests {
             journeysDirectory: TestServer.journeysDirectory, masterKey: .file(directory.appendingPathComponent("master-key").path))
         let announced = Mutex<[String]>([])
         for _ in 0..<2 {
-            let app = try await Application.make(.testing)
-            let key: String
-            do {
-                try await CountersignApp.configure(
-                    app, configuration: configuration,
-                    dependencies: .init(announceAdminKey: { key in announced.withLock { $0.append(key) } }))
-                key = try #require(announced.withLock { $0.first })
-                var headers = HTTPHeaders()
-                headers.bearerAuthorization = BearerAuthorization(token: key)
-                #expect(try await app.testing().sendRequest(.GET, "/admin/v1/applications", headers: headers).status == .ok)
-            } catch {
-                try await app.asyncShutdown()
-                throw error
+            let app = try await CountersignApp.make(
+                configuration: configuration, dependencies: .init(announceAdminKey: { key in announced.withLock { $0.append(key) } }),
+                logger: TestServer.quietLogger)
+            let key = try #require(announced.withLock { $0.first })
+            try await withServices(app.services, logger: app.logger) {
+                let headers: HTTPHeaders = ["Authorization": "Bearer \(key)"]
+                let answer = try await TestServer.request(app, .GET, "/admin/v1/applications", headers: headers)
+                #expect(answer.status == .ok)
             }
-            try await app.asyncShutdown()
             // Read once the server has let the file go: a descriptor of it closed in the server's own
             // process would drop SQLite's hold on it (`CSQLiteSettings.h`).
             let database = try String(contentsOfFile: directory.appendingPathComponent("db.sqlite").path, encoding: .isoLatin1)

@@ -185,7 +185,7 @@ struct BackupTests {
         defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
         try await TestServer.run(adjust: { $0.backupDirectory = directory.path }) { server in
             // The record's table gone, so the event's insert fails after the copy is written.
-            try await #require(server.app.countersignSQL).raw("DROP TABLE security_events").run()
+            try await server.sql.raw("DROP TABLE security_events").run()
             let refused = try await server.admin(.POST, "backups")
             #expect(refused.status == .internalServerError)
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [], "the copy was written, then removed")

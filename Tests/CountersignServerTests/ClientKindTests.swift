@@ -94,7 +94,7 @@ struct ClientKindTests {
             #expect(events.contains { $0["detail"]?.stringValue?.contains("the journeys its clients may start: [web_login, web_transaction_signing]") == true })
 
             // A list that cannot be read is never taken for no list: the start fails, as the listing does.
-            try await #require(server.app.countersignSQL).raw("UPDATE applications SET allowed_journeys = 'web_login' WHERE id = 'bank'").run()
+            try await server.sql.raw("UPDATE applications SET allowed_journeys = 'web_login' WHERE id = 'bank'").run()
             #expect(try await server.send(.POST, "/v1/journeys/web_add_phone/start", json: ["client_id": "bank-web"]).status == .internalServerError)
             #expect(try await server.admin(.GET, "applications").status == .internalServerError)
         }

@@ -117,7 +117,7 @@ struct ConfigurationTests {
         let store = LogStore()
         try await TestServer.run(
             adjust: { $0.mode = .production; $0.publicURL = publicURL },
-            prepare: { app in app.logger = Logger(label: "countersign.tests.capture") { _ in CapturingLogHandler(store: store) } }
+            logger: Logger(label: "countersign.tests.capture") { _ in CapturingLogHandler(store: store) }
         ) { _ in }
         #expect(store.lines.withLock { $0 }.contains { $0.contains("phones will refuse the enrollment links") } == warned)
     }

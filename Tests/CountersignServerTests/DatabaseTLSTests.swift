@@ -4,11 +4,11 @@ import CountersignServer
 import Foundation
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import PostgresNIO
 import Synchronization
 import Testing
-import Vapor
 
 @Suite("TLS to PostgreSQL")
 struct DatabaseTLSTests {

@@ -1,9 +1,9 @@
 import CountersignClient
 import CountersignCore
 import Foundation
+import NIOCore
+import NIOHTTP1
 import Testing
-import Vapor
-import VaporTesting
 
 /// A stranger with only the public client id types emails into the web sign-in to learn which have an
 /// account. Every answer they can see must be the same for a registered email as for one with no phone.
@@ -116,7 +116,7 @@ struct EnumerationTests {
             let figures = try await server.scrapeMetrics()
             #expect(figures.value("countersign_approvals_created_total", [:]) == 1)
             #expect(figures.value("countersign_decoy_approvals_created_total", [:]) == 2)
-            let stored = try await #require(server.app.countersignSQL).raw("SELECT * FROM decoy_approvals").all()
+            let stored = try await server.sql.raw("SELECT * FROM decoy_approvals").all()
             #expect(stored.count == 2)
             for row in stored {
                 let digest = try row.decode(column: "subject_digest", as: String.self)

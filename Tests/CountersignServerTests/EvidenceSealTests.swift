@@ -60,7 +60,7 @@ struct EvidenceSealTests {
             for amount in ["25.00", "30.00", "35.00"] { ids.append(try await Self.sign(amount, on: phone)) }
             let signedAt = server.clock.now()
             server.clock.advance(by: 86_400)
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             // Someone with the database's write access changes what was signed, and whom the evidence names.
             try await sql.raw("""
                 UPDATE transaction_evidence SET approval_data = replace(approval_data, '25.00', '2500.00') WHERE id = \(bind: ids[0])
@@ -84,7 +84,7 @@ struct EvidenceSealTests {
             let phone = TestPhone(client: server.client())
             try await phone.register(email: "ada@example.com")
             let id = try await Self.sign("25.00", on: phone)
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             // Someone with the database's write access changes what was signed and drops the seal that shows it.
             try await sql.raw("""
                 UPDATE transaction_evidence SET approval_data = replace(approval_data, '25.00', '2500.00'), seal = NULL WHERE id = \(bind: id)

@@ -156,7 +156,7 @@ struct ExpirySweepTests {
     func removesManyBatches() async throws {
         try await Self.run { server in
             _ = try await RegisteredPhone.register(server, email: "ada@example.com")
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             let browser = TestBrowser(server)
             _ = try await browser.signIn(email: "ada@example.com")
             // Copies of the real approval, enough for several batches.
@@ -183,7 +183,7 @@ struct ExpirySweepTests {
 extension TestServer {
     /// The number of rows in `table`.
     func count(_ table: String) async throws -> Int {
-        let sql = try #require(app.countersignSQL)
+        let sql = app.sql
         let row = try #require(try await sql.raw("SELECT COUNT(*) AS n FROM \(ident: table)").first())
         return try row.decode(column: "n", as: Int.self)
     }

@@ -95,7 +95,7 @@ struct HeldStatementsTests {
     /// Runs `body` on a fresh server's storage, which holds one interaction at version 1: `first`.
     private func withFirstInteraction(_ body: (Storage, InteractionRecord) async throws -> Void) async throws {
         try await TestServer.run { server in
-            let storage = try #require(server.app.countersignStorage)
+            let storage = server.app.storage
             let first = interaction("int_held_first")
             try await storage.commit([.statement(try storage.interactions.insert(first))])
             try await body(storage, first)

@@ -28,7 +28,7 @@ struct IdleConnectionTests {
         "", "GET /healthz HTTP/1.1\r\nHost: countersign\r\n",
     ])
     func silentConnections(sent: String) async throws {
-        try await TestServer.run(adjust: { $0.idleTimeout = 1 }) { server in try await server.app.listening { port in
+        try await TestServer.run(adjust: { $0.idleTimeout = 1 }) { server in try await server.listening { port in
             let closed = try await Task.detached { try Self.serverCloses(port: port, after: sent, within: 10) }.value
             #expect(closed)
         } }

@@ -1,7 +1,8 @@
 import CountersignCore
 import Foundation
+import NIOCore
+import NIOHTTP1
 import Testing
-import Vapor
 
 @Suite("Orchestration API: tokens, expiry and refusals")
 struct InteractionProtocolTests {

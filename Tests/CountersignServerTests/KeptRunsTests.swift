@@ -1,8 +1,9 @@
-@testable import CountersignServer
 import CountersignCore
+@testable import CountersignServer
 import Foundation
+import NIOCore
+import NIOHTTP1
 import Testing
-import Vapor
 
 /// An instance answers a submit from the run as it saved it last, without reading the row
 /// (`CommittedRuns`). These attack that: the row has moved on without this instance, or several calls
@@ -17,7 +18,7 @@ struct KeptRunsTests {
             let (id, kept, _) = try await protocolTests.startRegistration(server)
             // Another instance saves the run's next version, with a token of its own.
             let current = SecureRandom.identifier(prefix: "itk")
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             try await sql.raw("""
                 UPDATE interactions SET token_hash = \(bind: SecretDigest.hex(current)), version = version + 1 WHERE id = \(bind: id)
                 """).run()
@@ -59,8 +60,8 @@ struct KeptRunsTests {
         try await TestServer.run { server in
             let (_, payload) = try await MobileApproveStartTests().pendingApproval(server)
             let approvalID = try #require(payload["approval_id"])
-            let sql = try #require(server.app.countersignSQL)
-            let interactions = try #require(server.app.countersignStorage).interactions
+            let sql = server.sql
+            let interactions = server.app.storage.interactions
             let webInteractionID = try #require(
                 try await sql.raw("SELECT web_interaction_id FROM approvals WHERE id = \(bind: approvalID)").first()?
                     .decode(column: "web_interaction_id", as: String.self))
@@ -108,7 +109,7 @@ struct KeptRunsTests {
             // Another instance has moved Bob's run on: the kept run's token is a used one, refused as the row says.
             let bob = try await start()
             let current = SecureRandom.identifier(prefix: "itk")
-            try await #require(server.app.countersignSQL).raw("""
+            try await server.sql.raw("""
                 UPDATE interactions SET token_hash = \(bind: SecretDigest.hex(current)), version = version + 1 WHERE id = \(bind: bob.id)
                 """).run()
             #expect(try await submit(bob.id, "bob@example.com", bearer: bob.token) == .unauthorized)

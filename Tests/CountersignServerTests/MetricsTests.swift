@@ -1,8 +1,8 @@
 import CountersignCore
 import Foundation
+import NIOCore
+import NIOHTTP1
 import Testing
-import Vapor
-import VaporTesting
 
 @Suite("Prometheus metrics at /metrics")
 struct MetricsTests {
@@ -13,7 +13,7 @@ struct MetricsTests {
             let before = try await server.scrapeMetrics()
             #expect(before.value("countersign_interactions_started_total", ["journey": "web_login_biometric_only"]) == nil)
             #expect(before.value("countersign_http_requests_total", [
-                "method": "POST", "route": "/v1/journeys/:journeyID/start", "status": "200",
+                "method": "POST", "route": "/v1/journeys/{journeyID}/start", "status": "200",
             ]) == 1, "the phone's registration")
 
             // Held requests are read when scraped: the phone's long-poll, then the browser's events stream.
@@ -33,11 +33,11 @@ struct MetricsTests {
             #expect(resumed.body["journey_step_id"] == .string(JourneyStepID.success))
 
             let after = try await server.scrapeMetrics()
-            let start = ["method": "POST", "route": "/v1/journeys/:journeyID/start"]
+            let start = ["method": "POST", "route": "/v1/journeys/{journeyID}/start"]
             #expect(after.value("countersign_http_requests_total", start.merging(["status": "200"]) { $1 }) == 2)
             #expect(after.value("countersign_http_request_duration_seconds_count", start) == 2)
             #expect(after.value("countersign_http_requests_total", [
-                "method": "POST", "route": "/v1/interactions/:interactionID/submit", "status": "429",
+                "method": "POST", "route": "/v1/interactions/{interactionID}/submit", "status": "429",
             ]) == 1)
             #expect(after.value("countersign_rate_limited_total", ["code": "slow_down"]) == 1)
             #expect(after.value("countersign_interactions_started_total", ["journey": "web_login_biometric_only"]) == 1)
@@ -69,7 +69,7 @@ struct MetricsTests {
         let token = "scrape-token-0123456789"
         try await TestServer.run(adjust: { $0.metricsToken = token }) { server in
             for bearer in [nil, "scrape-token-9876543210"] {
-                let refused = try await server.app.testing().sendRequest(.GET, "/metrics", headers: bearer.map { ["Authorization": "Bearer \($0)"] } ?? [:])
+                let refused = try await server.request(.GET, "/metrics", headers: bearer.map { ["Authorization": "Bearer \($0)"] } ?? [:])
                 #expect(refused.status == .unauthorized)
                 #expect(!refused.body.string.contains("countersign_"))
             }
@@ -84,13 +84,13 @@ extension MetricsTests {
     func productionNeedsAToken() async throws {
         try await TestServer.run(adjust: { $0.mode = .production }) { (server: TestServer) async throws in
             _ = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
-            let unserved = try await server.app.testing().sendRequest(.GET, "/metrics")
+            let unserved = try await server.request(.GET, "/metrics")
             #expect(unserved.status == .notFound)
             #expect(!unserved.body.string.contains("countersign_"))
         }
         let token = "scrape-token-0123456789"
         try await TestServer.run(adjust: { $0.mode = .production; $0.metricsToken = token }) { (server: TestServer) async throws in
-            #expect(try await server.app.testing().sendRequest(.GET, "/metrics").status == .unauthorized)
+            #expect(try await server.request(.GET, "/metrics").status == .unauthorized)
             #expect(try await server.scrapeMetrics(bearer: token).value("countersign_http_requests_total", ["method": "GET", "route": "/metrics", "status": "401"]) == 1)
         }
     }
@@ -99,7 +99,7 @@ extension MetricsTests {
 extension TestServer {
     /// `GET /metrics`, checked to be Prometheus' text format, parsed.
     func scrapeMetrics(bearer: String? = nil) async throws -> MetricsExposition {
-        let response = try await app.testing().sendRequest(.GET, "/metrics", headers: bearer.map { ["Authorization": "Bearer \($0)"] } ?? [:])
+        let response = try await request(.GET, "/metrics", headers: bearer.map { ["Authorization": "Bearer \($0)"] } ?? [:])
         #expect(response.status == .ok)
         #expect(response.headers.first(name: .contentType)?.hasPrefix("text/plain; version=0.0.4") == true)
         return MetricsExposition(response.body.string)

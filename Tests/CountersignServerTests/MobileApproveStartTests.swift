@@ -2,9 +2,10 @@ import CountersignClient
 import CountersignCore
 import Crypto
 import Foundation
+import NIOCore
+import NIOHTTP1
 import Synchronization
 import Testing
-import Vapor
 
 @Suite("Mobile approve start: device proof refusals")
 struct MobileApproveStartTests {
@@ -317,7 +318,7 @@ struct ResumeAndInboxTests {
                 headers.add(name: "Countersign-Timestamp", value: String(timestamp))
                 headers.add(name: "Countersign-Signature", value: signature)
             }
-            let response = try await server.app.testing().sendRequest(.GET, path, headers: headers)
+            let response = try await server.request(.GET, path, headers: headers)
             #expect(response.status == .unauthorized)
         }
     }
@@ -338,7 +339,7 @@ extension MobileApproveStartTests {
     func approvalOfRemovedApplication() async throws {
         try await TestServer.run { server in
             let (phone, payload) = try await pendingApproval(server)
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             try await sql.raw("UPDATE approvals SET application_id = 'app_removed' WHERE id = \(bind: payload["approval_id"]!)").run()
             #expect(try await phone.inbox().isEmpty)
         }
@@ -355,10 +356,10 @@ extension MobileApproveStartTests {
             headers.add(name: "Countersign-Timestamp", value: String(timestamp))
             headers.add(name: "Countersign-Signature", value: try await phone.phone.authenticator.signWithDeviceKey(
                 DeviceProof.requestMessage(method: "GET", pathWithQuery: path, timestamp: timestamp)))
-            let answered = try await server.app.testing().sendRequest(.GET, path, headers: headers)
+            let answered = try await server.request(.GET, path, headers: headers)
             #expect(answered.status == .ok)
             #expect(answered.body.string.contains(payload["approval_id"]!))
-            let replayed = try await server.app.testing().sendRequest(.GET, path, headers: headers)
+            let replayed = try await server.request(.GET, path, headers: headers)
             #expect(replayed.status == .unauthorized)
             #expect(replayed.body.string.contains("signature_replayed"))
         }
@@ -381,7 +382,7 @@ extension MobileApproveStartTests {
             // minutes ahead: fresh to a server clock until four minutes from now.
             server.clock.advance(by: 60)
             let signed = try await inbox(signedAt: Int(server.clock.now().timeIntervalSince1970) + 119)
-            #expect(try await server.app.testing().sendRequest(.GET, path, headers: signed).status == .ok)
+            #expect(try await server.request(.GET, path, headers: signed).status == .ok)
 
             // Four minutes and a second on, the sweep removes what no clock of its own could still take as
             // fresh (the first call's record, at least).
@@ -391,7 +392,7 @@ extension MobileApproveStartTests {
             // A clock 30 s behind the sweeper's (another instance's, or this one's stepped back) still
             // takes the timestamp as fresh.
             server.clock.advance(by: -30)
-            let replayed = try await server.app.testing().sendRequest(.GET, path, headers: signed)
+            let replayed = try await server.request(.GET, path, headers: signed)
             #expect(replayed.status == .unauthorized)
             #expect(replayed.body.string.contains("signature_replayed"))
         }

@@ -1,7 +1,7 @@
 import Foundation
+import NIOCore
+import NIOHTTP1
 import Testing
-import Vapor
-import VaporTesting
 
 @Suite("The OpenAPI contract")
 struct OpenAPIDocumentTests {
@@ -10,9 +10,9 @@ struct OpenAPIDocumentTests {
     @Test("/openapi.json serves the repository's document, and the document names exactly the operations the server routes")
     func documentMatchesRoutes() async throws {
         try await TestServer.run { server in
-            let served = try await server.app.testing().sendRequest(.GET, "/openapi.json")
+            let served = try await server.request(.GET, "/openapi.json")
             #expect(served.status == .ok)
-            #expect(served.headers.contentType == .json)
+            #expect(served.headers.first(name: "Content-Type") == "application/json; charset=utf-8")
             let text = try String(contentsOf: Self.file, encoding: .utf8)
             #expect(served.body.string == text)
 
@@ -23,8 +23,9 @@ struct OpenAPIDocumentTests {
                 item.keys.filter(methods.contains).map { "\($0.uppercased()) \(Self.shape(path))" }
             })
             // Everything but the browser files (the SDK, the demo and the redirect to it).
-            let routed = Set(server.app.routes.all.map { route in
-                "\(route.method.rawValue) \(Self.shape("/" + route.path.map(\.description).joined(separator: "/")))"
+            let routed = Set(server.app.routes.map { route in
+                let parts = route.split(separator: " ", maxSplits: 1)
+                return "\(parts[0]) \(Self.shape(String(parts[1])))"
             }.filter { !$0.contains(" /sdk/") && !$0.contains(" /demo") && !$0.hasSuffix(" /") })
             #expect(routed.contains("POST /v1/journeys/{}/start") && routed.contains("PATCH /admin/v1/applications/{}"))
             #expect(routed.subtracting(documented).isEmpty, "routed but not in the contract")
@@ -32,10 +33,10 @@ struct OpenAPIDocumentTests {
         }
     }
 
-    /// A path with every parameter written `{}`: `/v1/interactions/:interactionID/submit` and
+    /// A path with every parameter written `{}`: `/v1/interactions/{interactionID}/submit` and
     /// `/v1/interactions/{interaction_id}/submit` are the same operation.
     private static func shape(_ path: String) -> String {
         path.split(separator: "/", omittingEmptySubsequences: false)
-            .map { $0.hasPrefix(":") || $0.hasPrefix("{") ? "{}" : String($0) }.joined(separator: "/")
+            .map { $0.hasPrefix("{") ? "{}" : String($0) }.joined(separator: "/")
     }
 }

@@ -1,10 +1,10 @@
 import CountersignClient
-@testable import CountersignServer
 import CountersignCore
+@testable import CountersignServer
 import Foundation
+import NIOCore
+import NIOHTTP1
 import Testing
-import Vapor
-import VaporTesting
 
 /// A stream that is not ended as it should be waits until its approval expires (5 minutes): the time limit
 /// turns that into a failure. Not less than 3 minutes: in the whole SQLite pass, run in parallel on a slow
@@ -62,7 +62,7 @@ struct OpenWaitsTests {
         try await TestServer.run(adjust: { $0.maximumOpenWaits = 4 }) { server in
             let ada = try await RegisteredPhone.register(server, email: "ada@example.com")
             var waits: [(id: String, token: String)] = []
-            var streams: [Task<TestingHTTPResponse, any Error>] = []
+            var streams: [Task<TestResponse, any Error>] = []
             for number in 0..<2 {
                 let wait = try await server.waitingWebLogin(email: "stranger\(number)@example.com")
                 waits.append(wait)
@@ -85,7 +85,7 @@ struct OpenWaitsTests {
     func streamsPerSource() async throws {
         try await TestServer.run(adjust: { $0.startRatePerAddress = 0 }) { server in
             var waits: [(id: String, token: String)] = []
-            var streams: [Task<TestingHTTPResponse, any Error>] = []
+            var streams: [Task<TestResponse, any Error>] = []
             for number in 0..<OpenWaits.perSource {
                 let wait = try await server.waitingWebLogin(email: "stranger\(number)@example.com")
                 waits.append(wait)

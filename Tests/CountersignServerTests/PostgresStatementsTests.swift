@@ -1,15 +1,17 @@
-@testable import CountersignServer
 import CountersignCore
+@testable import CountersignServer
+import Foundation
+import NIOCore
+import NIOHTTP1
 import SQLKit
 import Testing
-import Vapor
 
 @Suite("PostgreSQL: statements prepared once per connection, limited in time, and their rows read as stored", .enabled(if: TestDatabase.postgresURL != nil))
 struct PostgresStatementsTests {
     @Test("a statement runs prepared under one name on its connection, and runs again under the same name")
     func preparedOnceAndReused() async throws {
         try await TestServer.run { server in
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             let listing = "SELECT name, statement FROM pg_prepared_statements"
             // More runs than the pools have connections, so that some connection runs it again.
             for _ in 0..<12 {
@@ -26,7 +28,7 @@ struct PostgresStatementsTests {
     @Test("a statement that failed to prepare (its table did not exist yet) runs once its table exists, on every connection")
     func failedPreparationIsPreparedAgain() async throws {
         try await TestServer.run { server in
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             let reading: SQLQueryString = "SELECT count(*) AS rows FROM added_later"
             // More runs than the pools have connections, so that it fails on each of them.
             for _ in 0..<12 {
@@ -42,7 +44,7 @@ struct PostgresStatementsTests {
     @Test("past the names there are, a text seen for the first time runs unprepared, and answers")
     func unpreparedPastTheLimit() async throws {
         try await TestServer.run { server in
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             // As many texts as there are names, each differing by a literal (the server's own took some already).
             for number in 0..<PreparedStatements.limit {
                 #expect(try await sql.raw("SELECT \(literal: number) AS n").first()?.decode(column: "n", as: Int.self) == number)
@@ -58,7 +60,7 @@ struct PostgresStatementsTests {
     @Test("every kind of value the stores keep reads back as stored: bigint, text, boolean, timestamptz and NULL, and a type read through SQLKit's coding")
     func everyKindOfValueReadsBack() async throws {
         try await TestServer.run { server in
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             let row = try #require(try await sql.raw("""
                 SELECT 9007199254740993::bigint AS i, 'é z' AS t, true AS b, TIMESTAMPTZ '2026-11-27 10:00:00.25+00' AS d,
                     NULL::text AS n, 'revoked' AS s
@@ -80,7 +82,7 @@ struct PostgresStatementsTests {
     @Test("a statement stuck behind another session's lock is cancelled: the call is refused 503 with nothing kept, and the next is served")
     func stuckStatementIsCancelled() async throws {
         try await TestServer.run { server in
-            let storage = try #require(server.app.countersignStorage)
+            let storage = server.app.storage
             let start: @Sendable () async throws -> (status: HTTPStatus, body: JSONValue) = {
                 let reply = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
                 return (reply.status, reply.body)

@@ -4,10 +4,12 @@ import CountersignServer
 import Crypto
 import FluentKit
 import Foundation
+import Hummingbird
+import NIOCore
+import NIOHTTP1
 import SQLKit
 import Synchronization
 import Testing
-import Vapor
 
 @Suite("Push provider configuration (/admin/v1/push-configs)")
 struct PushConfigTests {
@@ -66,7 +68,7 @@ struct PushConfigTests {
                 #expect((refusal["next_attempt_at"] ?? .null) == .null, "no retry is scheduled")
                 #expect(try await browser.pollLater(server).data?["push_status"] == "failed")
                 // The job is closed, so the sender has nothing more to send.
-                let sql = try #require(server.app.countersignSQL)
+                let sql = server.sql
                 let job = try await sql.raw("SELECT status FROM push_jobs").first(decoding: [String: String].self)
                 #expect(job?["status"] == "failed")
                 #expect(providers.apns.requests.count == 2)
@@ -204,22 +206,25 @@ struct PushConfigTests {
     @Test("a token endpoint's redirect is not followed, and what it answers is not shown back beyond its status and OAuth error code; a redirect or refusal is final, a 408 is tried again")
     func tokenEndpointAnswersStayThere() async throws {
         try await FakePushProviders.run { providers in
-            let (elsewhere, url) = try await FakeProviderServer.start(authority: providers.google.certificateAuthority) { app in
-                app.post("redirect") { _ in
-                    Response(status: .temporaryRedirect, headers: ["Location": providers.google.tokenURI])
+            let elsewhere = try await FakeProviderServer.start(authority: providers.google.certificateAuthority) { router in
+                router.post("redirect") { _, _ in
+                    Response(status: .temporaryRedirect, headers: [.location: providers.google.tokenURI])
                 }
-                app.post("refuse") { _ in
-                    Response(status: .badRequest, body: .init(string: #"{"error":"invalid_grant","internal":"db-password-here"}"#))
+                router.post("refuse") { _, _ in
+                    Response(
+                        status: .badRequest,
+                        body: .init(byteBuffer: ByteBuffer(string: #"{"error":"invalid_grant","internal":"db-password-here"}"#)))
                 }
-                app.post("busy") { _ in Response(status: .requestTimeout) }
+                router.post("busy") { _, _ in Response(status: .requestTimeout) }
             }
+            let url = elsewhere.url
             do {
                 try await refusedByTokenEndpoint(providers, at: url)
             } catch {
-                await FakeProviderServer.stop(elsewhere)
+                await elsewhere.stop()
                 throw error
             }
-            await FakeProviderServer.stop(elsewhere)
+            await elsewhere.stop()
         }
     }
 
@@ -272,16 +277,17 @@ struct PushConfigTests {
     func stalledTokenEndpoint() async throws {
         try await FakePushProviders.run { providers in
             let stalls = StalledAnswers()
-            let (stalling, url) = try await FakeProviderServer.start(authority: providers.google.certificateAuthority) { app in
-                app.post("token") { _ in
+            let stalling = try await FakeProviderServer.start(authority: providers.google.certificateAuthority) { router in
+                router.post("token") { _, _ in
                     stalls.arrived()
-                    return Response(status: .ok, body: .init(asyncStream: { writer in
-                        try await writer.write(.buffer(ByteBuffer(string: "{")))
+                    return Response(status: .ok, body: ResponseBody { writer in
+                        try await writer.write(ByteBuffer(string: "{"))
                         await stalls.held()
-                        try await writer.write(.end)
-                    }))
+                        try await writer.finish(nil)
+                    })
                 }
             }
+            let url = stalling.url
             do {
                 try await TestServer.run(adjust: { $0.pushAttemptTimeLimit = 1 }) { server in
                     var fcm = providers.fcmConfig.objectValue ?? [:]
@@ -305,11 +311,11 @@ struct PushConfigTests {
                 }
             } catch {
                 stalls.release()
-                await FakeProviderServer.stop(stalling)
+                await stalling.stop()
                 throw error
             }
             stalls.release()
-            await FakeProviderServer.stop(stalling)
+            await stalling.stop()
         }
     }
 
@@ -323,7 +329,7 @@ struct PushConfigTests {
             try await server.configurePush(.object(other))
             let grace = try await RegisteredPhone.register(
                 server, email: "grace@example.com", channel: "apns", token: DeviceTokens.otherApple, appID: "com.example.other")
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             try await sql.raw("UPDATE push_configs SET sealed_secret = 'damaged' WHERE app_id = 'com.example.other'").run()
 
             _ = try await TestBrowser(server).signIn(email: "grace@example.com")
@@ -388,7 +394,7 @@ struct PushConfigTests {
                 guard case .key(let masterKeyBytes) = masterKey else { Issue.record("the master key is not given as bytes"); return }
                 try await TestServer.run(
                     on: database, clock: TestClock(), masterKey: masterKey,
-                    prepare: { app in app.logger = Logger(label: "countersign.tests.capture") { _ in CapturingLogHandler(store: store) } }
+                    logger: Logger(label: "countersign.tests.capture") { _ in CapturingLogHandler(store: store) }
                 ) { server in
                     var responses: [String] = []
                     func record(_ reply: (status: HTTPStatus, body: JSONValue)) -> JSONValue {
@@ -415,7 +421,7 @@ struct PushConfigTests {
                         providers.apns.requests.count == 1 && providers.google.received.count == 1
                     }
 
-                    let sql = try #require(server.app.countersignSQL)
+                    let sql = server.sql
                     let rows = try await sql.raw("SELECT sealed_secret, key_id, issuer, app_id FROM push_configs").all()
                     #expect(rows.count == 2)
                     let stored = try rows.map { row in

@@ -3,9 +3,11 @@ import CountersignCore
 import CountersignPushTesting
 import CountersignServer
 import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
 import SQLKit
 import Testing
-import Vapor
 
 /// The device tokens Apple and Google would hand the app.
 enum DeviceTokens {
@@ -61,7 +63,7 @@ extension FakePushProviders {
     /// the first request, and no attempt was added.
     func expectRetryDroppedUnsent(_ server: TestServer, approvalID: String) async throws {
         server.clock.advance(by: 31)
-        let sql = try #require(server.app.countersignSQL)
+        let sql = server.sql
         try await eventually("the job is closed") {
             try await sql.raw("SELECT status FROM push_jobs").first(decoding: [String: String].self)?["status"] == "failed"
         }
@@ -149,7 +151,7 @@ struct PushDeliveryTests {
             #expect(next.journeyStepID == JourneyStepID.rejection)
             #expect(next.data?["reason"] == .string(ErrorCode.pushTokenInvalid))
             // The refused token gets no job: the queue holds nothing more for the sender to send.
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             #expect(try await sql.raw("SELECT id FROM push_jobs").all().count == 1, "nothing more is queued for a token Apple refused")
             #expect(providers.apns.requests.count == 1, "nothing more is sent to a token Apple refused")
         }
@@ -264,7 +266,7 @@ struct PushDeliveryTests {
             providers.apns.script(.success(heldBy: apple))
             _ = try await TestBrowser(server).signIn(email: "ada@example.com")
             await apple.reached()
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             let approvalID = try #require(try await sql.raw("SELECT id FROM approvals").first(decoding: [String: String].self)?["id"])
 
             // Apple never answers the first request; the attempt ends at its limit, not at the 60 s lease.
@@ -287,9 +289,7 @@ struct PushDeliveryTests {
     func attemptAfterItsLease() async throws {
         try await FakePushProviders.run { providers in
             let store = LogStore()
-            try await TestServer.run(prepare: { app in
-                app.logger = Logger(label: "countersign.tests.capture") { _ in CapturingLogHandler(store: store) }
-            }) { server in
+            try await TestServer.run(logger: Logger(label: "countersign.tests.capture") { _ in CapturingLogHandler(store: store) }) { server in
                 try await server.configurePush(providers.apnsConfig)
                 _ = try await RegisteredPhone.register(
                     server, email: "ada@example.com", channel: "apns", token: DeviceTokens.apple, appID: FakePushProviders.bundleID)
@@ -298,7 +298,7 @@ struct PushDeliveryTests {
                 _ = try await TestBrowser(server).signIn(email: "ada@example.com")
                 await apple.reached()
                 // Another instance claims the push, as it would once the lease ran out.
-                let sql = try #require(server.app.countersignSQL)
+                let sql = server.sql
                 try await sql.raw("UPDATE push_jobs SET lease = 'lease-of-another-instance'").run()
                 apple.release()
 

@@ -15,7 +15,7 @@ struct PushFatigueTests {
     }
 
     func approvalCount(_ server: TestServer) async throws -> Int {
-        try await #require(server.app.countersignSQL).raw("SELECT id FROM approvals").all().count
+        try await server.sql.raw("SELECT id FROM approvals").all().count
     }
 
     @Test("sixty sign-ins in a row reach the phone once; the rest wait out a backoff that doubles, and an approval resets it")
@@ -36,7 +36,7 @@ struct PushFatigueTests {
             // After the backoff a new request replaces the one waiting: one pending approval per user.
             server.clock.advance(by: 11)
             #expect(try await startSignIn(server).status == 200)
-            let statuses = try await #require(server.app.countersignSQL)
+            let statuses = try await server.sql
                 .raw("SELECT status, failure_code FROM approvals ORDER BY created_at").all(decoding: [String: String?].self)
             #expect(statuses.map { $0["status"] ?? nil } == ["cancelled", "pending"])
             #expect(statuses.first?["failure_code"] == .some(ErrorCode.approvalSuperseded))
@@ -192,7 +192,7 @@ struct PushFatigueTests {
                 server.clock.advance(by: TimeInterval(wait))
             }
             // As the upgrade leaves the rows it finds.
-            try await #require(server.app.countersignSQL).raw("UPDATE approvals SET source_digest = NULL").run()
+            try await server.sql.raw("UPDATE approvals SET source_digest = NULL").run()
             let next = try await startSignIn(port: port, from: "198.51.100.20")
             #expect(next.status == 429)
             #expect(next.retryAfter == "40")

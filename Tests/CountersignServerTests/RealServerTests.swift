@@ -3,8 +3,9 @@ import CountersignCore
 import CountersignServer
 import Foundation
 import JWTKit
+import NIOCore
+import NIOHTTP1
 import Testing
-import Vapor
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -14,7 +15,7 @@ import FoundationNetworking
 struct RealServerTests {
     @Test("register a phone, log in with biometrics, verify the token with the JWKS fetched over HTTP")
     func endToEnd() async throws {
-        try await TestServer.run { server in try await server.app.listening { port in
+        try await TestServer.run { server in try await server.listening { port in
             let baseURL = URL(string: "http://127.0.0.1:\(port)")!
             let phone = TestPhone(client: OrchestrationClient(baseURL: baseURL, clientID: "demo-native"))
 

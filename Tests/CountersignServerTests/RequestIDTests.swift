@@ -1,8 +1,9 @@
+@testable import CountersignServer
 import Foundation
 import Logging
-@testable import CountersignServer
+import NIOCore
+import NIOHTTP1
 import Testing
-import Vapor
 
 @Suite("Request ids")
 struct RequestIDTests {
@@ -19,7 +20,7 @@ struct RequestIDTests {
     ])
     func requestIDs(forged: String) async throws {
         let store = LogStore()
-        try await TestServer.run(prepare: { app in app.logger = Logger(label: "countersign.tests") { _ in CapturingLogHandler(store: store) } }) { server in
+        try await TestServer.run(logger: Logger(label: "countersign.tests") { _ in CapturingLogHandler(store: store) }) { server in
             let kept = try await server.send(.GET, "/healthz", headers: ["X-Request-Id": "proxy-1f2e.3:4_5"])
             #expect(kept.headers.first(name: "X-Request-Id") == "proxy-1f2e.3:4_5")
             let longest = String(repeating: "b", count: 64)

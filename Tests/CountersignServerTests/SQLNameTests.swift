@@ -11,7 +11,7 @@ struct SQLNameTests {
     @Test("a name is written as SQLKit's identifier writes it, a quote in it escaped", arguments: names)
     func nameMatchesIdentifier(name: String) async throws {
         try await TestServer.run { server in
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             #expect(sql.serialize(SQLName(name)).sql == sql.serialize(SQLIdentifier(name)).sql)
             let interpolated: SQLQueryString = "SELECT \(name: name)"
             let identified: SQLQueryString = "SELECT \(ident: name)"
@@ -30,7 +30,7 @@ struct SQLNameTests {
             }
         }
         try await TestServer.run { server in
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             let users = try await server.count("users")
             let table = "no\"tes; DROP TABLE users; --"
             try await sql.raw("CREATE TABLE \(ident: table) (id TEXT PRIMARY KEY, \(ident: "bo\"dy") TEXT)").run()

@@ -262,7 +262,7 @@ struct SQLiteConnectionsTests {
     func inMemoryDatabaseLeavesNoFile() async throws {
         var path = ""
         try await TestServer.run(on: .at(.sqliteMemory), clock: TestClock(), masterKey: TestServer.randomMasterKey()) { server in
-            let row = try #require(try await server.app.countersignSQL?.raw("PRAGMA database_list").first())
+            let row = try #require(try await server.sql.raw("PRAGMA database_list").first())
             path = try row.decode(column: "file", as: String.self)
             #expect(FileManager.default.fileExists(atPath: path))
         }

@@ -1,5 +1,5 @@
-@testable import CountersignServer
 import CountersignCore
+@testable import CountersignServer
 import Testing
 
 @Suite("A running server and a schema that changes under it")
@@ -13,7 +13,7 @@ struct SchemaChangeTests {
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             // Twice, so that each statement of a sign-in is prepared on the connections it ran on.
             for _ in 0..<2 { try await signIn(server, phone) }
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             for table in ["interactions", "approvals", "users", "devices", "clients", "applications", "biometric_keys", "push_jobs"] {
                 try await sql.raw("ALTER TABLE \(ident: table) ADD COLUMN added_later TEXT").run()
             }
@@ -29,12 +29,12 @@ struct SchemaChangeTests {
             let masterKey = TestServer.randomMasterKey()
             try await TestServer.run(on: database, clock: TestClock(), masterKey: masterKey) { server in
                 // As that release left the database: the column there, the migration that drops it not run.
-                let sql = try #require(server.app.countersignSQL)
+                let sql = server.sql
                 try await sql.raw("ALTER TABLE interactions ADD COLUMN approval_id TEXT").run()
                 try await sql.raw("DELETE FROM _fluent_migrations WHERE name = \(bind: DropInteractionApproval().name)").run()
             }
             try await TestServer.run(on: database, clock: TestClock(), masterKey: masterKey) { server in
-                let sql = try #require(server.app.countersignSQL)
+                let sql = server.sql
                 await #expect(throws: (any Error).self, "the column is gone") {
                     try await sql.raw("SELECT approval_id FROM interactions").run()
                 }
@@ -52,7 +52,7 @@ struct SchemaChangeTests {
             let masterKey = TestServer.randomMasterKey()
             try await TestServer.run(on: database, clock: TestClock(), masterKey: masterKey) { server in
                 // As that release left the database: such users there, the migration not run.
-                let sql = try #require(server.app.countersignSQL)
+                let sql = server.sql
                 for (id, externalID) in [
                     ("usr_1", "Bob@Example.com"), ("usr_2", "Cy@Example.com"), ("usr_3", "cy@example.com"), ("usr_4", "Customer-7"),
                 ] {
@@ -63,7 +63,7 @@ struct SchemaChangeTests {
                 try await sql.raw("DELETE FROM _fluent_migrations WHERE name = \(bind: LowerCaseEmailUserIDs().name)").run()
             }
             try await TestServer.run(on: database, clock: TestClock(), masterKey: masterKey) { server in
-                let sql = try #require(server.app.countersignSQL)
+                let sql = server.sql
                 let rows = try await sql.raw("SELECT id, external_user_id FROM users ORDER BY id").all()
                 let stored = try rows.map { "\(try $0.decode(column: "id", as: String.self)) \(try $0.decode(column: "external_user_id", as: String.self))" }
                 #expect(stored == ["usr_1 bob@example.com", "usr_2 Cy@Example.com", "usr_3 cy@example.com", "usr_4 Customer-7"])
@@ -81,7 +81,7 @@ struct SchemaChangeTests {
             let masterKey = TestServer.randomMasterKey()
             try await TestServer.run(on: database, clock: TestClock(), masterKey: masterKey) { server in
                 // As that release left the database: the listing indexes' migration not run.
-                let sql = try #require(server.app.countersignSQL)
+                let sql = server.sql
                 for index in AddListingIndexes.indexes { try await sql.drop(index: index.name).run() }
                 try await sql.create(index: AddListingIndexes.replaced).on("security_events").column("created_at").run()
                 try await sql.raw("DELETE FROM _fluent_migrations WHERE name = \(bind: AddListingIndexes().name)").run()

@@ -3,10 +3,10 @@ import CountersignCore
 import CountersignServer
 import Foundation
 import Logging
+import NIOCore
+import NIOHTTP1
 import Synchronization
 import Testing
-import Vapor
-import VaporTesting
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -57,13 +57,13 @@ struct SecretLoggingTests {
             let configuration = Configuration(
                 mode: .development, hostname: "127.0.0.1", port: 0, database: database.location, publicURL: TestServer.issuer, adminKey: TestServer.adminKey,
                 journeysDirectory: TestServer.journeysDirectory, masterKey: TestServer.randomMasterKey())
-            try await withApp(configure: { app in
-                app.logger = Logger(label: "countersign.tests.capture") { _ in format.handler(store) }
-                try await CountersignApp.configure(app, configuration: configuration, dependencies: .init(clock: clock))
-            }) { app in try await app.listening { port in
+            try await TestServer.run(
+                on: database, clock: clock, masterKey: TestServer.randomMasterKey(), adjust: { $0 = configuration },
+                logger: Logger(label: "countersign.tests.capture") { _ in format.handler(store) }
+            ) { server in try await server.listening { port in
                 let base = URL(string: "http://127.0.0.1:\(port)")!
                 let phone = try await RegisteredPhone.register(
-                    TestServer(app: app, clock: clock), email: "ada@example.com",
+                    server, email: "ada@example.com",
                     client: OrchestrationClient(baseURL: base, clientID: "demo-native"))
                 let browser = TestBrowser(client: OrchestrationClient(baseURL: base, clientID: "demo-web"))
                 let start = try await browser.client.startJourney("web_login")
@@ -83,7 +83,7 @@ struct SecretLoggingTests {
                 secrets += [approved.token, done.token].compactMap { $0 }
 
                 // An enrollment code issued by the admin API and redeemed by a new phone.
-                let issued = try await TestServer(app: app, clock: clock).admin(
+                let issued = try await server.admin(
                     .POST, "enrollment-codes", json: ["external_user_id": "bob@example.com", "client_id": "demo-native"])
                 let code = try #require(issued.body["code"]?.stringValue)
                 let newPhone = OrchestrationClient(baseURL: base, clientID: "demo-native")
@@ -125,11 +125,10 @@ struct SecretLoggingTests {
             let configuration = Configuration(
                 mode: .development, hostname: "127.0.0.1", port: 0, database: database.location, publicURL: TestServer.issuer, adminKey: TestServer.adminKey,
                 journeysDirectory: TestServer.journeysDirectory, masterKey: TestServer.randomMasterKey())
-            try await withApp(configure: { app in
-                app.logger = Logger(label: "countersign.tests.capture") { _ in Format.text.handler(store) }
-                try await CountersignApp.configure(app, configuration: configuration, dependencies: .init(clock: clock))
-            }) { app in
-                let server = TestServer(app: app, clock: clock)
+            try await TestServer.run(
+                on: database, clock: clock, masterKey: TestServer.randomMasterKey(), adjust: { $0 = configuration },
+                logger: Logger(label: "countersign.tests.capture") { _ in Format.text.handler(store) }
+            ) { server in
                 for _ in 0..<30 { _ = try await server.send(.GET, "/admin/v1/users", bearer: "guessed-admin-key-0123456789") }
             }
         }

@@ -12,7 +12,7 @@ struct SecretsAtRestTests {
             let waiting = try await TestBrowser(server).signIn("web_login", email: "ada@example.com")
             let otp = try #require(waiting.data?["otp"]?.stringValue)
 
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             let keys = try await sql.raw("SELECT private_key_pem FROM signing_keys").all().map { try $0.decode(column: "private_key_pem", as: String.self) }
             #expect(!keys.isEmpty)
             #expect(keys.allSatisfy { !$0.contains("PRIVATE KEY") && (try? ES256PrivateKey(pem: $0)) == nil })
@@ -41,7 +41,7 @@ struct SecretsAtRestTests {
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let browser = TestBrowser(server)
             let otp = try await browser.codeShown(email: "ada@example.com")
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             let running = try await sql.raw("SELECT state FROM interactions WHERE finished = \(bind: false)").all()
                 .map { try $0.decode(column: "state", as: String.self) }
             #expect(running.count == 1 && running.allSatisfy { !$0.isEmpty }, "the waiting browser's state is kept")
@@ -76,7 +76,7 @@ struct SecretsAtRestTests {
 
             // Someone who can write to the database, but has not the master key, puts a token of their own there.
             let theirs = SecureRandom.identifier(prefix: "itk")
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             let changed = try await sql.raw("""
                 UPDATE kept_answers SET token_hash = \(bind: SecretDigest.hex(theirs)) WHERE id = \(bind: id) RETURNING id
                 """).all()
@@ -94,7 +94,7 @@ struct SecretsAtRestTests {
             _ = try await TestBrowser(server).client.startJourney("web_login_echo", additionalParams: ["email": "ada@example.com"])
             // The phone's journey rejects at once, in the call that starts it.
             #expect(try await phone.startApproval().journeyStepID == JourneyStepID.rejection)
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             let row = try #require(try await sql.raw("SELECT finished, state FROM interactions WHERE journey_id = 'mobile_approve_echo'").first())
             #expect(try row.decode(column: "finished", as: Bool.self))
             #expect(try row.decode(column: "state", as: String.self).isEmpty)
@@ -108,7 +108,7 @@ struct SecretsAtRestTests {
             let masterKey = TestServer.randomMasterKey()
             let clearKey = ES256PrivateKey()
             try await TestServer.run(on: database, clock: clock, masterKey: masterKey) { server in
-                let sql = try #require(server.app.countersignSQL)
+                let sql = server.sql
                 clock.advance(by: 1)
                 try await sql.raw("UPDATE signing_keys SET retired_at = \(bind: clock.now()) WHERE retired_at IS NULL").run()
                 try await sql.raw("""
@@ -118,7 +118,7 @@ struct SecretsAtRestTests {
             }
             clock.advance(by: 1)  // the next start, a second later
             try await TestServer.run(on: database, clock: clock, masterKey: masterKey) { server in
-                let sql = try #require(server.app.countersignSQL)
+                let sql = server.sql
                 let stored = try #require(try await sql.raw("SELECT private_key_pem FROM signing_keys WHERE id = 'key_clear'").first())
                 #expect(!(try stored.decode(column: "private_key_pem", as: String.self)).contains("PRIVATE KEY"))
                 let token = try #require(try await TestPhone(client: server.client()).register(email: "ada@example.com").token)

@@ -1,6 +1,6 @@
-import Crypto
 import CountersignClient
 import CountersignCore
+import Crypto
 import Foundation
 import Testing
 
@@ -249,7 +249,7 @@ struct SecureEnrollmentTests {
             #expect(uri == EnrollmentLink(server: TestServer.issuer, clientID: "bank-app", code: code).uri)
             #expect(issued["expires_at"]?.stringValue != nil)
 
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             let rows = try await sql.raw("SELECT * FROM enrollment_codes").all()
             #expect(rows.count == 1)
             let stored = try rows[0].decode(column: "code_hash", as: String.self)
@@ -272,7 +272,7 @@ struct SecureEnrollmentTests {
                 let refused = try await server.admin(.POST, "enrollment-codes", json: body)
                 #expect(refused.status == .badRequest, "\(body)")
             }
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             #expect(try await sql.raw("SELECT id FROM enrollment_codes").all().isEmpty)
         }
     }

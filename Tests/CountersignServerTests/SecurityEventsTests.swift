@@ -67,7 +67,7 @@ struct SecurityEventsTests {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             // The record's table gone, so every event's insert fails.
-            try await #require(server.app.countersignSQL).raw("DROP TABLE security_events").run()
+            try await server.sql.raw("DROP TABLE security_events").run()
 
             #expect(try await server.admin(.POST, "applications", json: ["id": "shop", "name": "Shop"]).status == .internalServerError)
             let applications = try await server.admin(.GET, "applications").body.arrayValue ?? []

@@ -1,8 +1,9 @@
 import CountersignCore
 import Foundation
 import Logging
+import NIOCore
+import NIOHTTP1
 import Testing
-import Vapor
 
 @Suite("The server's own failures, told from the client's")
 struct ServerFaultTests {
@@ -16,7 +17,7 @@ struct ServerFaultTests {
             // A run's state that decodes as JSON but not as a run's state, saved as the run's next version (as
             // another instance would save it), so that this instance reads the row rather than answering from
             // the run as it saved it itself.
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             try await sql.raw("UPDATE interactions SET state = '{}', version = version + 1 WHERE id = \(bind: id)").run()
             let failed = try await submitEmail(server, id, token)
             #expect(failed.status == .internalServerError)
@@ -33,9 +34,9 @@ struct ServerFaultTests {
     @Test("a stored value of the wrong type is logged as the column that failed, without the value, on either database")
     func unreadableValueLoggedWithoutIt() async throws {
         let store = LogStore()
-        try await TestServer.run(prepare: { app in app.logger = Logger(label: "countersign.tests") { _ in CapturingLogHandler(store: store) } }) { server in
+        try await TestServer.run(logger: Logger(label: "countersign.tests") { _ in CapturingLogHandler(store: store) }) { server in
             let (id, token) = try await startedRun(server)
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             // SQLite keeps text in an integer column as text; PostgreSQL needs the column's type changed.
             if sql.dialect.name == "postgresql" {
                 try await sql.raw("ALTER TABLE interactions ALTER COLUMN version TYPE TEXT").run()

@@ -17,7 +17,7 @@ struct StrictInputTests {
             #expect(refused.status == .badRequest)
             #expect(refused.body["error"]?["code"] == .string(ErrorCode.clientResponseNotValid))
             #expect(refused.body["error"]?["message"]?.stringValue?.contains("'amount'") == true)
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             #expect(try await sql.raw("SELECT id FROM interactions").all().isEmpty)
         }
     }
@@ -126,7 +126,7 @@ struct StrictInputTests {
     func compressedBody() async throws {
         // {"client_id":"demo-web"}, gzipped.
         let gzipped = Data(base64Encoded: "H4sIAAAAAAAAA6tWSs7JTM0ric9MUbJSSknNzdctT01SqgUA3MBo9xgAAAA=")!
-        try await TestServer.run { server in try await server.app.listening { port in
+        try await TestServer.run { server in try await server.listening { port in
             for coding in ["gzip", "deflate", "br"] {
                 var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/journeys/web_login_biometric_only/start")!)
                 request.httpMethod = "POST"

@@ -14,7 +14,7 @@ struct TokenTests {
         let sealed = try AES.GCM.seal(
             Data(ES256PrivateKey().pemRepresentation.utf8), using: SymmetricKey(data: masterKey), authenticating: Data(newKid.utf8))
         let sealedPEM = try #require(sealed.combined).base64EncodedString()
-        let sql = try #require(server.app.countersignSQL)
+        let sql = server.sql
         let now = server.clock.now()
         try await sql.raw("UPDATE signing_keys SET retired_at = \(bind: now) WHERE retired_at IS NULL").run()
         try await sql.raw("""

@@ -1,9 +1,10 @@
 import CountersignClient
 import CountersignCore
 import Foundation
+import NIOCore
+import NIOHTTP1
 import SQLKit
 import Testing
-import Vapor
 
 @Suite("Web-to-mobile approval")
 struct WebToMobileTests {
@@ -57,7 +58,7 @@ struct WebToMobileTests {
 
             // Bob's key as if it lived on Ada's phone (written so in the database): on the device asked, and
             // still not hers.
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             try await sql.raw("UPDATE biometric_keys SET device_id = \(bind: ada.deviceID) WHERE device_id IS NULL").run()
             let onHerPhone = try await ada.phone.client.submitClientResponse(
                 .clientInput, data: try await bob.biometricAnswer(to: withBobsKey, as: "bob@example.com"))
@@ -391,7 +392,7 @@ struct WebToMobileTests {
             }
             // The browser's outcome stands: cancelled, no token, and the approval was not changed by the phone.
             #expect(cancelled.data?["reason"] == "cancelled" && cancelled.token == nil)
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             let statuses = try await sql.raw("SELECT status FROM approvals").all(decoding: [String: String].self)
             #expect(statuses.map { $0["status"] } == ["cancelled"])
 
@@ -415,7 +416,7 @@ struct WebToMobileTests {
     func phoneAnswersRemovedRequest() async throws {
         try await TestServer.run { server in
             let (phone, browser, _, opened) = try await openedRequest(server)
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             try await sql.raw("DELETE FROM push_deliveries").run()
             try await sql.raw("DELETE FROM push_jobs").run()
             try await sql.raw("DELETE FROM approvals").run()
@@ -469,7 +470,7 @@ struct WebToMobileTests {
             let signedIn = try await browser.poll()
             #expect(signedIn.journeyStepID == JourneyStepID.success)
             #expect(signedIn.token != nil)
-            let sql = try #require(server.app.countersignSQL)
+            let sql = server.sql
             #expect(try await sql.raw("SELECT status FROM approvals").all(decoding: [String: String].self).map { $0["status"] } == ["approved"])
         }
     }
@@ -680,7 +681,7 @@ struct WebToMobileTests {
             server.clock.advance(by: 3)
             if savedElsewhere {
                 // A save of another instance's: the run this instance kept is outdated, so each poll reads the row.
-                try await #require(server.app.countersignSQL).raw("UPDATE interactions SET version = version + 1 WHERE id = \(bind: id)").run()
+                try await server.sql.raw("UPDATE interactions SET version = version + 1 WHERE id = \(bind: id)").run()
             }
             let statuses = try await withThrowingTaskGroup(of: HTTPStatus.self) { group in
                 for _ in 0..<8 {

@@ -1,17 +1,22 @@
 import CountersignCore
-import Fluent
 import FluentSQL
 import Foundation
-import Vapor
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
 
-/// Assembles the server: database, migrations, journeys, token keys, admin key and routes.
+/// The assembled server: its routes, and the background parts that live as long as it does (the push
+/// sender, the expiry sweep, the PostgreSQL listener, the storage itself).
 ///
 /// ```swift
-/// let app = try await Application.make(.production)
-/// try await CountersignApp.configure(app, configuration: try Configuration.load(environment: ProcessInfo.processInfo.environment))
-/// try await app.execute()
+/// let app = try await CountersignApp.make(configuration: try Configuration.load(environment: ProcessInfo.processInfo.environment), logger: logger)
+/// try await app.application().runService()
 /// ```
-public enum CountersignApp {
+public struct CountersignApp: Sendable {
     /// Collaborators the server takes from outside, replaceable in tests.
     public struct Dependencies: Sendable {
         public var clock: any WallClock
@@ -24,35 +29,69 @@ public enum CountersignApp {
         }
     }
 
-    public static func configure(
-        _ app: Application, configuration: Configuration, dependencies: Dependencies = Dependencies()
-    ) async throws {
-        // Below info, the HTTP layer logs raw request headers (bearer tokens) and the database layer logs
+    /// Every route, behind the server's middlewares.
+    public let responder: RouterResponder<ServerRequestContext>
+    /// Every route as `METHOD /path/{parameter}`.
+    public let routes: [String]
+    /// The background parts, in the order they start; they stop in the reverse order, after the HTTP server.
+    public let services: [any Service]
+    public let logger: Logger
+    let configuration: Configuration
+    let storage: Storage
+
+    /// The server's database as SQL, for tools and tests that look inside it.
+    public var sql: any SQLDatabase { storage.sql }
+
+    /// The HTTP server with the background parts, listening where the configuration says.
+    public func application(
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> Application<RouterResponder<ServerRequestContext>> {
+        Application(
+            responder: responder, server: httpServer,
+            configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: nil),
+            services: services, onServerRunning: onServerRunning, logger: logger)
+    }
+
+    /// HTTP/1.1 with the configured idle timeout: a connection silent for this long is closed (an events
+    /// stream writes a keep-alive every 15 s).
+    public var httpServer: HTTPServerBuilder {
+        .http1(configuration: .init(idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
+    }
+
+    /// Opens the database (migrated), loads the journeys and keys, and builds the routes. The parts opened
+    /// are closed again when a step fails.
+    public static func make(
+        configuration: Configuration, dependencies: Dependencies = Dependencies(), logger: Logger
+    ) async throws -> CountersignApp {
+        var logger = logger
+        // Below info, the libraries log raw request headers (bearer tokens) and the database layer logs
         // the values of every query (interaction state with web OTPs, token signing keys): never log below info.
-        if app.logger.logLevel < .info { app.logger.logLevel = .info }
-        app.http.server.configuration.hostname = configuration.hostname
-        app.http.server.configuration.port = configuration.port
-        // A connection silent for this long is closed (an event stream writes a keep-alive every 15 s).
-        app.http.server.configuration.idleTimeout = .milliseconds(Int64(configuration.idleTimeout * 1000))
-        // The server counts its requests itself (`ServerMetrics`); Vapor's own count would go to the
-        // process-wide metrics system, which nothing reads, at a cost in every request.
-        app.http.server.configuration.reportMetrics = false
-        // No body of the API is compressed: a compressed one reaches the strict input check as it came,
-        // which refuses it (415), rather than being inflated first.
-        app.http.server.configuration.requestDecompression = .disabled
+        if logger.logLevel < .info { logger.logLevel = .info }
+        let parts = ServerParts()
+        do {
+            return try await assemble(configuration: configuration, dependencies: dependencies, logger: logger, parts: parts)
+        } catch {
+            await parts.shutdownAll()
+            throw error
+        }
+    }
+
+    private static func assemble(
+        configuration: Configuration, dependencies: Dependencies, logger: Logger, parts: ServerParts
+    ) async throws -> CountersignApp {
+        let runtime = DatabaseSetup.Runtime(threadPool: .singleton, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger)
         let metrics = ServerMetrics()
-        // Held until the start has settled the database's first secrets (below); managed, so that a start
+        // Held until the start has settled the database's first secrets (below); a part, so that a start
         // failing before then lets it go too.
-        let startupLock = try await DatabaseSetup.startupLock(for: configuration.database, on: app.databaseRuntime)
-        if let startupLock { app.manage(startupLock) }
-        let storage = try await DatabaseSetup.open(configuration.database, on: app.databaseRuntime, metrics: metrics)
-        // Registered first, so it closes last: after the background services that use it have stopped.
-        app.manage(StorageLifetime(storage: storage))
-        app.countersignStorage = storage
+        let startupLock = try await DatabaseSetup.startupLock(for: configuration.database, on: runtime)
+        if let startupLock { parts.add(startupLock) }
+        let storage = try await DatabaseSetup.open(configuration.database, on: runtime, metrics: metrics)
+        // Added first, so it closes last: after the background services that use it have stopped.
+        parts.add(StorageLifetime(storage: storage))
         let clock = dependencies.clock
 
         switch configuration.mode {
-        case .development: try await DevelopmentMode.prepare(storage, clock: clock, logger: app.logger)
+        case .development: try await DevelopmentMode.prepare(storage, clock: clock, logger: logger)
         case .production: try await DevelopmentMode.refuseDemoApplication(storage)
         }
         let journeys = try JourneyRegistry.load(
@@ -61,18 +100,18 @@ public enum CountersignApp {
         let tokenIssuer = try await TokenIssuer.bootstrap(
             keyVault: SigningKeyVault(storage: storage, secrets: secretBox), issuer: configuration.publicURL,
             lifetime: configuration.tokenLifetime, clock: clock)
-        let securityEvents = SecurityEvents(storage: storage, clock: clock, logger: app.logger)
+        let securityEvents = SecurityEvents(storage: storage, clock: clock, logger: logger)
         let adminKeys = try await AdminKeyVerifier.bootstrap(
             configuredKey: configuration.adminKey, failuresPerMinute: configuration.adminFailuresPerMinute, storage: storage, clock: clock, securityEvents: securityEvents,
             announce: dependencies.announceAdminKey)
-        let events = try eventBus(for: configuration.database, storage: storage, app: app)
+        let events = try eventBus(for: configuration.database, storage: storage, logger: logger, parts: parts)
         let pushClient = PushHTTPClient()
         // Registered at once, so the client is closed even when start-up fails below. Shutdown runs in
         // reverse: the sender stops before its client closes.
-        app.manage(pushClient)
+        parts.add(pushClient)
         let gateways = PushGateways(
             configs: storage.pushConfigs, secrets: secretBox, client: pushClient.client, inbox: InboxPushGateway(events: events),
-            attemptTimeLimit: configuration.pushAttemptTimeLimit, logger: app.logger, now: { clock.now() })
+            attemptTimeLimit: configuration.pushAttemptTimeLimit, logger: logger, now: { clock.now() })
         try await gateways.openAll()
         let hashKey = try await ServerSecrets.hashKey(on: storage, secrets: secretBox)
         await startupLock?.release()
@@ -83,11 +122,11 @@ public enum CountersignApp {
         let enrollmentCodes = EnrollmentCodes(storage: storage, key: hashKey, clock: clock, publicURL: configuration.publicURL)
         let pushSender = PushSender(
             storage: storage, gateways: gateways, clock: clock, events: events, approvals: approvals, retryPolicy: PushRetryPolicy(),
-            attemptTimeLimit: configuration.pushAttemptTimeLimit, metrics: metrics, logger: app.logger)
-        app.manage(pushSender)
-        app.manage(ExpirySweeper(
+            attemptTimeLimit: configuration.pushAttemptTimeLimit, metrics: metrics, logger: logger)
+        parts.add(pushSender)
+        parts.add(ExpirySweeper(
             storage: storage, clock: clock, retention: configuration.recordRetention,
-            securityEventRetention: configuration.securityEventRetention, interval: configuration.sweepInterval, logger: app.logger))
+            securityEventRetention: configuration.securityEventRetention, interval: configuration.sweepInterval, logger: logger))
         let evidenceSealer = try await EvidenceSealer(secrets: secretBox, issuer: configuration.publicURL, clock: clock)
         let services = JourneyServices(
             storage: storage, tokenIssuer: tokenIssuer, evidenceSealer: evidenceSealer, clock: clock, approvals: approvals,
@@ -100,58 +139,62 @@ public enum CountersignApp {
         let openWaits = OpenWaits(total: configuration.maximumOpenWaits)
         let verifier = DeviceSignatureVerifier(storage: storage, clock: clock, securityEvents: securityEvents)
 
-        app.publicOrigin = WebOrigin.of(url: configuration.publicURL)
-        app.hostIsOwnOrigin = configuration.mode == .development
-        app.middleware = Middlewares()
-        app.middleware.use(RequestLogMiddleware(metrics: metrics))
-        app.middleware.use(ApplicationCORSMiddleware(storage: storage))
-        app.middleware.use(ErrorMiddleware(metrics: metrics))
-        app.middleware.use(ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
-        try app.register(collection: HealthRoutes(storage: storage, events: events))
-        try app.register(collection: MetricsRoutes(
-            metrics: metrics, openWaits: openWaits, token: configuration.metricsToken,
-            servedWithoutToken: configuration.mode == .development))
+        let router = Router(context: ServerRequestContext.self)
+        router.add(middleware: RequestLogMiddleware(metrics: metrics))
+        router.add(middleware: ApplicationCORSMiddleware(storage: storage, policy: OriginPolicy(
+            publicOrigin: WebOrigin.of(url: configuration.publicURL), hostIsOwnOrigin: configuration.mode == .development)))
+        router.add(middleware: ErrorMiddleware(metrics: metrics))
+        router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
         if configuration.mode == .production, !EnrollmentLink.isFollowable(server: configuration.publicURL) {
-            app.logger.warning(
+            logger.warning(
                 "COUNTERSIGN_PUBLIC_URL is not https: phones will refuse the enrollment links this server issues (the SDK follows https only, or http on the loopback)")
         }
         if configuration.mode == .production, configuration.metricsToken == nil {
-            app.logger.notice("GET /metrics is not served: set COUNTERSIGN_METRICS_TOKEN for a scraper to read the metrics")
+            logger.notice("GET /metrics is not served: set COUNTERSIGN_METRICS_TOKEN for a scraper to read the metrics")
         }
-        try app.register(collection: OrchestrationRoutes(service: interactions))
-        try app.register(collection: ApprovalRoutes(
-            mobileApprove: MobileApproveService(interactions: interactions, verifier: verifier, storage: storage, clock: clock),
-            interactions: interactions, verifier: verifier, events: events, storage: storage, openWaits: openWaits, clock: clock))
-        try app.register(collection: try BrowserRoutes(servingDemo: configuration.mode == .development))
-        try app.register(collection: try OpenAPIRoutes())
-        try app.register(collection: try WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer))
-        try app.register(collection: AdminRoutes(
-            verifier: adminKeys, storage: storage, journeys: journeys, tokenIssuer: tokenIssuer, clock: clock,
-            securityEvents: securityEvents))
-        try app.register(collection: EvidenceRoutes(verifier: adminKeys, storage: storage, sealKeys: evidenceSealer.publicKeys))
-        try app.register(collection: SecurityEventRoutes(verifier: adminKeys, storage: storage))
-        try app.register(collection: EnrollmentRoutes(verifier: adminKeys, storage: storage, codes: enrollmentCodes, securityEvents: securityEvents))
-        try app.register(collection: StatsRoutes(verifier: adminKeys, storage: storage, openWaits: openWaits, clock: clock))
-        try app.register(collection: BackupRoutes(verifier: adminKeys, backups: DatabaseBackups(
-            storage: storage, directory: configuration.backupDirectory, clock: clock, securityEvents: securityEvents)))
-        try app.register(collection: PushAdminRoutes(
-            verifier: adminKeys, storage: storage, secrets: secretBox, securityEvents: securityEvents, clock: clock))
+        let groups: [any RouteGroup] = [
+            HealthRoutes(storage: storage, events: events),
+            MetricsRoutes(
+                metrics: metrics, openWaits: openWaits, token: configuration.metricsToken,
+                servedWithoutToken: configuration.mode == .development),
+            OrchestrationRoutes(service: interactions),
+            ApprovalRoutes(
+                mobileApprove: MobileApproveService(interactions: interactions, verifier: verifier, storage: storage, clock: clock),
+                interactions: interactions, verifier: verifier, events: events, storage: storage, openWaits: openWaits, clock: clock),
+            try BrowserRoutes(servingDemo: configuration.mode == .development),
+            try OpenAPIRoutes(),
+            try WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer),
+            AdminRoutes(
+                verifier: adminKeys, storage: storage, journeys: journeys, tokenIssuer: tokenIssuer, clock: clock,
+                securityEvents: securityEvents),
+            EvidenceRoutes(verifier: adminKeys, storage: storage, sealKeys: evidenceSealer.publicKeys),
+            SecurityEventRoutes(verifier: adminKeys, storage: storage),
+            EnrollmentRoutes(verifier: adminKeys, storage: storage, codes: enrollmentCodes, securityEvents: securityEvents),
+            StatsRoutes(verifier: adminKeys, storage: storage, openWaits: openWaits, clock: clock),
+            BackupRoutes(verifier: adminKeys, backups: DatabaseBackups(
+                storage: storage, directory: configuration.backupDirectory, clock: clock, securityEvents: securityEvents)),
+            PushAdminRoutes(verifier: adminKeys, storage: storage, secrets: secretBox, securityEvents: securityEvents, clock: clock),
+        ]
+        for group in groups { group.register(on: router) }
+        return CountersignApp(
+            responder: router.buildResponder(), routes: router.routes.map { "\($0.method.rawValue) \($0.path)" }, services: parts.services, logger: logger, configuration: configuration, storage: storage)
     }
 
     /// How waiters are woken: across instances through the PostgreSQL database they share, in-process on SQLite.
-    private static func eventBus(for database: DatabaseLocation, storage: Storage, app: Application) throws -> any EventBus {
+    private static func eventBus(for database: DatabaseLocation, storage: Storage, logger: Logger, parts: ServerParts) throws -> any EventBus {
         guard case .postgres(let url) = database else { return InProcessEventBus() }
-        let bus = PostgresEventBus(configuration: try DatabaseSetup.postgresConfiguration(url).coreConfiguration, storage: storage, logger: app.logger)
-        app.manage(bus)
+        let bus = PostgresEventBus(configuration: try DatabaseSetup.postgresConfiguration(url).coreConfiguration, storage: storage, logger: logger)
+        parts.add(bus)
         return bus
     }
 
     /// Connects the database, applies any migrations that have not run (and removes the development
     /// mode's demo application when asked), and closes it.
-    public static func prepareDatabase(_ app: Application, location: DatabaseLocation, removingDemoApplication: Bool = false) async throws {
-        let startupLock = try await DatabaseSetup.startupLock(for: location, on: app.databaseRuntime)
+    public static func prepareDatabase(location: DatabaseLocation, removingDemoApplication: Bool = false, logger: Logger) async throws {
+        let runtime = DatabaseSetup.Runtime(threadPool: .singleton, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger)
+        let startupLock = try await DatabaseSetup.startupLock(for: location, on: runtime)
         do {
-            let storage = try await DatabaseSetup.open(location, on: app.databaseRuntime)
+            let storage = try await DatabaseSetup.open(location, on: runtime)
             do {
                 if removingDemoApplication { try await DevelopmentMode.removeDemoApplication(storage) }
             } catch {
@@ -167,47 +210,39 @@ public enum CountersignApp {
     }
 }
 
-extension Application {
-    private struct StorageKey: Vapor.StorageKey {
-        typealias Value = CountersignServer.Storage
+/// The parts of the server with a life of their own, gathered as they are made: each becomes a service of
+/// the running server, or, when the start fails part way, is shut down at once.
+private final class ServerParts: Sendable {
+    private let parts = Mutex<[any ServerLifecycle]>([])
+
+    func add(_ part: any ServerLifecycle) {
+        parts.withLock { $0.append(part) }
     }
 
-    /// The server's storage, once `CountersignApp.configure` has opened it.
-    var countersignStorage: CountersignServer.Storage? {
-        get { storage[StorageKey.self] }
-        set { storage[StorageKey.self] = newValue }
+    var services: [any Service] {
+        parts.withLock { $0.map(LifecycleService.init) }
     }
 
-    /// The server's database as SQL, for tools and tests that look inside it.
-    public var countersignSQL: (any SQLDatabase)? { countersignStorage?.sql }
-
-    /// What opening the database borrows from this application.
-    fileprivate var databaseRuntime: DatabaseSetup.Runtime {
-        DatabaseSetup.Runtime(threadPool: threadPool, eventLoopGroup: eventLoopGroup, logger: logger)
-    }
-
-    /// Boots and shuts `part` down with this application.
-    fileprivate func manage(_ part: any ServerLifecycle) {
-        lifecycle.use(VaporLifecycle(part: part))
+    func shutdownAll() async {
+        for part in parts.withLock({ $0 }).reversed() { await part.shutdown() }
     }
 }
 
-/// A part's life as Vapor's lifecycle calls it.
-private struct VaporLifecycle: LifecycleHandler {
+/// A part's life as a service: booted when the server starts, shut down when it stops. The service group
+/// stops services in the reverse of their order, so each part outlives the ones added after it.
+private struct LifecycleService: Service {
     let part: any ServerLifecycle
 
-    func didBoot(_ application: Application) throws {
+    func run() async throws {
         try part.didBoot()
-    }
-
-    func shutdownAsync(_ application: Application) async {
+        try? await gracefulShutdown()
         await part.shutdown()
     }
 }
 
-/// Closes the storage when the application stops.
+/// Closes the storage when the server stops.
 private struct StorageLifetime: ServerLifecycle {
-    let storage: CountersignServer.Storage
+    let storage: Storage
 
     func shutdown() async {
         try? await storage.shutdown()

@@ -1,24 +1,27 @@
 import Foundation
-import Vapor
+import HTTPTypes
+import Hummingbird
 
 /// Finds each request's client address once: the peer's, or, when the peer is a trusted load balancer,
 /// the address it names in `X-Forwarded-For` (the rightmost entry that is not itself a trusted proxy; a
 /// port the balancer wrote after it is left out, and an entry that names no address leaves the peer's).
 /// From any other peer the header is ignored, so a client cannot choose the address its start limit and
 /// the phone's request context see: entries to the left of the balancer's are the client's own words.
-struct ClientAddressMiddleware: Middleware {
+struct ClientAddressMiddleware: RouterMiddleware {
     let trustedProxies: Set<String>
 
-    func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
-        request.storage[ClientAddress.self] = ClientAddress.of(
-            peer: request.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor], trustedProxies: trustedProxies)
-        return next.respond(to: request)
+    func handle(
+        _ request: Request, context: ServerRequestContext, next: (Request, ServerRequestContext) async throws -> Response
+    ) async throws -> Response {
+        guard !trustedProxies.isEmpty else { return try await next(request, context) }
+        var context = context
+        context.clientAddress = ClientAddress.of(
+            peer: context.clientAddress, forwardedFor: request.headers[values: .xForwardedFor], trustedProxies: trustedProxies)
+        return try await next(request, context)
     }
 }
 
-enum ClientAddress: StorageKey {
-    typealias Value = String
-
+enum ClientAddress {
     static func of(peer: String?, forwardedFor: [String], trustedProxies: Set<String>) -> String? {
         guard let peer, trustedProxies.contains(peer) else { return peer }
         let named = forwardedFor.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
@@ -48,7 +51,6 @@ enum ClientAddress: StorageKey {
     }
 }
 
-extension Request {
-    /// The client's IP address as `ClientAddressMiddleware` found it.
-    var clientAddress: String? { storage[ClientAddress.self] ?? remoteAddress?.ipAddress }
+extension HTTPField.Name {
+    static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
 }

@@ -1,6 +1,7 @@
 import CountersignCore
 import Foundation
-import Vapor
+import HTTPTypes
+import Hummingbird
 
 /// Web origins as browsers send them in `Origin`: `scheme://host[:port]`, lower-case, without the
 /// scheme's default port.
@@ -35,44 +36,28 @@ enum WebOrigin {
     }
 }
 
-extension Application {
-    private struct PublicOriginKey: StorageKey {
-        typealias Value = String
-    }
-
-    private struct HostIsOwnOriginKey: StorageKey {
-        typealias Value = Bool
-    }
-
+/// Which pages are the server's own.
+struct OriginPolicy: Sendable {
     /// The origin of the server's public URL (`COUNTERSIGN_PUBLIC_URL`).
-    var publicOrigin: String? {
-        get { storage[PublicOriginKey.self] }
-        set { storage[PublicOriginKey.self] = newValue }
-    }
-
+    let publicOrigin: String?
     /// Whether a page on the `Host` a request named is the server's own (development mode only).
-    var hostIsOwnOrigin: Bool {
-        get { storage[HostIsOwnOriginKey.self] ?? false }
-        set { storage[HostIsOwnOriginKey.self] = newValue }
-    }
-}
+    let hostIsOwnOrigin: Bool
 
-extension Request {
     /// The `Origin` of a page on another origin than the one it called; nil for callers that are not
     /// browsers, which send no `Origin`, and for a page of this server's own origin: its public URL's.
     /// The `Host` a request names is no proof: any name an attacker points at the server's address (DNS
     /// rebinding) would make its page the server's own. Only in development mode, where the demo is
     /// opened as localhost or 127.0.0.1 alike, is a page on the `Host` it called over the public URL's
     /// scheme the server's own too (`Host` names no scheme).
-    var crossOrigin: String? {
-        guard let origin = headers.first(name: .origin) else { return nil }
+    func crossOrigin(of request: Request) -> String? {
+        guard let origin = request.headers[.origin] else { return nil }
         guard let normalized = WebOrigin.normalized(origin) else { return origin }
-        let publicOrigin = application.publicOrigin
         if normalized == publicOrigin { return nil }
-        guard application.hostIsOwnOrigin else { return normalized }
+        guard hostIsOwnOrigin else { return normalized }
         let parts = normalized.split(separator: "://", maxSplits: 1).map(String.init)
         let sameScheme = publicOrigin.map { $0.hasPrefix(parts[0] + "://") } ?? true
-        return sameScheme && parts.last == headers.first(name: .host)?.lowercased() ? nil : normalized
+        let host = request.head.authority  // HTTP/1.1's `Host`
+        return sameScheme && parts.last == host?.lowercased() ? nil : normalized
     }
 }
 
@@ -84,52 +69,54 @@ extension Request {
 /// application's client a page may use is checked where the client is named: a journey started from a
 /// page whose origin the client's application does not list is refused (`InteractionService.start`).
 ///
-/// Requests that are not cross-origin calls of `/v1` (nearly all) pass straight through, without the
-/// cost of an async hop.
-struct ApplicationCORSMiddleware: Middleware {
+/// Requests that are not cross-origin calls of `/v1` (nearly all) pass straight through. The middleware
+/// also hands the routes the page's origin (`ServerRequestContext.crossOrigin`).
+struct ApplicationCORSMiddleware: RouterMiddleware {
     let storage: Storage
+    let policy: OriginPolicy
 
     /// How long a browser may reuse a preflight's answer.
     static let preflightMaxAge = 600
 
-    func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
-        guard let origin = request.crossOrigin, request.url.path.hasPrefix("/v1/") else { return next.respond(to: request) }
-        return request.eventLoop.makeFutureWithTask { try await respond(to: request, from: origin, chainingTo: next) }
-    }
-
-    private func respond(to request: Request, from origin: String, chainingTo next: any Responder) async throws -> Response {
+    func handle(
+        _ request: Request, context: ServerRequestContext, next: (Request, ServerRequestContext) async throws -> Response
+    ) async throws -> Response {
+        guard let origin = policy.crossOrigin(of: request) else { return try await next(request, context) }
+        var context = context
+        context.crossOrigin = origin
+        guard request.uri.path.hasPrefix("/v1/") else { return try await next(request, context) }
         let listed: Bool
         do {
             // Only well-formed origins are ever listed: another (`null`, say) needs no query.
             listed = WebOrigin.normalized(origin) == origin ? try await storage.applicationOrigins.isListed(origin) : false
         } catch {
             // The database is away: the request itself will say so (503), without CORS headers.
-            return try await next.respond(to: request).get()
+            return try await next(request, context)
         }
-        if request.method == .OPTIONS, request.headers.first(name: .accessControlRequestMethod) != nil {
+        if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
             guard listed else {
                 return ErrorMiddleware.response(status: .forbidden, error: WireError(
                     code: ErrorCode.originNotAllowed, message: "No application lists the origin '\(origin)'."))
             }
-            let response = Response(status: .noContent)
-            response.headers.replaceOrAdd(name: .accessControlAllowMethods, value: "GET, POST")
-            response.headers.replaceOrAdd(name: .accessControlAllowHeaders, value: "Authorization, Content-Type")
-            response.headers.replaceOrAdd(name: .accessControlMaxAge, value: String(Self.preflightMaxAge))
-            Self.allow(origin, on: response)
+            var response = Response(status: .noContent)
+            response.headers[.accessControlAllowMethods] = "GET, POST"
+            response.headers[.accessControlAllowHeaders] = "Authorization, Content-Type"
+            response.headers[.accessControlMaxAge] = String(Self.preflightMaxAge)
+            Self.allow(origin, on: &response)
             return response
         }
-        let response = try await next.respond(to: request).get()
+        var response = try await next(request, context)
         if listed {
-            Self.allow(origin, on: response)
-            response.headers.replaceOrAdd(name: .accessControlExpose, value: "Retry-After, X-Request-Id")
+            Self.allow(origin, on: &response)
+            response.headers[.accessControlExposeHeaders] = "Retry-After, X-Request-Id"
         } else {
-            response.headers.add(name: .vary, value: "Origin")
+            response.headers.append(HTTPField(name: .vary, value: "Origin"))
         }
         return response
     }
 
-    private static func allow(_ origin: String, on response: Response) {
-        response.headers.replaceOrAdd(name: .accessControlAllowOrigin, value: origin)
-        response.headers.add(name: .vary, value: "Origin")
+    private static func allow(_ origin: String, on response: inout Response) {
+        response.headers[.accessControlAllowOrigin] = origin
+        response.headers.append(HTTPField(name: .vary, value: "Origin"))
     }
 }

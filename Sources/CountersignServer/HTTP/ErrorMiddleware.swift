@@ -1,50 +1,53 @@
 import CountersignCore
-import Vapor
+import Foundation
+import HTTPTypes
+import Hummingbird
 
 /// Turns every error into an HTTP status and the wire `error` object: the one place that knows which
 /// status a refusal gets. Unexpected errors become a bare 500; their detail is logged with the request
 /// id and never sent.
-struct ErrorMiddleware: Middleware {
+struct ErrorMiddleware: RouterMiddleware {
     let metrics: ServerMetrics
 
-    func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
-        next.respond(to: request).recover { error in answer(to: error, of: request) }
+    func handle(
+        _ request: Request, context: ServerRequestContext, next: (Request, ServerRequestContext) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            return answer(to: error, context: context)
+        }
     }
 
     /// The answer to a request that failed with `error`.
-    private func answer(to error: any Error, of request: Request) -> Response {
+    private func answer(to error: any Error, context: ServerRequestContext) -> Response {
         switch error {
         case let error as ServiceError:
-            var headers: HTTPHeaders = [:]
+            var headers: HTTPFields = [:]
             if case .tooSoon(let seconds) = error.kind {
-                headers.add(name: .retryAfter, value: String(seconds))
+                headers[.retryAfter] = String(seconds)
                 metrics.rateLimited(code: error.code)
             }
             return Self.response(status: error.kind.status, error: WireError(code: error.code, message: error.message), headers: headers)
         case let error as DecodingError:
-            // Vapor would answer 400, but request bodies are decoded where a bad one is refused as the
-            // client's (`Request.decodeBody`): one that gets here is a stored row or state the server
-            // could not read. Its description may quote the value read (a token's hash, a push token), so
-            // only where it failed is logged.
-            return Self.failure(Self.whereDecodingFailed(error), of: request)
-        case let abort as any AbortError where abort.status.code < 500:
-            return Self.refusal(abort)
+            // Request bodies are decoded where a bad one is refused as the client's (`Request.decodeBody`):
+            // one that gets here is a stored row or state the server could not read. Its description may
+            // quote the value read (a token's hash, a push token), so only where it failed is logged.
+            return Self.failure(Self.whereDecodingFailed(error), context: context)
+        case let refusal as HTTPError where refusal.status.code < 500:
+            return Self.refusal(refusal)
         case _ where DatabaseOutage.isOutage(error):
-            request.logger.warning("the database could not serve the call", metadata: ["error": "\(String(reflecting: error))"])
+            context.logger.warning("the database could not serve the call", metadata: ["error": "\(String(reflecting: error))"])
             return Self.response(
-                status: .serviceUnavailable, error: DatabaseOutage.refusal, headers: [HTTPHeaders.Name.retryAfter.description: String(DatabaseOutage.retryAfter)])
+                status: .serviceUnavailable, error: DatabaseOutage.refusal, headers: [.retryAfter: String(DatabaseOutage.retryAfter)])
         default:
-            return Self.failure(error, of: request)
+            return Self.failure(String(reflecting: error), context: context)
         }
     }
 
     /// The server's own failure: logged with the request id, answered with a bare 500.
-    private static func failure(_ error: any Error, of request: Request) -> Response {
-        failure(String(reflecting: error), of: request)
-    }
-
-    private static func failure(_ description: String, of request: Request) -> Response {
-        request.logger.error("request failed", metadata: ["error": "\(description)"])
+    private static func failure(_ description: String, context: ServerRequestContext) -> Response {
+        context.logger.error("request failed", metadata: ["error": "\(description)"])
         return response(status: .internalServerError, error: WireError(code: ErrorCode.internalError, message: "Internal error."))
     }
 
@@ -61,28 +64,25 @@ struct ErrorMiddleware: Middleware {
         return "a stored value could not be decoded: \(what) at '\(path)'"
     }
 
-    /// A refusal of the HTTP layer itself, in the API's words: an undecodable body (Vapor's 422) is the
-    /// API's `400 client_response_not_valid`; a body of another type `415 unsupported_media_type`.
-    private static func refusal(_ abort: any AbortError) -> Response {
-        switch abort.status {
+    /// A refusal of the HTTP layer itself (no route, a body over the size limit), in the API's words.
+    private static func refusal(_ refusal: HTTPError) -> Response {
+        let reason = refusal.body ?? refusal.status.reasonPhrase
+        return switch refusal.status {
         case .notFound: response(status: .notFound, error: WireError(code: ErrorCode.notFound, message: "Not found."))
-        case .badRequest, .unprocessableEntity:
-            response(status: .badRequest, error: WireError(code: ErrorCode.clientResponseNotValid, message: abort.reason))
-        case .unsupportedMediaType:
-            response(status: .unsupportedMediaType, error: WireError(code: ErrorCode.unsupportedMediaType, message: abort.reason))
-        default: response(status: abort.status, error: WireError(code: ErrorCode.http(status: Int(abort.status.code)), message: abort.reason))
+        case .badRequest: response(status: .badRequest, error: WireError(code: ErrorCode.clientResponseNotValid, message: reason))
+        default: response(status: refusal.status, error: WireError(code: ErrorCode.http(status: refusal.status.code), message: reason))
         }
     }
 
-    static func response(status: HTTPResponseStatus, error: WireError, headers: HTTPHeaders = [:]) -> Response {
-        let response = Response(status: status, headers: headers)
-        try? response.content.encode(ErrorBody(error: error), using: JSONEncoder.wire)
+    static func response(status: HTTPResponse.Status, error: WireError, headers: HTTPFields = [:]) -> Response {
+        var response = Response.wireEncoded((try? JSONEncoder.wire.encode(ErrorBody(error: error))) ?? Data(), status: status)
+        response.headers.append(contentsOf: headers)
         return response
     }
 }
 
 extension ServiceError.Kind {
-    var status: HTTPResponseStatus {
+    var status: HTTPResponse.Status {
         switch self {
         case .invalidRequest: .badRequest
         case .unauthenticated: .unauthorized

@@ -1,4 +1,6 @@
-import Vapor
+import Foundation
+import HTTPTypes
+import Hummingbird
 
 /// One log line per request once it is answered: method, route (the matched pattern, so no ids or
 /// secrets from the path), status and duration, under the request's id; the id is also sent back as
@@ -7,33 +9,31 @@ import Vapor
 ///
 /// A caller (a proxy, say) may name the id in `X-Request-Id`; one that is not a short token (at most 64
 /// letters, digits and `.-_:`) is replaced by a fresh one, so no caller writes what it likes into the logs.
-struct RequestLogMiddleware: Middleware {
+struct RequestLogMiddleware: RouterMiddleware {
     let metrics: ServerMetrics
 
     static let longestRequestID = 64
 
-    func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
+    func handle(
+        _ request: Request, context: ServerRequestContext, next: (Request, ServerRequestContext) async throws -> Response
+    ) async throws -> Response {
         let started = ContinuousClock.now
-        var requestID = request.id
-        if !Self.isToken(requestID) {
-            requestID = UUID().uuidString
-            request.logger[metadataKey: "request-id"] = .string(requestID)
-        }
-        return next.respond(to: request).map { [requestID] response in
-            report(response, to: request, id: requestID, started: started)
-            return response
-        }
-    }
-
-    private func report(_ response: Response, to request: Request, id requestID: String, started: ContinuousClock.Instant) {
+        let named = request.headers[.xRequestID]
+        let requestID = named.flatMap { Self.isToken($0) ? $0 : nil } ?? UUID().uuidString
+        var context = context
+        context.logger[metadataKey: "hb.request.id"] = nil
+        context.logger[metadataKey: "request-id"] = .string(requestID)
+        var response = try await next(request, context)
         let elapsed = started.duration(to: .now)
-        let route = request.route.map { "/" + $0.path.map(\.description).joined(separator: "/") } ?? "(no route)"
-        request.logger.info("request", metadata: [
+        // The matched pattern, so no ids or secrets from the path.
+        let route = context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 } ?? "(no route)"
+        context.logger.info("request", metadata: [
             "method": "\(request.method.rawValue)", "route": "\(route)", "status": "\(response.status.code)",
             "duration_ms": "\(Self.milliseconds(elapsed))",
         ])
-        metrics.requestAnswered(method: request.method.rawValue, route: route, status: response.status.code, duration: elapsed)
-        response.headers.replaceOrAdd(name: .xRequestId, value: requestID)
+        metrics.requestAnswered(method: request.method.rawValue, route: route, status: UInt(response.status.code), duration: elapsed)
+        response.headers[.xRequestID] = requestID
+        return response
     }
 
     /// `duration` in milliseconds rounded to one decimal (a half up); Foundation's `String(format:)` cost a
@@ -50,4 +50,8 @@ struct RequestLogMiddleware: Middleware {
                     || [UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":")].contains(byte)
             }
     }
+}
+
+extension HTTPField.Name {
+    static let xRequestID = HTTPField.Name("X-Request-Id")!
 }

@@ -1,6 +1,8 @@
 import CountersignCore
+import Foundation
+import HTTPTypes
+import Hummingbird
 import NIOCore
-import Vapor
 
 /// Strict input on `/v1` and `/admin/v1` (DESIGN.md §6): a request body must be declared
 /// `application/json` (UTF-8), sent as it is (no `Content-Encoding`: the server inflates nothing a
@@ -10,39 +12,47 @@ import Vapor
 /// request carries may hold the NUL character: PostgreSQL stores no text with one (a 500 on that database,
 /// where SQLite took it), and no field of the API has a use for it. No id holds one, so a path with one
 /// names nothing (404); in the query or the body it is refused (400).
-struct StrictJSONMiddleware: Middleware {
+struct StrictJSONMiddleware: RouterMiddleware {
     /// Whether a POST, PUT or PATCH without any body must still say `application/json`.
     var typeRequiredWithoutBody = true
 
-    func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
-        if request.url.path.contains("%00") { return request.eventLoop.makeFailedFuture(ServiceError.notFound("No such resource.")) }
-        if request.url.query?.contains("%00") == true { return request.eventLoop.makeFailedFuture(Self.holdsNUL) }
-        guard [.POST, .PUT, .PATCH].contains(request.method) else { return next.respond(to: request) }
-        if !typeRequiredWithoutBody, request.headers.contentType == nil, Self.hasNoBody(request) {
-            return next.respond(to: request)
+    func handle(
+        _ request: Request, context: ServerRequestContext, next: (Request, ServerRequestContext) async throws -> Response
+    ) async throws -> Response {
+        if request.uri.path.contains("%00") { throw ServiceError.notFound("No such resource.") }
+        if request.uri.query?.contains("%00") == true { throw Self.holdsNUL }
+        guard [.post, .put, .patch].contains(request.method) else { return try await next(request, context) }
+        if !typeRequiredWithoutBody, request.headers[.contentType] == nil, Self.hasNoBody(request) {
+            return try await next(request, context)
         }
         guard Self.declaresJSON(request.headers), Self.isSentAsIs(request.headers) else {
-            return request.eventLoop.makeFailedFuture(ServiceError(
+            throw ServiceError(
                 .unsupportedMediaType, ErrorCode.unsupportedMediaType,
-                "The body must be JSON sent as application/json (UTF-8), without a Content-Encoding."))
+                "The body must be JSON sent as application/json (UTF-8), without a Content-Encoding.")
         }
-        return request.body.collect(max: request.application.routes.defaultMaxBodySize.value)
-            .flatMapThrowing { body in try body.map(Self.check) }
-            .flatMap { next.respond(to: request) }
+        // Collected once here; the route reads the same bytes.
+        var request = request
+        try Self.check(try await request.collectBody(upTo: context.maxUploadSize))
+        return try await next(request, context)
     }
 
     /// Whether the body is declared `application/json`, in UTF-8 if a charset is named. The exact type the
     /// SDKs send is taken as it is, without parsing the header into its parts.
-    private static func declaresJSON(_ headers: HTTPHeaders) -> Bool {
-        if headers.first(name: .contentType) == "application/json" { return true }
-        guard let type = headers.contentType else { return false }
-        return type.type.lowercased() == "application" && type.subType.lowercased() == "json"
-            && type.parameters["charset"].map({ $0.lowercased() == "utf-8" }) ?? true
+    private static func declaresJSON(_ headers: HTTPFields) -> Bool {
+        guard let declared = headers[.contentType] else { return false }
+        if declared == "application/json" { return true }
+        var parts = declared.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard parts.removeFirst() == "application/json" else { return false }
+        return parts.allSatisfy { parameter in
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2 else { return false }
+            return pair[0] != "charset" || pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) == "utf-8"
+        }
     }
 
     /// Whether the body comes without a content coding (`identity`, the absence of one, is the only one).
-    private static func isSentAsIs(_ headers: HTTPHeaders) -> Bool {
-        headers[.contentEncoding].allSatisfy { $0.trimmingCharacters(in: .whitespaces).lowercased() == "identity" }
+    private static func isSentAsIs(_ headers: HTTPFields) -> Bool {
+        headers[values: .contentEncoding].allSatisfy { $0.trimmingCharacters(in: .whitespaces).lowercased() == "identity" }
     }
 
     private static func check(_ body: ByteBuffer) throws {
@@ -64,7 +74,7 @@ struct StrictJSONMiddleware: Middleware {
     private static let holdsNUL = ServiceError.notValid("No text of the request may hold the NUL character (U+0000).")
 
     private static func hasNoBody(_ request: Request) -> Bool {
-        guard request.headers.first(name: .transferEncoding) == nil else { return false }
-        return (request.headers.first(name: .contentLength).flatMap(Int.init) ?? 0) == 0
+        guard request.headers[.transferEncoding] == nil else { return false }
+        return (request.headers[.contentLength].flatMap(Int.init) ?? 0) == 0
     }
 }

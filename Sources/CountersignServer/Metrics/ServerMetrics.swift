@@ -52,7 +52,7 @@ final class ServerMetrics: Sendable {
         static let rateLimited = "countersign_rate_limited_total"
     }
 
-    /// An answered request: `route` is the matched pattern (`/v1/interactions/:interactionID/submit`), so
+    /// An answered request: `route` is the matched pattern (`/v1/interactions/{interactionID}/submit`), so
     /// no id from the path becomes a label.
     func requestAnswered(method: String, route: String, status: UInt, duration: Duration) {
         counter(Names.httpRequests, [("method", method), ("route", route), ("status", String(status))]).increment()

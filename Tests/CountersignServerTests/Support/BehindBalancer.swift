@@ -14,7 +14,7 @@ extension TestServer {
         try await run(adjust: { configuration in
             adjust(&configuration)
             configuration.trustedProxies = ["127.0.0.1"]
-        }) { (server: TestServer) async throws in try await server.app.listening { port in try await body(server, port) } }
+        }) { (server: TestServer) async throws in try await server.listening { port in try await body(server, port) } }
     }
 }
 

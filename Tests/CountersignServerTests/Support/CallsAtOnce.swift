@@ -9,7 +9,7 @@ extension TestServer {
     func atOnce<Result: Sendable>(
         writingTo tables: [String], _ calls: [@Sendable () async throws -> Result]
     ) async throws -> [Result] {
-        let storage = try #require(app.countersignStorage)
+        let storage = app.storage
         let (held, writesHeld) = AsyncStream.makeStream(of: Void.self)
         let (released, release) = AsyncStream.makeStream(of: Void.self)
         let holder = Task {

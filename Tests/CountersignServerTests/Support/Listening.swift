@@ -1,20 +1,24 @@
+import CountersignServer
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
 import Testing
-import Vapor
 
-extension Application {
-    /// Runs `body` with this application's HTTP server listening on a free loopback port, and stops the
-    /// server afterwards whether `body` returns or throws. (A server left running when the application
-    /// shuts down fails Vapor's assertion and takes the whole test process with it, hiding the failure.)
+extension TestServer {
+    /// Runs `body` with this server's routes also served over HTTP on a free loopback port (with the
+    /// configured idle timeout), and stops that listener afterwards whether `body` returns or throws.
     func listening<T>(_ body: (_ port: Int) async throws -> T) async throws -> T {
-        try await server.start(address: .hostname("127.0.0.1", port: 0))
-        do {
-            let port = try #require(http.server.shared.localAddress?.port)
-            let result = try await body(port)
-            await server.shutdown()
-            return result
-        } catch {
-            await server.shutdown()
-            throw error
+        let (ports, listening) = AsyncStream.makeStream(of: Int.self)
+        let listener = Application(
+            responder: app.responder, server: app.httpServer, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                listening.yield(channel.localAddress?.port ?? 0)
+                listening.finish()
+            },
+            logger: app.logger)
+        return try await withServices([listener], logger: app.logger) {
+            let port = try #require(await ports.first { _ in true })
+            return try await body(port)
         }
     }
 }

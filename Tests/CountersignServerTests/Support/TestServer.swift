@@ -2,14 +2,22 @@ import CountersignClient
 import CountersignCore
 import CountersignServer
 import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+import SQLKit
 import Synchronization
 import Testing
-import Vapor
-import VaporTesting
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+
+/// The tests speak NIO's HTTP types, as AsyncHTTPClient and the SDKs' transports do.
+typealias HTTPStatus = HTTPResponseStatus
 
 /// A Countersign server for one test: its own database, a hand-moved clock, the shipped journeys, in
 /// development mode (the demo application and the email-trusting registration) unless `adjust` says otherwise.
@@ -20,17 +28,20 @@ struct TestServer {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let journeysDirectory = repositoryRoot.appendingPathComponent("journeys").path
 
-    let app: Application
+    let app: CountersignApp
     let clock: TestClock
 
-    /// Runs `body` against a fresh server and removes its database afterwards.
+    /// The server's database as SQL, to look inside it.
+    var sql: any SQLDatabase { app.sql }
+
+    /// Runs `body` against a fresh server and removes its database afterwards. `logger` receives the
+    /// server's logs (the default drops them below warning).
     static func run(
-        adjust: (inout Configuration) -> Void = { _ in }, prepare: @escaping (Application) -> Void = { _ in },
-        _ body: (TestServer) async throws -> Void
+        adjust: (inout Configuration) -> Void = { _ in }, logger: Logger? = nil, _ body: (TestServer) async throws -> Void
     ) async throws {
         let database = try await TestDatabase.make()
         do {
-            try await run(on: database, clock: TestClock(), masterKey: randomMasterKey(), adjust: adjust, prepare: prepare, body)
+            try await run(on: database, clock: TestClock(), masterKey: randomMasterKey(), adjust: adjust, logger: logger, body)
         } catch {
             try? await database.drop()
             throw error
@@ -38,22 +49,18 @@ struct TestServer {
         try await database.drop()
     }
 
-    /// Runs `body` against a server on `database`, which is left in place (a later server may restart on
-    /// it). `prepare` sees the application before it is configured (to capture its logs).
+    /// Runs `body` against a server on `database`, which is left in place (a later server may restart on it).
     static func run(
         on database: TestDatabase, clock: TestClock, masterKey: MasterKeySource,
-        adjust: (inout Configuration) -> Void = { _ in }, prepare: @escaping (Application) -> Void = { _ in },
-        _ body: (TestServer) async throws -> Void
+        adjust: (inout Configuration) -> Void = { _ in }, logger: Logger? = nil, _ body: (TestServer) async throws -> Void
     ) async throws {
         var configuration = Configuration(
             mode: .development, hostname: "127.0.0.1", port: 0, database: database.location, publicURL: issuer, adminKey: adminKey,
             journeysDirectory: journeysDirectory, masterKey: masterKey)
         adjust(&configuration)
         do {
-            try await withApp(configure: { app in
-                prepare(app)
-                try await CountersignApp.configure(app, configuration: configuration, dependencies: .init(clock: clock))
-            }) { app in
+            let app = try await CountersignApp.make(configuration: configuration, dependencies: .init(clock: clock), logger: logger ?? quietLogger)
+            try await withServices(app.services, logger: app.logger) {
                 try await body(TestServer(app: app, clock: clock))
             }
         } catch {
@@ -64,20 +71,22 @@ struct TestServer {
         }
     }
 
-    /// Configures a server on the PostgreSQL database at `url`, which must fail; returns why (and records an
+    /// The server's logs in tests that do not read them: warnings and worse.
+    static let quietLogger: Logger = {
+        var logger = Logger(label: "countersign.tests")
+        logger.logLevel = .warning
+        return logger
+    }()
+
+    /// Makes a server on the PostgreSQL database at `url`, which must fail; returns why (and records an
     /// issue if it started).
     static func startRefusal(database url: String) async -> any Error {
         let configuration = Configuration(
             database: .postgres(url), adminKey: adminKey, journeysDirectory: journeysDirectory, masterKey: randomMasterKey())
         do {
-            let app = try await Application.make(.testing)
-            do {
-                try await CountersignApp.configure(app, configuration: configuration)
-            } catch {
-                try await app.asyncShutdown()
-                return error
-            }
-            try await app.asyncShutdown()
+            let app = try await CountersignApp.make(configuration: configuration, logger: quietLogger)
+            // Started, then stopped at once, so that what it opened is closed.
+            try await withServices(app.services, logger: app.logger) {}
         } catch {
             return error
         }
@@ -101,14 +110,14 @@ struct TestServer {
         contentType: String? = "application/json", bearer: String? = nil, userAgent: String? = nil, headers extra: HTTPHeaders = [:]
     ) async throws -> (status: HTTPStatus, body: JSONValue, headers: HTTPHeaders) {
         var headers = extra
-        if let userAgent { headers.replaceOrAdd(name: .userAgent, value: userAgent) }
-        if let contentType { headers.replaceOrAdd(name: .contentType, value: contentType) }
-        if let bearer { headers.bearerAuthorization = BearerAuthorization(token: bearer) }
+        if let userAgent { headers.replaceOrAdd(name: "User-Agent", value: userAgent) }
+        if let contentType { headers.replaceOrAdd(name: "Content-Type", value: contentType) }
+        if let bearer { headers.replaceOrAdd(name: "Authorization", value: "Bearer \(bearer)") }
         var body: ByteBuffer?
         if let json { body = ByteBuffer(data: try JSONEncoder().encode(json)) }
         if let rawBody { body = ByteBuffer(string: rawBody) }
         if let bytes { body = ByteBuffer(bytes: bytes) }
-        let response = try await app.testing().sendRequest(method, path, headers: headers, body: body)
+        let response = try await request(method, path, headers: headers, body: body)
         let decoded = (try? JSONDecoder().decode(JSONValue.self, from: response.body)) ?? .null
         return (response.status, decoded, response.headers)
     }
@@ -118,20 +127,65 @@ struct TestServer {
         let (status, body, _) = try await send(method, "/admin/v1/" + path, json: json, bearer: Self.adminKey)
         return (status, body)
     }
+
+    /// Hands a request to the server's routes in-process, as its HTTP server would (a `Host` header
+    /// becomes the request's authority), and reads the whole answer.
+    func request(_ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:], body: ByteBuffer? = nil) async throws -> TestResponse {
+        try await Self.request(app, method, path, headers: headers, body: body)
+    }
+
+    static func request(
+        _ app: CountersignApp, _ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:], body: ByteBuffer? = nil
+    ) async throws -> TestResponse {
+        var fields = HTTPFields()
+        var authority = "localhost"
+        for (name, value) in headers {
+            if name.lowercased() == "host" { authority = value } else if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+        }
+        if let body { fields[.contentLength] = String(body.readableBytes) }
+        let head = HTTPRequest(method: HTTPRequest.Method(method.rawValue)!, scheme: "http", authority: authority, path: path, headerFields: fields)
+        let request = Request(head: head, body: RequestBody(buffer: body ?? ByteBuffer()))
+        let context = ServerRequestContext(source: ApplicationRequestContextSource(channel: NIOAsyncTestingChannel(), logger: app.logger))
+        let response = try await app.responder.respond(to: request, context: context)
+        let collected = CollectedBody()
+        try await response.body.write(collected)
+        var answered = HTTPHeaders()
+        for field in response.headers { answered.add(name: field.name.canonicalName, value: field.value) }
+        return TestResponse(status: HTTPResponseStatus(statusCode: response.status.code), headers: answered, body: collected.buffer)
+    }
+}
+
+/// An answer as a test reads it.
+struct TestResponse: Sendable {
+    let status: HTTPStatus
+    let headers: HTTPHeaders
+    let body: ByteBuffer
+}
+
+/// Keeps what a response body writes.
+private final class CollectedBody: ResponseBodyWriter, Sendable {
+    private let collected = Mutex(ByteBuffer())
+
+    var buffer: ByteBuffer { collected.withLock { $0 } }
+
+    func write(_ buffer: ByteBuffer) async throws {
+        collected.withLock { _ = $0.writeImmutableBuffer(buffer) }
+    }
+
+    func finish(_ trailingHeaders: HTTPFields?) async throws {}
 }
 
 /// Routes SDK requests into the application without a socket.
 struct InProcessTransport: HTTPTransport {
-    let app: Application
+    let app: CountersignApp
 
     func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         var headers = HTTPHeaders()
         for (name, value) in request.allHTTPHeaderFields ?? [:] { headers.add(name: name, value: value) }
         let url = request.url!
         let path = url.path + (url.query.map { "?" + $0 } ?? "")
-        let response = try await app.testing().sendRequest(
-            HTTPMethod(rawValue: request.httpMethod ?? "GET"), path, headers: headers,
-            body: request.httpBody.map { ByteBuffer(data: $0) })
+        let response = try await TestServer.request(
+            app, HTTPMethod(rawValue: request.httpMethod ?? "GET"), path, headers: headers, body: request.httpBody.map { ByteBuffer(data: $0) })
         let http = HTTPURLResponse(url: url, statusCode: Int(response.status.code), httpVersion: "HTTP/1.1", headerFields: [:])!
         return (Data(buffer: response.body), http)
     }

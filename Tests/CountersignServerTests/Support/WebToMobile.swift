@@ -1,9 +1,9 @@
 import CountersignClient
 import CountersignCore
 import Foundation
+import NIOCore
+import NIOHTTP1
 import Testing
-import Vapor
-import VaporTesting
 
 extension TestServer {
     /// Runs `body` against a server that loads the journey templates and the test fixtures.
@@ -33,18 +33,16 @@ extension TestServer {
 
 extension TestServer {
     /// Opens the events stream of interaction `id` in the background; the task ends with the stream.
-    func openEventsStream(_ id: String, token: String) -> Task<TestingHTTPResponse, any Error> {
+    func openEventsStream(_ id: String, token: String) -> Task<TestResponse, any Error> {
         let app = app
         return Task {
-            var headers = HTTPHeaders()
-            headers.bearerAuthorization = BearerAuthorization(token: token)
-            return try await app.testing().sendRequest(.GET, "/v1/interactions/\(id)/events", headers: headers)
+            try await TestServer.request(app, .GET, "/v1/interactions/\(id)/events", headers: ["Authorization": "Bearer \(token)"])
         }
     }
 
     /// Opens the events stream of interaction `id` and waits until the server holds it, `streamsOpen`
     /// streams in all.
-    func openHeldEventsStream(_ id: String, token: String?, streamsOpen: Int = 1) async throws -> Task<TestingHTTPResponse, any Error> {
+    func openHeldEventsStream(_ id: String, token: String?, streamsOpen: Int = 1) async throws -> Task<TestResponse, any Error> {
         let stream = openEventsStream(id, token: try #require(token))
         try await eventually("\(streamsOpen) event streams are open") { try await stats()["event_streams_open"] == .number(Double(streamsOpen)) }
         return stream

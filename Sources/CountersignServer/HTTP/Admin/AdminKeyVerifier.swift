@@ -1,6 +1,5 @@
 import CountersignCore
-import Fluent
-import Vapor
+import Hummingbird
 
 /// Checks the admin API's bearer key. The key comes from `COUNTERSIGN_ADMIN_KEY`, or is generated at
 /// first start, shown once, and kept only as a SHA-256 hash.
@@ -35,9 +34,8 @@ struct AdminKeyVerifier: Sendable {
     /// Records a request refused for its key as a security event: where it went (the path's first
     /// `recordedPathLength` characters, so that a stranger's long paths do not fill the table) and from
     /// where, never the key it tried.
-    func recordRefusal(of request: Request, keyGiven: Bool) async {
-        let source = request.clientAddress ?? "an unknown address"
-        let path = request.url.path
+    func recordRefusal(of request: Request, from source: String, keyGiven: Bool) async {
+        let path = request.uri.path
         let shownPath = path.count > Self.recordedPathLength ? path.prefix(Self.recordedPathLength) + "…" : path
         let detail = "\(request.method.rawValue) \(shownPath) with \(keyGiven ? "a wrong" : "no") admin key from \(source)"
         // Stored once a minute per address block: a new IPv6 address of one /64 for every try is one source.
@@ -45,30 +43,33 @@ struct AdminKeyVerifier: Sendable {
     }
 }
 
-extension RoutesBuilder {
+extension Router<ServerRequestContext> {
     /// `/admin/v1` (then `path`): the admin key as bearer token, and bodies held to the strict JSON rules.
-    func adminAPI(_ verifier: AdminKeyVerifier, _ path: PathComponent...) -> any RoutesBuilder {
-        grouped(["admin", "v1"] + path).grouped(AdminAuthenticationMiddleware(verifier: verifier))
-            .grouped(StrictJSONMiddleware(typeRequiredWithoutBody: false))
+    func adminAPI(_ verifier: AdminKeyVerifier, _ path: String = "") -> RouterGroup<ServerRequestContext> {
+        group(RouterPath("admin/v1/" + path)).add(middleware: AdminAuthenticationMiddleware(verifier: verifier))
+            .add(middleware: StrictJSONMiddleware(typeRequiredWithoutBody: false))
     }
 }
 
 /// Lets a request through only with the admin key as its bearer token, and none from a source that sent
 /// too many wrong keys lately (`AdminGuessThrottle`).
-struct AdminAuthenticationMiddleware: AsyncMiddleware {
+struct AdminAuthenticationMiddleware: RouterMiddleware {
     let verifier: AdminKeyVerifier
 
-    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        let source = AddressBlock.of(request.clientAddress ?? "an unknown address")
+    func handle(
+        _ request: Request, context: ServerRequestContext, next: (Request, ServerRequestContext) async throws -> Response
+    ) async throws -> Response {
+        let address = context.clientAddress ?? "an unknown address"
+        let source = AddressBlock.of(address)
         if let seconds = await verifier.throttle.retryAfter(for: source) {
             throw ServiceError(.tooSoon(retryAfter: seconds), ErrorCode.rateLimited, "Too many wrong admin keys from this address; try again in \(seconds) s.")
         }
-        let key = request.headers.bearerAuthorization?.token
+        let key = request.bearerToken
         guard let key, verifier.accepts(key) else {
             await verifier.throttle.countFailure(of: source)
-            await verifier.recordRefusal(of: request, keyGiven: key != nil)
+            await verifier.recordRefusal(of: request, from: address, keyGiven: key != nil)
             throw ServiceError(.unauthenticated, ErrorCode.invalidToken, "A valid admin key is required.")
         }
-        return try await next.respond(to: request)
+        return try await next(request, context)
     }
 }

@@ -1,9 +1,9 @@
 import CountersignCore
-import Fluent
-import Vapor
+import HTTPTypes
+import Hummingbird
 
 /// `/admin/v1`: applications and clients, users, devices, biometric keys, journeys and signing keys.
-struct AdminRoutes: RouteCollection {
+struct AdminRoutes: RouteGroup {
     let verifier: AdminKeyVerifier
     let storage: Storage
     let journeys: JourneyRegistry
@@ -11,28 +11,28 @@ struct AdminRoutes: RouteCollection {
     let clock: any WallClock
     let securityEvents: SecurityEvents
 
-    func boot(routes: any RoutesBuilder) throws {
-        let admin = routes.adminAPI(verifier)
+    func register(on router: Router<ServerRequestContext>) {
+        let admin = router.adminAPI(verifier)
         admin.get("applications", use: listApplications)
         admin.post("applications", use: createApplication)
-        admin.patch("applications", ":applicationID", use: updateApplication)
-        admin.get("applications", ":applicationID", "clients", use: listClients)
-        admin.post("applications", ":applicationID", "clients", use: createClient)
+        admin.patch("applications/:applicationID", use: updateApplication)
+        admin.get("applications/:applicationID/clients", use: listClients)
+        admin.post("applications/:applicationID/clients", use: createClient)
         admin.get("users", use: listUsers)
-        admin.get("users", ":userID", use: showUser)
-        admin.get("users", ":userID", "devices", use: listDevices)
-        admin.get("users", ":userID", "biometric-keys", use: listBiometricKeys)
-        admin.put("users", ":userID", "applications", ":applicationID", use: linkUser)
-        admin.delete("users", ":userID", "applications", ":applicationID", use: unlinkUser)
-        admin.post("devices", ":deviceID", "revoke", use: revokeDevice)
-        admin.post("biometric-keys", ":keyID", "revoke", use: revokeBiometricKey)
+        admin.get("users/:userID", use: showUser)
+        admin.get("users/:userID/devices", use: listDevices)
+        admin.get("users/:userID/biometric-keys", use: listBiometricKeys)
+        admin.put("users/:userID/applications/:applicationID", use: linkUser)
+        admin.delete("users/:userID/applications/:applicationID", use: unlinkUser)
+        admin.post("devices/:deviceID/revoke", use: revokeDevice)
+        admin.post("biometric-keys/:keyID/revoke", use: revokeBiometricKey)
         admin.get("journeys", use: listJourneys)
-        admin.get("journeys", ":journeyID", use: showJourney)
+        admin.get("journeys/:journeyID", use: showJourney)
         admin.get("signing-keys", use: listSigningKeys)
-        admin.post("signing-keys", "rotate", use: rotateSigningKey)
+        admin.post("signing-keys/rotate", use: rotateSigningKey)
     }
 
-    func listApplications(request: Request) async throws -> [ApplicationView] {
+    func listApplications(request: Request, context: ServerRequestContext) async throws -> [ApplicationView] {
         let store = storage.clients
         let clients = try await store.clients()
         let origins = try await storage.applicationOrigins.all()
@@ -44,8 +44,8 @@ struct AdminRoutes: RouteCollection {
         }
     }
 
-    func createApplication(request: Request) async throws -> Response {
-        let body = try request.decodeBody(CreateApplicationRequest.self)
+    func createApplication(request: Request, context: ServerRequestContext) async throws -> Response {
+        let body = try await request.decodeBody(CreateApplicationRequest.self, context)
         try Self.checkIdentifier(body.id, field: "id")
         try Self.checkName(body.name)
         let origins = try Self.checkOrigins(body.allowedOrigins ?? [])
@@ -59,15 +59,14 @@ struct AdminRoutes: RouteCollection {
                 try await storage.applicationOrigins.replace(of: application.id, with: origins)
             }
         }
-        return try await ApplicationView(id: body.id, name: body.name, clients: [], allowedOrigins: origins, allowedJourneys: allowedJourneys)
-            .encodeResponse(status: .created, for: request)
+        return try .wire(ApplicationView(id: body.id, name: body.name, clients: [], allowedOrigins: origins, allowedJourneys: allowedJourneys), status: .created)
     }
 
     /// Changes what the body names: the application's name, its web origins and the journeys its clients may
     /// start (each list replaced as a whole).
-    func updateApplication(request: Request) async throws -> ApplicationView {
-        let application = try await findApplication(request)
-        let body = try request.decodeBody(UpdateApplicationRequest.self)
+    func updateApplication(request: Request, context: ServerRequestContext) async throws -> ApplicationView {
+        let application = try await findApplication(context)
+        let body = try await request.decodeBody(UpdateApplicationRequest.self, context)
         if let name = body.name { try Self.checkName(name) }
         let origins = try body.allowedOrigins.map(Self.checkOrigins)
         let journeysChange = try body.allowedJourneys.map { try $0.map(checkJourneys) }
@@ -122,14 +121,14 @@ struct AdminRoutes: RouteCollection {
         }).sorted()
     }
 
-    func listClients(request: Request) async throws -> [ClientView] {
-        let application = try await findApplication(request)
+    func listClients(request: Request, context: ServerRequestContext) async throws -> [ClientView] {
+        let application = try await findApplication(context)
         return try await storage.clients.clients(ofApplication: application.id).map(ClientView.init)
     }
 
-    func createClient(request: Request) async throws -> Response {
-        let application = try await findApplication(request)
-        let body = try request.decodeBody(CreateClientRequest.self)
+    func createClient(request: Request, context: ServerRequestContext) async throws -> Response {
+        let application = try await findApplication(context)
+        let body = try await request.decodeBody(CreateClientRequest.self, context)
         try Self.checkIdentifier(body.id, field: "id")
         try Self.checkName(body.name)
         guard let kind = ClientKind(rawValue: body.kind) else {
@@ -141,21 +140,21 @@ struct AdminRoutes: RouteCollection {
                 .applicationChanged, detail: "\(kind.rawValue) client \(body.id) was created in application \(application.id)"
             ) { storage in try await storage.clients.insert(client) }
         }
-        return try await ClientView(client).encodeResponse(status: .created, for: request)
+        return try .wire(ClientView(client), status: .created)
     }
 
     /// The newest users, a page at a time; with `external_user_id`, the user of that id (from "Ada@Example.com
     /// lost her phone" to the user whose device to revoke; an email is found in any case).
-    func listUsers(request: Request) async throws -> [UserView] {
+    func listUsers(request: Request, context: ServerRequestContext) async throws -> [UserView] {
         let page = try request.listPage()
-        if let externalUserID = request.query[String.self, at: "external_user_id"] {
+        if let externalUserID = request.query("external_user_id") {
             return try await storage.users.find(externalUserID: externalUserID).map { [UserView($0)] } ?? []
         }
         return try await storage.users.newest(after: page.after, limit: page.limit).map(UserView.init)
     }
 
-    func showUser(request: Request) async throws -> UserView {
-        let user = try await findUser(request)
+    func showUser(request: Request, context: ServerRequestContext) async throws -> UserView {
+        let user = try await findUser(context)
         var view = UserView(user)
         view.devices = try await storage.devices.all(ofUser: user.id).map(DeviceView.init)
         view.biometricKeys = try await storage.biometricKeys.all(ofUser: user.id).map(BiometricKeyView.init)
@@ -164,9 +163,9 @@ struct AdminRoutes: RouteCollection {
     }
 
     /// Lets the user sign in through the clients of one more application.
-    func linkUser(request: Request) async throws -> HTTPStatus {
-        let user = try await findUser(request)
-        let application = try await findApplication(request)
+    func linkUser(request: Request, context: ServerRequestContext) async throws -> HTTPResponse.Status {
+        let user = try await findUser(context)
+        let application = try await findApplication(context)
         let now = clock.now()
         try await securityEvents.recording(
             .userApplicationsChanged, userID: user.id, detail: "the user was linked to application \(application.id)"
@@ -175,9 +174,9 @@ struct AdminRoutes: RouteCollection {
     }
 
     /// Stops the user from being found, or getting tokens, through the application's clients.
-    func unlinkUser(request: Request) async throws -> HTTPStatus {
-        let user = try await findUser(request)
-        let application = try await findApplication(request)
+    func unlinkUser(request: Request, context: ServerRequestContext) async throws -> HTTPResponse.Status {
+        let user = try await findUser(context)
+        let application = try await findApplication(context)
         try await securityEvents.recording(
             .userApplicationsChanged, userID: user.id, detail: "the user was unlinked from application \(application.id)"
         ) { storage in
@@ -188,17 +187,17 @@ struct AdminRoutes: RouteCollection {
         return .noContent
     }
 
-    func listDevices(request: Request) async throws -> [DeviceView] {
-        try await storage.devices.all(ofUser: try await findUser(request).id).map(DeviceView.init)
+    func listDevices(request: Request, context: ServerRequestContext) async throws -> [DeviceView] {
+        try await storage.devices.all(ofUser: try await findUser(context).id).map(DeviceView.init)
     }
 
-    func listBiometricKeys(request: Request) async throws -> [BiometricKeyView] {
-        try await storage.biometricKeys.all(ofUser: try await findUser(request).id).map(BiometricKeyView.init)
+    func listBiometricKeys(request: Request, context: ServerRequestContext) async throws -> [BiometricKeyView] {
+        try await storage.biometricKeys.all(ofUser: try await findUser(context).id).map(BiometricKeyView.init)
     }
 
     /// Marks a device revoked (once; revoking again changes nothing, and records nothing).
-    func revokeDevice(request: Request) async throws -> DeviceView {
-        let id = request.parameters.get("deviceID")!
+    func revokeDevice(request: Request, context: ServerRequestContext) async throws -> DeviceView {
+        let id = context.parameter("deviceID")
         guard let device = try await storage.devices.find(id) else { throw ServiceError.notFound("No such device.") }
         guard device.status == CredentialStatus.active.rawValue else { return DeviceView(device) }
         let now = clock.now()
@@ -213,8 +212,8 @@ struct AdminRoutes: RouteCollection {
     }
 
     /// Marks a biometric key revoked (once; revoking again changes nothing, and records nothing).
-    func revokeBiometricKey(request: Request) async throws -> BiometricKeyView {
-        let id = request.parameters.get("keyID")!
+    func revokeBiometricKey(request: Request, context: ServerRequestContext) async throws -> BiometricKeyView {
+        let id = context.parameter("keyID")
         guard let key = try await storage.biometricKeys.find(id) else { throw ServiceError.notFound("No such biometric key.") }
         guard key.status == CredentialStatus.active.rawValue else { return BiometricKeyView(key) }
         let now = clock.now()
@@ -226,34 +225,35 @@ struct AdminRoutes: RouteCollection {
         })
     }
 
-    func listJourneys(request: Request) async throws -> [JourneyView] {
+    func listJourneys(request: Request, context: ServerRequestContext) async throws -> [JourneyView] {
         journeys.all.map { JourneyView($0, withSteps: false) }
     }
 
-    func showJourney(request: Request) async throws -> JourneyView {
-        guard let journey = journeys[request.parameters.get("journeyID")!] else { throw ServiceError.notFound("No such journey.") }
+    func showJourney(request: Request, context: ServerRequestContext) async throws -> JourneyView {
+        guard let journey = journeys[context.parameter("journeyID")] else { throw ServiceError.notFound("No such journey.") }
         return JourneyView(journey, withSteps: true)
     }
 
-    func listSigningKeys(request: Request) async throws -> [SigningKeyView] {
+    func listSigningKeys(request: Request, context: ServerRequestContext) async throws -> [SigningKeyView] {
         try await storage.signingKeys.all().map(SigningKeyView.init)
     }
 
-    func rotateSigningKey(request: Request) async throws -> Response {
-        let immediately = request.body.data == nil ? false : try request.decodeBody(RotateSigningKeyRequest.self).immediately ?? false
+    func rotateSigningKey(request: Request, context: ServerRequestContext) async throws -> Response {
+        let body = try await request.collectedBody(context)
+        let immediately = body.readableBytes == 0 ? false : try await request.decodeBody(RotateSigningKeyRequest.self, context).immediately ?? false
         let key = try await tokenIssuer.rotate(immediately: immediately, recordedBy: securityEvents)
         return try .wire(SigningKeyView(key), status: .created)
     }
 
-    private func findApplication(_ request: Request) async throws -> ApplicationRecord {
-        guard let application = try await storage.clients.application(request.parameters.get("applicationID")!) else {
+    private func findApplication(_ context: ServerRequestContext) async throws -> ApplicationRecord {
+        guard let application = try await storage.clients.application(context.parameter("applicationID")) else {
             throw ServiceError.notFound("No such application.")
         }
         return application
     }
 
-    private func findUser(_ request: Request) async throws -> UserRecord {
-        guard let user = try await storage.users.find(request.parameters.get("userID")!) else {
+    private func findUser(_ context: ServerRequestContext) async throws -> UserRecord {
+        guard let user = try await storage.users.find(context.parameter("userID")) else {
             throw ServiceError.notFound("No such user.")
         }
         return user

@@ -1,19 +1,19 @@
 import CountersignCore
 import Foundation
-import Vapor
+import Hummingbird
 
 /// `POST /admin/v1/backups`: the server writes a copy of its SQLite database into the backup directory
 /// while it goes on serving (no other program may open the file it holds). Refused on PostgreSQL, which
 /// is backed up with its own tools.
-struct BackupRoutes: RouteCollection {
+struct BackupRoutes: RouteGroup {
     let verifier: AdminKeyVerifier
     let backups: DatabaseBackups
 
-    func boot(routes: any RoutesBuilder) throws {
-        routes.adminAPI(verifier).post("backups", use: backUp)
+    func register(on router: Router<ServerRequestContext>) {
+        router.adminAPI(verifier).post("backups", use: backUp)
     }
 
-    func backUp(request: Request) async throws -> Response {
+    func backUp(request: Request, context: ServerRequestContext) async throws -> Response {
         let backup: DatabaseBackup
         do {
             backup = try await backups.backUp()

@@ -1,22 +1,23 @@
 import CountersignCore
+import Foundation
+import Hummingbird
 import Journeys
-import Vapor
 
 /// `POST /admin/v1/enrollment-codes`: the relying party's backend asks for a one-time code for one of its
 /// users, to show them (as text and QR code) so that their new phone can enroll. Each code issued is a
 /// security event: with it, a phone joins an existing account.
-struct EnrollmentRoutes: RouteCollection {
+struct EnrollmentRoutes: RouteGroup {
     let verifier: AdminKeyVerifier
     let storage: Storage
     let codes: EnrollmentCodes
     let securityEvents: SecurityEvents
 
-    func boot(routes: any RoutesBuilder) throws {
-        routes.adminAPI(verifier, "enrollment-codes").post(use: issue)
+    func register(on router: Router<ServerRequestContext>) {
+        router.adminAPI(verifier).post("enrollment-codes", use: issue)
     }
 
-    func issue(request: Request) async throws -> Response {
-        let body = try request.decodeBody(IssueEnrollmentCodeRequest.self)
+    func issue(request: Request, context: ServerRequestContext) async throws -> Response {
+        let body = try await request.decodeBody(IssueEnrollmentCodeRequest.self, context)
         guard ExternalUserID.isAcceptable(body.externalUserID) else {
             throw ServiceError.notValid("'external_user_id' must be 1 to \(ExternalUserID.longest) characters, none a control character.")
         }

@@ -1,38 +1,38 @@
 import CountersignCore
-import Fluent
 import Foundation
+import HTTPTypes
+import Hummingbird
 import Push
-import Vapor
 
 /// `/admin/v1/push-configs` (provider configurations; key material is write-only) and
 /// `/admin/v1/push-deliveries` (every delivery attempt).
-struct PushAdminRoutes: RouteCollection {
+struct PushAdminRoutes: RouteGroup {
     let verifier: AdminKeyVerifier
     let storage: Storage
     let secrets: SecretBox
     let securityEvents: SecurityEvents
     let clock: any WallClock
 
-    func boot(routes: any RoutesBuilder) throws {
-        let admin = routes.adminAPI(verifier)
+    func register(on router: Router<ServerRequestContext>) {
+        let admin = router.adminAPI(verifier)
         admin.get("push-configs", use: list)
         admin.post("push-configs", use: create)
-        admin.get("push-configs", ":configID", use: show)
-        admin.patch("push-configs", ":configID", use: update)
-        admin.delete("push-configs", ":configID", use: delete)
+        admin.get("push-configs/:configID", use: show)
+        admin.patch("push-configs/:configID", use: update)
+        admin.delete("push-configs/:configID", use: delete)
         admin.get("push-deliveries", use: deliveries)
     }
 
-    func list(request: Request) async throws -> [PushConfigView] {
+    func list(request: Request, context: ServerRequestContext) async throws -> [PushConfigView] {
         try await storage.pushConfigs.all().map(PushConfigView.init)
     }
 
-    func show(request: Request) async throws -> PushConfigView {
-        PushConfigView(try await find(request))
+    func show(request: Request, context: ServerRequestContext) async throws -> PushConfigView {
+        PushConfigView(try await find(context))
     }
 
-    func create(request: Request) async throws -> Response {
-        let body = try request.decodeBody(PushConfigRequest.self)
+    func create(request: Request, context: ServerRequestContext) async throws -> Response {
+        let body = try await request.decodeBody(PushConfigRequest.self, context)
         guard let type = body.type.flatMap(PushProvider.init(rawValue:)) else {
             throw Self.invalid("type must be apns or fcm")
         }
@@ -43,15 +43,15 @@ struct PushAdminRoutes: RouteCollection {
         try await refusingDuplicate(Self.duplicate(config)) {
             try await recordingChange(of: config.id, "created") { [config] storage in try await storage.pushConfigs.insert(config) }
         }
-        return try await PushConfigView(config).encodeResponse(status: .created, for: request)
+        return try .wire(PushConfigView(config), status: .created)
     }
 
     /// Changes the fields given; key material given replaces the stored one, absent keeps it, except that a
     /// change of where the credentials go (an endpoint, the authority trusted for them) needs the key
     /// material given again: the stored key is never sent to a destination its holder has not confirmed.
-    func update(request: Request) async throws -> PushConfigView {
-        var config = try await find(request)
-        let body = try request.decodeBody(PushConfigRequest.self)
+    func update(request: Request, context: ServerRequestContext) async throws -> PushConfigView {
+        var config = try await find(context)
+        let body = try await request.decodeBody(PushConfigRequest.self, context)
         if let type = body.type, type != config.provider {
             throw Self.invalid("type cannot change; delete this configuration and create another")
         }
@@ -63,8 +63,8 @@ struct PushAdminRoutes: RouteCollection {
         return PushConfigView(config)
     }
 
-    func delete(request: Request) async throws -> HTTPStatus {
-        let id = request.parameters.get("configID")!
+    func delete(request: Request, context: ServerRequestContext) async throws -> HTTPResponse.Status {
+        let id = context.parameter("configID")
         try await recordingChange(of: id, "deleted") { storage in
             guard try await storage.pushConfigs.delete(id) else { throw ServiceError.notFound("No such push configuration.") }
         }
@@ -77,10 +77,10 @@ struct PushAdminRoutes: RouteCollection {
     }
 
     /// `GET /admin/v1/push-deliveries?approval_id=…&device_id=…&limit=…&after=…`: newest first, a page at a time.
-    func deliveries(request: Request) async throws -> [PushDeliveryView] {
+    func deliveries(request: Request, context: ServerRequestContext) async throws -> [PushDeliveryView] {
         let page = try request.listPage()
         return try await storage.pushJobs.deliveries(
-            approvalID: request.query[String.self, at: "approval_id"], deviceID: request.query[String.self, at: "device_id"],
+            approvalID: request.query("approval_id"), deviceID: request.query("device_id"),
             after: page.after, limit: page.limit
         ).map(PushDeliveryView.init)
     }
@@ -169,8 +169,8 @@ struct PushAdminRoutes: RouteCollection {
         "A \(config.provider) configuration for '\(config.appID)' already exists."
     }
 
-    private func find(_ request: Request) async throws -> PushConfigRecord {
-        guard let config = try await storage.pushConfigs.find(request.parameters.get("configID")!) else {
+    private func find(_ context: ServerRequestContext) async throws -> PushConfigRecord {
+        guard let config = try await storage.pushConfigs.find(context.parameter("configID")) else {
             throw ServiceError.notFound("No such push configuration.")
         }
         return config

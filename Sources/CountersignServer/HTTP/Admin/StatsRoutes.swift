@@ -1,15 +1,15 @@
 import CountersignCore
-import Vapor
+import Hummingbird
 
 /// `GET /admin/v1/stats`: how many records the server holds, to watch load and the expiry sweep.
-struct StatsRoutes: RouteCollection {
+struct StatsRoutes: RouteGroup {
     let verifier: AdminKeyVerifier
     let storage: Storage
     let openWaits: OpenWaits
     let clock: any WallClock
 
-    func boot(routes: any RoutesBuilder) throws {
-        routes.adminAPI(verifier).get("stats", use: stats)
+    func register(on router: Router<ServerRequestContext>) {
+        router.adminAPI(verifier).get("stats", use: stats)
     }
 
     /// `StatisticsStore.Counts` on the wire.
@@ -42,7 +42,7 @@ struct StatsRoutes: RouteCollection {
         }
     }
 
-    func stats(request: Request) async throws -> Response {
+    func stats(request: Request, context: ServerRequestContext) async throws -> Response {
         let counts = try await storage.statistics.counts(at: clock.now())
         return try .wire(Stats(
             approvalsPending: counts.approvalsPending, approvalsStored: counts.approvalsStored,

@@ -1,12 +1,13 @@
 import CountersignCore
-import Fluent
-import Journeys
 import Foundation
-import Vapor
+import HTTPTypes
+import Hummingbird
+import Journeys
+import NIOCore
 
 /// The phone's and the browser's approval endpoints: mobile approve start, the inbox, and the
 /// interaction events stream.
-struct ApprovalRoutes: RouteCollection {
+struct ApprovalRoutes: RouteGroup {
     let mobileApprove: MobileApproveService
     let interactions: InteractionService
     let verifier: DeviceSignatureVerifier
@@ -20,39 +21,39 @@ struct ApprovalRoutes: RouteCollection {
     /// How often the events stream sends a keep-alive comment.
     static let keepAliveInterval: Duration = .seconds(15)
 
-    func boot(routes: any RoutesBuilder) throws {
-        let v1 = routes.grouped("v1").grouped(StrictJSONMiddleware())
-        v1.post("mobile-approve", "start", use: startMobileApprove)
-        v1.get("devices", ":deviceID", "pending", use: pending)
-        v1.get("interactions", ":interactionID", "events", use: events)
+    func register(on router: Router<ServerRequestContext>) {
+        let v1 = router.group("v1").add(middleware: StrictJSONMiddleware())
+        v1.post("mobile-approve/start", use: startMobileApprove)
+        v1.get("devices/:deviceID/pending", use: pending)
+        v1.get("interactions/{interactionID}/events", use: events)
     }
 
-    func startMobileApprove(request: Request) async throws -> Response {
+    func startMobileApprove(request: Request, context: ServerRequestContext) async throws -> Response {
         let body: MobileApproveStartRequest
         do {
-            body = try WireJSON.request(MobileApproveStartRequest.self, from: request.body.data)
+            body = try WireJSON.request(MobileApproveStartRequest.self, from: try await request.collectedBody(context))
         } catch {
             throw ServiceError.notValid("The body must hold client_id, payload, device_id, timestamp (integer) and device_signature.")
         }
-        return OrchestrationRoutes.response(try await mobileApprove.start(body, origin: RequestOrigin(request)))
+        return OrchestrationRoutes.response(try await mobileApprove.start(body, origin: RequestOrigin(request, context)))
     }
 
     /// `GET /v1/devices/{id}/pending[?wait=N]`, device-signed: the inbox push channel.
-    func pending(request: Request) async throws -> Response {
-        let deviceID = request.parameters.get("deviceID")!
-        guard request.headers.first(name: "Countersign-Device") == deviceID,
-            let timestamp = request.headers.first(name: "Countersign-Timestamp").flatMap(Int.init),
-            let signature = request.headers.first(name: "Countersign-Signature")
+    func pending(request: Request, context: ServerRequestContext) async throws -> Response {
+        let deviceID = context.parameter("deviceID")
+        guard request.headers[.countersignDevice] == deviceID,
+            let timestamp = request.headers[.countersignTimestamp].flatMap(Int.init),
+            let signature = request.headers[.countersignSignature]
         else {
             throw ServiceError(
                 .unauthenticated, ErrorCode.invalidToken,
                 "Countersign-Device (this path's device id), Countersign-Timestamp (whole seconds) and Countersign-Signature are required.")
         }
-        let pathWithQuery = request.url.path + (request.url.query.map { "?" + $0 } ?? "")
+        let pathWithQuery = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
         let proof = SignedRequest(
             message: DeviceProof.requestMessage(method: request.method.rawValue, pathWithQuery: pathWithQuery, timestamp: timestamp),
             timestamp: timestamp, signature: signature)
-        let wait = min(max(request.query[Int.self, at: "wait"] ?? 0, 0), Self.maximumWait)
+        let wait = min(max(request.query("wait").flatMap(Int.init) ?? 0, 0), Self.maximumWait)
         // Subscribed before the first read, so that an approval pushed between that read and the wait is not missed.
         let mailbox = wait > 0 ? await events.subscribe(EventTopic.device(deviceID)) : nil
         let payloads: Result<[[String: String]], any Error>
@@ -97,8 +98,8 @@ struct ApprovalRoutes: RouteCollection {
 
     /// `GET /v1/interactions/{id}/events`: one server-sent event when the interaction's approval is
     /// settled (approved, denied, failed, cancelled, expired); keep-alive comments meanwhile.
-    func events(request: Request) async throws -> Response {
-        let interactionID = request.parameters.get("interactionID")!
+    func events(request: Request, context: ServerRequestContext) async throws -> Response {
+        let interactionID = context.parameter("interactionID")
         let topic = EventTopic.interaction(interactionID)
         // Subscribed before the read, so that a close committed after the read wakes this stream.
         let mailbox = await events.subscribe(topic)
@@ -106,13 +107,13 @@ struct ApprovalRoutes: RouteCollection {
         let approvalID: String
         let stream: EventStreamID
         do {
-            wait = try await interactions.approvalWaitedOn(interactionID, bearer: request.headers.bearerAuthorization?.token)
+            wait = try await interactions.approvalWaitedOn(interactionID, bearer: request.bearerToken)
             guard let waitedOn = wait.approvalID else {
                 throw ServiceError(.conflict, ErrorCode.notWaiting, "The interaction is not waiting for a phone.")
             }
             approvalID = waitedOn
             let (opened, ending) = try await openWaits.openEventStream(
-                for: interactionID, source: AddressBlock.of(request.clientAddress ?? "an unknown address"))
+                for: interactionID, source: AddressBlock.of(context.clientAddress ?? "an unknown address"))
             stream = opened
             // Wakes the stream this one replaces, so that it ends now (this one looks at its approval again).
             if ending != nil { await events.publish(topic, "") }
@@ -122,14 +123,14 @@ struct ApprovalRoutes: RouteCollection {
         }
         let (bus, openWaits, clock) = (events, openWaits, clock)
         let (streamEnd, statusRead) = (wait.interaction.expiresAt, wait.status)
-        // Managed: Vapor ends the stream when the closure returns, or fails it when the browser has gone
-        // and a write throws.
-        let response = Response(status: .ok, body: .init(managedAsyncStream: { writer in
+        // The stream ends when the closure returns, or fails when the browser has gone and a write throws.
+        let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             var status = ApprovalStatus.pending
             var failure: (any Error)?
             do {
                 // The head goes out at once, not with the first keep-alive 15 s later.
-                try await writer.writeBuffer(ByteBuffer(string: ": open\n\n"))
+                try await writer.write(ByteBuffer(string: ": open\n\n"))
                 if let statusRead {
                     status = statusRead
                 } else {
@@ -138,7 +139,7 @@ struct ApprovalRoutes: RouteCollection {
                 while status == .pending, clock.now() < streamEnd {
                     let event = await mailbox.next(within: Self.keepAliveInterval)
                     if event == nil {
-                        try await writer.writeBuffer(ByteBuffer(string: ": keep-alive\n\n"))
+                        try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                     }
                     if await openWaits.wasEnded(stream, of: interactionID) { break }
                     // The close of this approval says how it ended; any other wake-up means look again.
@@ -155,18 +156,22 @@ struct ApprovalRoutes: RouteCollection {
             let replaced = await openWaits.closeEventStream(stream, of: interactionID)
             if let failure { throw failure }
             // A stream replaced by a newer one ends without an event.
-            guard !replaced else { return }
+            guard !replaced else { return try await writer.finish(nil) }
             // The interaction's time ran out before the approval's: for the browser, it expired.
             if status == .pending { status = .expired }
-            try await writer.writeBuffer(ByteBuffer(string: "event: approval\ndata: {\"status\":\"\(status.rawValue)\"}\n\n"))
-        }))
-        response.headers.replaceOrAdd(name: .contentType, value: "text/event-stream")
-        response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
-        return response
+            try await writer.write(ByteBuffer(string: "event: approval\ndata: {\"status\":\"\(status.rawValue)\"}\n\n"))
+            try await writer.finish(nil)
+        })
     }
 
     /// The approval's status now; a vanished approval reads as expired.
     static func approvalStatus(_ approvalID: String, on storage: Storage, clock: any WallClock) async throws -> ApprovalStatus {
         try await storage.approvals.status(of: approvalID, at: clock.now())
     }
+}
+
+extension HTTPField.Name {
+    static let countersignDevice = HTTPField.Name("Countersign-Device")!
+    static let countersignTimestamp = HTTPField.Name("Countersign-Timestamp")!
+    static let countersignSignature = HTTPField.Name("Countersign-Signature")!
 }

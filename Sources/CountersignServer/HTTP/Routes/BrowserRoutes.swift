@@ -1,10 +1,10 @@
 import Foundation
-import Vapor
+import Hummingbird
 
 /// The browser files shipped inside the server: the SDK at `/sdk/…`, and in development mode the demo
 /// web app at `/demo` (with `/` leading to it). A production server has no demo client to run it with,
 /// and serves nothing it does not need.
-struct BrowserRoutes: RouteCollection {
+struct BrowserRoutes: RouteGroup {
     private let sdk: BundledFiles
     private let demo: BundledFiles?
 
@@ -13,11 +13,11 @@ struct BrowserRoutes: RouteCollection {
         demo = servingDemo ? try BundledFiles(folder: "Browser/demo", names: ["index.html", "demo.js", "demo.css"]) : nil
     }
 
-    func boot(routes: any RoutesBuilder) throws {
-        routes.get("sdk", ":file") { request in try sdk.response(for: request.parameters.get("file")) }
+    func register(on router: Router<ServerRequestContext>) {
+        router.get("sdk/:file") { _, context in try sdk.response(for: context.parameters.get("file")) }
         guard let demo else { return }
-        routes.get("demo") { _ in try demo.response(for: "index.html") }
-        routes.get("demo", ":file") { request in try demo.response(for: request.parameters.get("file")) }
-        routes.get { request in request.redirect(to: "/demo") }
+        router.get("demo") { _, _ in try demo.response(for: "index.html") }
+        router.get("demo/:file") { _, context in try demo.response(for: context.parameters.get("file")) }
+        router.get("/") { _, _ in Response.redirect(to: "/demo") }
     }
 }

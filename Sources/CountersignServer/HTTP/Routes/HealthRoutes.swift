@@ -1,19 +1,24 @@
 import CountersignCore
+import Foundation
+import HTTPTypes
+import Hummingbird
 import Synchronization
-import Vapor
 
 /// What a load balancer and an orchestrator ask: `GET /healthz`, whether the process answers at all
 /// (liveness, never touching the database), and `GET /readyz`, whether this instance can serve requests
 /// now: its database answers within `readinessTimeout` and, with several instances, it hears their events.
-struct HealthRoutes: RouteCollection {
+struct HealthRoutes: RouteGroup {
     let storage: Storage
     let events: any EventBus
 
     static let readinessTimeout = Duration.seconds(2)
 
-    func boot(routes: any RoutesBuilder) throws {
-        routes.get("healthz") { _ in ["status": "ok"] }
-        routes.get("readyz") { _ in try await readiness() }
+    /// The liveness answer, encoded once.
+    private static let alive = Data(#"{"status":"ok"}"#.utf8)
+
+    func register(on router: Router<ServerRequestContext>) {
+        router.get("healthz") { _, _ in Response.wireEncoded(Self.alive) }
+        router.get("readyz") { _, _ in try await readiness() }
     }
 
     private func readiness() async throws -> Response {
@@ -23,7 +28,7 @@ struct HealthRoutes: RouteCollection {
         guard let problem else { return try Response.wire(["status": "ready"], cacheControl: "no-store") }
         return ErrorMiddleware.response(
             status: .serviceUnavailable, error: WireError(code: ErrorCode.notReady, message: problem),
-            headers: [HTTPHeaders.Name.retryAfter.description: String(DatabaseOutage.retryAfter)])
+            headers: [.retryAfter: String(DatabaseOutage.retryAfter)])
     }
 }
 

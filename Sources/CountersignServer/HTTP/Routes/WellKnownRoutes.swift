@@ -1,10 +1,11 @@
+import Foundation
+import Hummingbird
 import JWTKit
-import Vapor
 
 /// Token verification for relying parties: OpenID discovery and the JWKS, both served from memory. Both
 /// are public and carry no credentials, so any page may read them (`Access-Control-Allow-Origin: *`), as
 /// browser OpenID libraries do.
-struct WellKnownRoutes: RouteCollection {
+struct WellKnownRoutes: RouteGroup {
     let tokenIssuer: TokenIssuer
     /// The discovery document, encoded once: it changes only with the configuration.
     let discoveryBody: Data
@@ -19,16 +20,17 @@ struct WellKnownRoutes: RouteCollection {
             ]))
     }
 
-    func boot(routes: any RoutesBuilder) throws {
-        let wellKnown = routes.grouped(".well-known")
-        wellKnown.get("openid-configuration") { _ in Self.readableAnywhere(Response.wireEncoded(discoveryBody)) }
-        wellKnown.get("jwks.json") { _ in
+    func register(on router: Router<ServerRequestContext>) {
+        let wellKnown = router.group(".well-known")
+        wellKnown.get("openid-configuration") { _, _ in Self.readableAnywhere(Response.wireEncoded(discoveryBody)) }
+        wellKnown.get("jwks.json") { _, _ in
             Self.readableAnywhere(Response.wireEncoded(try await tokenIssuer.publishedKeys(), cacheControl: "public, max-age=\(TokenIssuer.jwksMaxAge)"))
         }
     }
 
     private static func readableAnywhere(_ response: Response) -> Response {
-        response.headers.replaceOrAdd(name: .accessControlAllowOrigin, value: "*")
+        var response = response
+        response.headers[.accessControlAllowOrigin] = "*"
         return response
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
+import Hummingbird
 import Journeys
-import Vapor
 
 /// What the admin API shows of each record. Secrets (push tokens, private keys) are never included.
-struct ApplicationView: Content {
+struct ApplicationView: ResponseEncodable {
     let id: String
     let name: String
     let clients: [ClientView]
@@ -19,7 +19,7 @@ struct ApplicationView: Content {
     }
 }
 
-struct ClientView: Content {
+struct ClientView: ResponseEncodable {
     let id: String
     let applicationID: String
     let name: String
@@ -38,7 +38,7 @@ struct ClientView: Content {
     }
 }
 
-struct UserView: Content {
+struct UserView: ResponseEncodable {
     let id: String
     let externalUserID: String
     let email: String?
@@ -63,7 +63,7 @@ struct UserView: Content {
     }
 }
 
-struct DeviceView: Content {
+struct DeviceView: ResponseEncodable {
     let id: String
     let userID: String
     let name: String
@@ -105,7 +105,7 @@ struct DeviceView: Content {
     }
 }
 
-struct BiometricKeyView: Content {
+struct BiometricKeyView: ResponseEncodable {
     let id: String
     let userID: String
     let publicKeyID: String
@@ -139,8 +139,8 @@ struct BiometricKeyView: Content {
     }
 }
 
-struct JourneyView: Content {
-    struct Step: Content {
+struct JourneyView: ResponseEncodable {
+    struct Step: ResponseEncodable {
         let id: String
         let type: String
         let next: String?
@@ -164,7 +164,7 @@ struct JourneyView: Content {
     }
 }
 
-struct SigningKeyView: Content {
+struct SigningKeyView: ResponseEncodable {
     let kid: String
     let createdAt: Date
     let activatesAt: Date
@@ -187,12 +187,12 @@ struct SigningKeyView: Content {
 
 /// `POST /admin/v1/signing-keys/rotate`; without a body, the key signs once relying parties' cached key
 /// sets hold it.
-struct RotateSigningKeyRequest: Content {
+struct RotateSigningKeyRequest: Decodable {
     let immediately: Bool?
 }
 
 /// `POST /admin/v1/backups`: the copy written.
-struct BackupView: Content {
+struct BackupView: ResponseEncodable {
     /// The file's name in the backup directory.
     let file: String
     /// Its absolute path on the server's machine.
@@ -207,7 +207,7 @@ struct BackupView: Content {
 }
 
 /// `POST /admin/v1/applications`.
-struct CreateApplicationRequest: Content {
+struct CreateApplicationRequest: Decodable {
     let id: String
     let name: String
     let allowedOrigins: [String]?
@@ -245,13 +245,13 @@ struct UpdateApplicationRequest: Decodable {
 }
 
 /// `POST /admin/v1/applications/{id}/clients`.
-struct CreateClientRequest: Content {
+struct CreateClientRequest: Decodable {
     let id: String
     let name: String
     let kind: String
 }
 
-struct IssueEnrollmentCodeRequest: Content {
+struct IssueEnrollmentCodeRequest: Decodable {
     let externalUserID: String
     /// The application whose native clients may redeem the code; given, or the client's.
     let applicationID: String?
@@ -268,7 +268,7 @@ struct IssueEnrollmentCodeRequest: Content {
 }
 
 /// A new enrollment code: shown once, never stored in clear.
-struct EnrollmentCodeView: Content {
+struct EnrollmentCodeView: ResponseEncodable {
     let code: String
     let expiresAt: Date
     /// What the QR code carries.

@@ -1,12 +1,12 @@
 import CountersignCore
-import Fluent
+import FluentKit
 import Foundation
+import Hummingbird
 import Push
-import Vapor
 
 /// The body of create and update (DESIGN.md §2). Key material (`private_key_pem`, `service_account`)
 /// is accepted, never shown.
-struct PushConfigRequest: Content {
+struct PushConfigRequest: Decodable {
     /// `apns` or `fcm`.
     var type: String?
     var name: String?
@@ -46,7 +46,7 @@ struct PushConfigRequest: Content {
 }
 
 /// A provider configuration as the admin API shows it: identifiers only, never key material.
-struct PushConfigView: Content {
+struct PushConfigView: ResponseEncodable {
     let id: String
     let type: String
     let name: String
@@ -97,7 +97,7 @@ struct PushConfigView: Content {
 }
 
 /// One delivery attempt.
-struct PushDeliveryView: Content {
+struct PushDeliveryView: ResponseEncodable {
     let id: String
     let approvalID: String
     let deviceID: String
