@@ -51,7 +51,11 @@ struct Serve: AsyncParsableCommand {
             }),
             logger: logger)
         // Stops on SIGTERM or SIGINT: the server first, then the background parts, the database last.
-        try await app.application().runService()
+        try await app.application(onServerRunning: { channel in
+            // At notice, so that it is written at every level the server logs at.
+            let address = channel.localAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
+            logger.notice("Server started on http://\(address)")
+        }).runService()
     }
 }
 

@@ -40,6 +40,8 @@ public struct Configuration: Sendable {
     public var maximumOpenWaits: Int
     /// A connection on which nothing is read or written for this long is closed.
     public var idleTimeout: TimeInterval
+    /// How long a client has to send a whole request head once it has begun (DESIGN.md §6).
+    public var headerReadTimeout: TimeInterval = 10
     /// Addresses of the load balancers in front: only a request from one of them may name its client in
     /// `X-Forwarded-For`; from anyone else the header is ignored.
     public var trustedProxies: Set<String>

@@ -52,10 +52,12 @@ public struct CountersignApp: Sendable {
             services: services, onServerRunning: onServerRunning, logger: logger)
     }
 
-    /// HTTP/1.1 with the configured idle timeout: a connection silent for this long is closed (an events
-    /// stream writes a keep-alive every 15 s).
+    /// HTTP/1.1 with the configured idle timeout (a connection silent for this long is closed; an events
+    /// stream writes a keep-alive every 15 s) and the guards on request heads (`GuardedHTTP1Channel`).
     public var httpServer: HTTPServerBuilder {
-        .http1(configuration: .init(idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
+        .guardedHTTP1(
+            idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000)),
+            headerReadTimeout: .milliseconds(Int64(configuration.headerReadTimeout * 1000)))
     }
 
     /// Opens the database (migrated), loads the journeys and keys, and builds the routes. The parts opened
