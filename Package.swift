@@ -137,6 +137,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             // jemalloc in place of glibc's malloc: the server allocates at every request, and with glibc's
             // allocator it served fewer flows at a less even latency (docs/BENCHMARKS.md, "jemalloc").

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 
 /// `countersign serve`: run the server.
 struct Serve: AsyncParsableCommand {
@@ -31,6 +32,9 @@ struct Serve: AsyncParsableCommand {
         help: "Development mode: the demo application and the development-only journeys (email-trusting enrollment). Never in production.")
     var development = false
 
+    /// How long a stopping server lets open requests finish.
+    static let shutdownGrace = Duration.seconds(5)
+
     func run() async throws {
         // Async code then runs on the event loops that do the HTTP and database I/O, instead of handing every
         // request and every database answer between NIO's threads and Swift's cooperative pool. On Linux
@@ -50,12 +54,16 @@ struct Serve: AsyncParsableCommand {
                 print("Generated the admin API key (shown only this once, keep it safe): \(key)")
             }),
             logger: logger)
-        // Stops on SIGTERM or SIGINT: the server first, then the background parts, the database last.
-        try await app.application(onServerRunning: { channel in
+        let server = app.application(onServerRunning: { channel in
             // At notice, so that it is written at every level the server logs at.
             let address = channel.localAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
             logger.notice("Server started on http://\(address)")
-        }).runService()
+        })
+        // Stops on SIGTERM or SIGINT: the server first, then the background parts, the database last. Requests
+        // still open after `shutdownGrace` (an events stream, a phone's long-poll) are cancelled.
+        var services = ServiceGroupConfiguration(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        services.maximumGracefulShutdownDuration = Self.shutdownGrace
+        try await ServiceGroup(configuration: services).run()
     }
 }
 
