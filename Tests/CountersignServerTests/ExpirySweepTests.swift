@@ -46,7 +46,7 @@ struct ExpirySweepTests {
     }
 
     @Test("a run's last answer is let go of once the interaction would have expired; the run's row stays for the retention")
-    func keptAnswersGo() async throws {
+    func idempotentReplaysGo() async throws {
         try await Self.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let browser = TestBrowser(server)
@@ -54,18 +54,18 @@ struct ExpirySweepTests {
             try await phone.approve()
             #expect(try await browser.poll().journeyStepID == JourneyStepID.success)
             // The phone's registration, its approval and the browser's sign-in.
-            #expect(try await server.count("kept_answers") == 3)
+            #expect(try await server.count("idempotent_replays") == 3)
             server.clock.advance(by: 290)
             try await Task.sleep(for: .milliseconds(100))
-            #expect(try await server.count("kept_answers") == 3, "kept until the interactions would have expired")
+            #expect(try await server.count("idempotent_replays") == 3, "kept until the interactions would have expired")
             server.clock.advance(by: 11)
-            try await eventually("the answers were let go of") { try await server.count("kept_answers") == 0 }
+            try await eventually("the answers were let go of") { try await server.count("idempotent_replays") == 0 }
             #expect(try await server.count("interactions") == 3)
         }
     }
 
     @Test("a run that never reached a user and ended in its last seconds keeps its answer past its expiry, at least 90 seconds; its row goes with it")
-    func keptAnswerOutlivesExpiry() async throws {
+    func replayOutlivesExpiry() async throws {
         try await Self.run { server in
             let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
             let id = try #require(started.body["interaction_id"]?.stringValue)
@@ -84,7 +84,7 @@ struct ExpirySweepTests {
     }
 
     @Test("a run of a known user that ended in its last seconds keeps its answer past the retention of its expiry; its row goes with it")
-    func keptAnswerOutlivesRetention() async throws {
+    func replayOutlivesRetention() async throws {
         try await Self.run { server in
             _ = try await RegisteredPhone.register(server, email: "ada@example.com")
             let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
@@ -99,7 +99,7 @@ struct ExpirySweepTests {
             #expect(try await server.submit(id, "cancel", bearer: token).body == cancelled.body)
             server.clock.advance(by: 6)
             try await eventually("the answer and its row went") {
-                let kept = try await server.count("kept_answers")
+                let kept = try await server.count("idempotent_replays")
                 let left = try await server.count("interactions")
                 return kept == 0 && left < interactions
             }
@@ -166,9 +166,9 @@ struct ExpirySweepTests {
                 try await sql.raw("""
                     WITH copy(id) AS (VALUES \(unsafeRaw: values))
                     INSERT INTO approvals (id, application_id, web_client_id, native_client_id, web_interaction_id, web_journey_id,
-                        mobile_journey_id, user_id, device_id, status, amr, otp_attempts_left, expires_at, created_at)
+                        mobile_journey_id, user_id, device_id, status, amr, otp_attempts_left, expires_at, created_at, source_digest)
                     SELECT copy.id, application_id, web_client_id, native_client_id, web_interaction_id, web_journey_id,
-                        mobile_journey_id, user_id, device_id, status, amr, otp_attempts_left, expires_at, created_at
+                        mobile_journey_id, user_id, device_id, status, amr, otp_attempts_left, expires_at, created_at, source_digest
                     FROM approvals, copy
                     WHERE approvals.id NOT LIKE 'apr_copy_%'
                     """).run()

@@ -2,9 +2,9 @@ import CountersignCore
 import CountersignPushTesting
 import CountersignServer
 import Crypto
-import FluentKit
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 import NIOHTTP1
 import SQLKit

@@ -183,22 +183,6 @@ struct PushFatigueTests {
         }
     }
 
-    @Test("requests stored before sources were kept count against every source: a stranger in a backoff when the server is upgraded stays in it, whatever address comes next")
-    func rowsFromBeforeCountForEveryone() async throws {
-        try await TestServer.runBehindBalancer(adjust: { _ in }) { server, port in
-            _ = try await RegisteredPhone.register(server, email: "ada@example.com")
-            for wait in [11, 21, 0] {
-                #expect(try await startSignIn(port: port, from: "203.0.113.7").status == 200)
-                server.clock.advance(by: TimeInterval(wait))
-            }
-            // As the upgrade leaves the rows it finds.
-            try await server.sql.raw("UPDATE approvals SET source_digest = NULL").run()
-            let next = try await startSignIn(port: port, from: "198.51.100.20")
-            #expect(next.status == 429)
-            #expect(next.retryAfter == "40")
-        }
-    }
-
     @Test(
         "sign-ins for one person sent at the same moment reach the phone once (or make one decoy): the others are refused as the limits refuse, and keep nothing",
         arguments: [true, false])

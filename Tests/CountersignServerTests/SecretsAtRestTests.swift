@@ -56,15 +56,15 @@ struct SecretsAtRestTests {
             #expect(states.count == 3)
             #expect(states.allSatisfy { $0.isEmpty })
             // Each keeps the answer that ended it for a client that lost it on the way, sealed.
-            let answers = try await sql.raw("SELECT answer FROM kept_answers").all().map { try $0.decode(column: "answer", as: String.self) }
+            let answers = try await sql.raw("SELECT answer FROM idempotent_replays").all().map { try $0.decode(column: "answer", as: String.self) }
             #expect(answers.count == 3)
             #expect(answers.allSatisfy { !$0.contains(signed) && !$0.contains("action:success") && !$0.hasPrefix("{") })
             #expect(try await server.count("interactions") == 3)
         }
     }
 
-    @Test("an ended run's kept answer is opened only for the token it was kept for: one written beside it in the database gets 410, not the signed token")
-    func keptAnswerBoundToItsToken() async throws {
+    @Test("an ended run's replayed answer is opened only for the token it was kept for: one written beside it in the database gets 410, not the signed token")
+    func replayBoundToItsToken() async throws {
         try await TestServer.run { server in
             let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             let (id, token) = try await server.waitingWebLogin(email: "ada@example.com")
@@ -78,7 +78,7 @@ struct SecretsAtRestTests {
             let theirs = SecureRandom.identifier(prefix: "itk")
             let sql = server.sql
             let changed = try await sql.raw("""
-                UPDATE kept_answers SET token_hash = \(bind: SecretDigest.hex(theirs)) WHERE id = \(bind: id) RETURNING id
+                UPDATE idempotent_replays SET token_hash = \(bind: SecretDigest.hex(theirs)) WHERE id = \(bind: id) RETURNING id
                 """).all()
             #expect(changed.count == 1)
             let refused = try await server.submit(id, "client_input", bearer: theirs)
@@ -101,8 +101,8 @@ struct SecretsAtRestTests {
         }
     }
 
-    @Test("a signing key stored in clear by an older server is sealed at the next start and keeps signing; another master key cannot open it")
-    func clearKeysAreSealedAtStart() async throws {
+    @Test("a signing key written into the database in clear is not used: the next start is refused, as with another master key")
+    func clearKeyRefused() async throws {
         try await TestDatabase.with(persistent: true) { database in
             let clock = TestClock()
             let masterKey = TestServer.randomMasterKey()
@@ -117,18 +117,12 @@ struct SecretsAtRestTests {
                     """).run()
             }
             clock.advance(by: 1)  // the next start, a second later
-            try await TestServer.run(on: database, clock: clock, masterKey: masterKey) { server in
-                let sql = server.sql
-                let stored = try #require(try await sql.raw("SELECT private_key_pem FROM signing_keys WHERE id = 'key_clear'").first())
-                #expect(!(try stored.decode(column: "private_key_pem", as: String.self)).contains("PRIVATE KEY"))
-                let token = try #require(try await TestPhone(client: server.client()).register(email: "ada@example.com").token)
-                _ = try await server.verifiedClaims(token)
-                #expect(try TokenTests().kid(of: token) == "key_clear")
-            }
-            await #expect {
-                try await TestServer.run(on: database, clock: clock, masterKey: TestServer.randomMasterKey()) { _ in }
-            } throws: { error in
-                "\(error)".contains("cannot be decrypted: the master key is not the one it was stored with")
+            for key in [masterKey, TestServer.randomMasterKey()] {
+                await #expect {
+                    try await TestServer.run(on: database, clock: clock, masterKey: key) { _ in }
+                } throws: { error in
+                    "\(error)".contains("cannot be decrypted")
+                }
             }
         }
     }

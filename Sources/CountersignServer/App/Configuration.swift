@@ -83,7 +83,7 @@ public struct Configuration: Sendable {
         Variable(name: "COUNTERSIGN_TOKEN_TTL", defaultValue: "3600", meaning: "seconds an issued token is valid"),
         Variable(
             name: "COUNTERSIGN_MASTER_KEY", defaultValue: "(read from the key file)",
-            meaning: "base64 of 32 random bytes; seals secrets at rest (push keys, signing keys, interaction states, kept answers)"),
+            meaning: "base64 of 32 random bytes; seals secrets at rest (push keys, signing keys, interaction states, idempotent replays)"),
         Variable(
             name: "COUNTERSIGN_MASTER_KEY_FILE", defaultValue: "./countersign.master-key",
             meaning: "key file used when COUNTERSIGN_MASTER_KEY is unset (created with mode 0600)"),
@@ -93,7 +93,7 @@ public struct Configuration: Sendable {
         Variable(
             name: "COUNTERSIGN_SECURITY_EVENT_RETENTION", defaultValue: "31536000",
             meaning: "seconds security events are kept (a year)"),
-        Variable(name: "COUNTERSIGN_SWEEP_INTERVAL", defaultValue: "60", meaning: "seconds between sweeps for expired records and kept answers"),
+        Variable(name: "COUNTERSIGN_SWEEP_INTERVAL", defaultValue: "60", meaning: "seconds between sweeps for expired records and idempotent replays"),
         Variable(
             name: "COUNTERSIGN_PUSH_ATTEMPT_TIME_LIMIT", defaultValue: "20",
             meaning: "seconds one push attempt may take, all its requests to the provider together (at most 30); longer is a retry"),

@@ -1,5 +1,5 @@
 import CountersignCore
-import FluentSQL
+import SQLKit
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -81,7 +81,7 @@ public struct CountersignApp: Sendable {
     private static func assemble(
         configuration: Configuration, dependencies: Dependencies, logger: Logger, parts: ServerParts
     ) async throws -> CountersignApp {
-        let runtime = DatabaseSetup.Runtime(threadPool: .singleton, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger)
+        let runtime = DatabaseSetup.Runtime(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger)
         let metrics = ServerMetrics()
         // Held until the start has settled the database's first secrets (below); a part, so that a start
         // failing before then lets it go too.
@@ -193,7 +193,7 @@ public struct CountersignApp: Sendable {
     /// Connects the database, applies any migrations that have not run (and removes the development
     /// mode's demo application when asked), and closes it.
     public static func prepareDatabase(location: DatabaseLocation, removingDemoApplication: Bool = false, logger: Logger) async throws {
-        let runtime = DatabaseSetup.Runtime(threadPool: .singleton, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger)
+        let runtime = DatabaseSetup.Runtime(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger)
         let startupLock = try await DatabaseSetup.startupLock(for: location, on: runtime)
         do {
             let storage = try await DatabaseSetup.open(location, on: runtime)

@@ -1,6 +1,5 @@
 import CountersignCore
 import Crypto
-import FluentKit
 import Foundation
 import Journeys
 

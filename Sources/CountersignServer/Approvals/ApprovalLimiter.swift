@@ -49,17 +49,17 @@ struct ApprovalLimiter: Sendable {
         // While it blocks, that source creates no newer approval, and the others' are few enough in its hour
         // (the backoff) that the reported one stays among those read.
         if limits.notMeBlock > 0,
-            let reported = recent.filter({ ($0.sourceDigest ?? source) == source }).compactMap(\.reportedNotMineAt).max(),
+            let reported = recent.filter({ $0.sourceDigest == source }).compactMap(\.reportedNotMineAt).max(),
             now < reported.addingTimeInterval(limits.notMeBlock)
         {
             throw refusal(subject, until: reported.addingTimeInterval(limits.notMeBlock), now: now,
                 because: "the user reported a request from this source as not theirs")
         }
         // The requests since the person last approved one, newest first, less those of the one other source
-        // with the most. Rows from before sources were kept count as this request's source.
+        // with the most.
         let unapproved = recent.prefix { $0.status(at: now) != .approved }
         var bySource: [String: Int] = [:]
-        for row in unapproved { if let other = row.sourceDigest, other != source { bySource[other, default: 0] += 1 } }
+        for row in unapproved where row.sourceDigest != source { bySource[row.sourceDigest, default: 0] += 1 }
         var counted = unapproved.count - (bySource.values.max() ?? 0)
         // A request still waiting holds back any other for the first step: it is not replaced within seconds.
         if counted == 0, unapproved.contains(where: { $0.status(at: now) == .pending }) { counted = 1 }

@@ -1,4 +1,3 @@
-import FluentKit
 
 /// The server's collaborators a journey run uses, assembled once at start.
 struct JourneyServices: Sendable {

@@ -1,5 +1,4 @@
 import CountersignCore
-import FluentKit
 import Foundation
 import Journeys
 
@@ -37,7 +36,7 @@ struct MobileApproveService: Sendable {
     /// answer; `signatureUse` is committed with the new interaction.
     private func begin(
         _ request: MobileApproveStartRequest, addressed: AddressedApproval, snapshot: ApprovalSnapshot, user: UserContext,
-        device: DeviceRecord, origin: RequestOrigin, committing signatureUse: HeldStatement
+        device: DeviceRecord, origin: RequestOrigin, committing signatureUse: DeferredStatement
     ) async throws -> InteractionService.Reply {
         let approval = addressed.approval
         guard device.userID == approval.userID else {

@@ -22,7 +22,7 @@ struct DeviceSignatureVerifier: Sendable {
     /// `device` is the one the request names, read by the caller with its own read (nil when there is
     /// none of that id). Does not look at revocation: callers say `device_revoked` themselves after the
     /// signature proves who is asking.
-    func check(_ device: DeviceRecord?, message: String, timestamp: Int, signature: String) throws -> (device: DeviceRecord, use: HeldStatement) {
+    func check(_ device: DeviceRecord?, message: String, timestamp: Int, signature: String) throws -> (device: DeviceRecord, use: DeferredStatement) {
         guard let device else {
             throw ServiceError(.unauthenticated, ErrorCode.invalidToken, "Unknown device or bad device signature.")
         }

@@ -1,6 +1,5 @@
 import CountersignCore
-import FluentKit
-import FluentSQL
+import SQLKit
 import Foundation
 import Journeys
 import NIOCore
@@ -13,7 +12,7 @@ import NIOCore
 /// An interaction's state holds what its client must not read and nobody should find in a copy of the
 /// database (challenges, the web OTP the browser shows): it is stored sealed with the master key while
 /// the run goes on, and not at all once it has ended. What an ended run keeps for a while is the answer
-/// that ended it, sealed too (`KeptAnswerRecord`).
+/// that ended it, sealed too (`IdempotentReplayRecord`).
 struct InteractionService: Sendable {
     let services: JourneyServices
     let journeys: JourneyRegistry
@@ -22,7 +21,7 @@ struct InteractionService: Sendable {
     let startLimiter: StartRateLimiter
     let metrics: ServerMetrics
     /// The runs this instance committed last, so that its next call on them skips the read and the decoding.
-    let committedRuns = CommittedRuns()
+    let runCache = RunCache()
 
     var storage: Storage { services.storage }
 
@@ -85,7 +84,7 @@ struct InteractionService: Sendable {
     /// `callerWrite`: a write of the caller's own (a device signature's use), committed with the interaction or not at all.
     func begin(
         _ journey: JourneyDefinition, state initial: InteractionState, origin: RequestOrigin, approvalRead: ApprovalSnapshot? = nil,
-        approvalTerms: ApprovalTerms? = nil, committing callerWrite: HeldStatement? = nil
+        approvalTerms: ApprovalTerms? = nil, committing callerWrite: DeferredStatement? = nil
     ) async throws -> Reply {
         var state = initial
         let now = services.clock.now()
@@ -106,7 +105,7 @@ struct InteractionService: Sendable {
                 state: try stored(state, interactionID: interactionID),
                 createdAt: now, userID: state.user?.userID)
             try await work.commit(on: storage, first: try storage.interactions.insert(record))
-            if !state.isFinished { committedRuns.remember(record, state: state, approvalTerms: await effects.approvalTerms) }
+            if !state.isFinished { runCache.remember(record, state: state, approvalTerms: await effects.approvalTerms) }
             metrics.interactionStarted(journey: journey.id)
             if state.isFinished { metrics.interactionFinished(journey: journey.id, finalStep: presentation.journeyStepID) }
             return try Reply(Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
@@ -115,15 +114,15 @@ struct InteractionService: Sendable {
 
     /// Answers the run's current step with the client's response.
     ///
-    /// A run this instance committed last is answered from memory (`CommittedRuns`) when `bearer` is its
+    /// A run this instance committed last is answered from memory (`RunCache`) when `bearer` is its
     /// token; the save's compare-and-set then proves it was still the row. When it was not, the call is
     /// answered from the database's row instead, exactly as if nothing had been kept; so it is when the
-    /// kept run's answer is a refusal and a read of the row finds the run moved on.
+    /// cached run's answer is a refusal and a read of the row finds the run moved on.
     func submit(interactionID: String, bearer: String?, body: ByteBuffer?, origin: RequestOrigin) async throws -> Reply {
         // Read once for every try below, and refused only where a try uses it (after the token's checks).
         let response = Result { try Self.decodeClientResponse(body) }
         return try await recordingRefusal {
-            if let kept = committedRuns.lastCommitted(interactionID), Self.holds(bearer, of: kept.record),
+            if let kept = runCache.lastCommitted(interactionID), Self.holds(bearer, of: kept.record),
                 services.clock.now() < kept.record.expiresAt,
                 let reply = try await submitUnlessOutdated(response, to: kept, bearer: bearer, origin: origin)
             {
@@ -134,7 +133,7 @@ struct InteractionService: Sendable {
             // when it moved the run, the token is refused.
             for _ in 0..<Self.answersOnMovedRow {
                 let row = try await storage.interactions.find(interactionID)
-                if let kept = try await keptAnswer(in: row, for: bearer) { return kept }
+                if let kept = try await replay(in: row, for: bearer) { return kept }
                 let interaction = try authorized(row, interactionID, bearer: bearer)
                 let answer = try await answer(
                     response, to: interaction, bearer: bearer, state: try opened(interaction), approvalTerms: nil, origin: origin)
@@ -151,7 +150,7 @@ struct InteractionService: Sendable {
     /// How many times a submit is worked out on a row read anew before it gives up as refused.
     private static let answersOnMovedRow = 3
 
-    /// The shortest time a run's last answer is kept for a client that lost it on the way (`KeptAnswerRecord`).
+    /// The shortest time a run's last answer is kept for a client that lost it on the way (`IdempotentReplayRecord`).
     /// It is kept until the interaction would have expired, so the token that asked is good for no longer
     /// than it was, but at least this long, time for a client's own timeout (URLSession waits 60 s) and a
     /// retry. The sweeper lets it go after that, at its next round.
@@ -164,7 +163,7 @@ struct InteractionService: Sendable {
     /// Answers from a run as this instance committed it; nil when that is no longer the row (its save
     /// changes no row, or a refusal worked out on it meets a row that has moved on), which then decides.
     private func submitUnlessOutdated(
-        _ response: Result<ClientResponse, any Error>, to kept: CommittedRuns.Run, bearer: String?, origin: RequestOrigin
+        _ response: Result<ClientResponse, any Error>, to kept: RunCache.Run, bearer: String?, origin: RequestOrigin
     ) async throws -> Reply? {
         let answer: Answer
         do {
@@ -175,7 +174,7 @@ struct InteractionService: Sendable {
             guard let row = try await storage.interactions.find(kept.record.id), row.version == kept.record.version,
                 row.tokenHash == kept.record.tokenHash
             else {
-                committedRuns.forget(kept.record)
+                runCache.forget(kept.record)
                 return nil
             }
             throw error
@@ -183,7 +182,7 @@ struct InteractionService: Sendable {
         do {
             return try await commit(answer, refusingWith: RowMovedOn())
         } catch is RowMovedOn {
-            committedRuns.forget(kept.record)
+            runCache.forget(kept.record)
             return nil
         }
     }
@@ -208,7 +207,7 @@ struct InteractionService: Sendable {
         let token: String?
         let sealedState: String
         /// When the answer ends the run: the answer as it is kept for the token that asked.
-        let kept: KeptAnswerRecord?
+        let kept: IdempotentReplayRecord?
         let work: UnitOfWork
         let approvalTerms: ApprovalTerms?
     }
@@ -236,9 +235,9 @@ struct InteractionService: Sendable {
         let reply = try Reply(
             Self.response(presentation, interactionID: interaction.id, journeyID: journey.id, token: token),
             isRepeatedAfterError: presentation.isRepeatedAfterError)
-        var kept: KeptAnswerRecord?
+        var kept: IdempotentReplayRecord?
         if state.isFinished, let asked = interaction.tokenHash {
-            kept = KeptAnswerRecord(
+            kept = IdempotentReplayRecord(
                 id: interaction.id, tokenHash: asked, answer: try sealed(reply.json, of: interaction.id, for: asked),
                 expiresAt: max(interaction.expiresAt, now + Self.answerKeptAtLeast))
         }
@@ -254,13 +253,13 @@ struct InteractionService: Sendable {
         let (save, saved) = storage.interactions.saveNext(
             of: answer.record, state: answer.sealedState, tokenHash: answer.token.map(SecretDigest.hex), finished: state.isFinished,
             userID: state.user?.userID)
-        if let kept = answer.kept { await answer.work.hold(try storage.keptAnswers.insert(kept)) }
+        if let kept = answer.kept { await answer.work.hold(try storage.idempotentReplays.insert(kept)) }
         try await answer.work.commit(on: storage, first: save.refusing { _ in refusal })
         if state.isFinished {
-            committedRuns.forget(saved.id)
+            runCache.forget(saved.id)
             metrics.interactionFinished(journey: answer.journeyID, finalStep: answer.presentation.journeyStepID)
         } else {
-            committedRuns.remember(saved, state: state, approvalTerms: answer.approvalTerms)
+            runCache.remember(saved, state: state, approvalTerms: answer.approvalTerms)
         }
         return answer.reply
     }
@@ -306,7 +305,7 @@ struct InteractionService: Sendable {
     /// on. When this instance saved the run last, the approval that run waited on is read with the
     /// interaction, in one read; its status is used only if the row's run still waits on it.
     func approvalWaitedOn(_ interactionID: String, bearer: String?) async throws -> ApprovalWait {
-        let expected = committedRuns.lastCommitted(interactionID).flatMap { WebToMobileAuthenticationStep.approvalWaitedOn(in: $0.state) }
+        let expected = runCache.lastCommitted(interactionID).flatMap { WebToMobileAuthenticationStep.approvalWaitedOn(in: $0.state) }
         let read: InteractionRecord?
         var expectedStatus: ApprovalStatus?
         if let expected {
@@ -322,7 +321,7 @@ struct InteractionService: Sendable {
 
     /// The interaction's state; a state stored in clear before states were sealed is read as it is.
     private func opened(_ interaction: InteractionRecord) throws -> InteractionState {
-        if let state = committedRuns.state(of: interaction) { return state }
+        if let state = runCache.state(of: interaction) { return state }
         let json = interaction.state.hasPrefix("{") ? Data(interaction.state.utf8) : try secrets.openBytes(interaction.state, boundTo: interaction.id)
         return try WireJSON.stored(InteractionState.self, from: json)
     }
@@ -338,8 +337,8 @@ struct InteractionService: Sendable {
     /// The answer that ended the run in `row`, sent again to the token that asked for it while it is
     /// kept; nil otherwise (the call is then refused as for any ended run), also when the answer was not
     /// sealed for this run and token.
-    private func keptAnswer(in row: InteractionRecord?, for bearer: String?) async throws -> Reply? {
-        guard let row, row.finished, let bearer, let kept = try await storage.keptAnswers.find(row.id),
+    private func replay(in row: InteractionRecord?, for bearer: String?) async throws -> Reply? {
+        guard let row, row.finished, let bearer, let kept = try await storage.idempotentReplays.find(row.id),
             SecretDigest.matches(bearer, storedHex: kept.tokenHash), services.clock.now() < kept.expiresAt,
             let json = try? secrets.openBytes(kept.answer, boundTo: Self.answerBinding(row.id, for: kept.tokenHash))
         else { return nil }

@@ -1,6 +1,5 @@
 import CountersignCore
-import FluentKit
-import FluentSQL
+import SQLKit
 import Foundation
 import Journeys
 

@@ -1,5 +1,4 @@
 import CountersignCore
-import FluentKit
 import Foundation
 import Journeys
 
@@ -27,7 +26,7 @@ actor StoredJourneyEffects: JourneyEffects {
     /// committed in between, which can happen after the read as well).
     let approvalRead: ApprovalSnapshot?
     /// What never changes of the approval this run settles, once any call of the run has read it: kept with
-    /// the run (`CommittedRuns`), so that the call that settles it need not read it again.
+    /// the run (`RunCache`), so that the call that settles it need not read it again.
     var approvalTerms: ApprovalTerms?
 
     init(

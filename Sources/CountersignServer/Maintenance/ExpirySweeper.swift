@@ -1,5 +1,4 @@
-import FluentKit
-import FluentSQL
+import SQLKit
 import Foundation
 import Logging
 
@@ -32,7 +31,7 @@ final class ExpirySweeper: ServerLifecycle {
     /// What one sweep removed.
     struct Removed: Equatable {
         var deviceSignatures = 0
-        var keptAnswers = 0
+        var idempotentReplays = 0
         var interactions = 0
         var approvals = 0
         var pushJobs = 0
@@ -42,7 +41,7 @@ final class ExpirySweeper: ServerLifecycle {
         var securityEvents = 0
 
         var total: Int {
-            deviceSignatures + keptAnswers + interactions + approvals + pushJobs + pushDeliveries + enrollmentCodes + decoyApprovals + securityEvents
+            deviceSignatures + idempotentReplays + interactions + approvals + pushJobs + pushDeliveries + enrollmentCodes + decoyApprovals + securityEvents
         }
     }
 
@@ -73,7 +72,7 @@ final class ExpirySweeper: ServerLifecycle {
                 let removed = try await sweep()
                 if removed.total > 0 {
                     logger.info("expired records removed", metadata: [
-                        "device_signatures": "\(removed.deviceSignatures)", "kept_answers": "\(removed.keptAnswers)", "interactions": "\(removed.interactions)",
+                        "device_signatures": "\(removed.deviceSignatures)", "idempotent_replays": "\(removed.idempotentReplays)", "interactions": "\(removed.interactions)",
                         "approvals": "\(removed.approvals)", "push_jobs": "\(removed.pushJobs)",
                         "push_deliveries": "\(removed.pushDeliveries)", "enrollment_codes": "\(removed.enrollmentCodes)",
                         "decoy_approvals": "\(removed.decoyApprovals)", "security_events": "\(removed.securityEvents)",
@@ -95,7 +94,7 @@ final class ExpirySweeper: ServerLifecycle {
         let cutoff = now.addingTimeInterval(-retention)
         var removed = Removed()
         removed.deviceSignatures = try await inBatches { try await $0.deleteExpired(from: UsedDeviceSignatureStore.table, before: now, limit: $1) }
-        removed.keptAnswers = try await inBatches { try await $0.deleteExpired(from: KeptAnswerStore.table, before: now, limit: $1) }
+        removed.idempotentReplays = try await inBatches { try await $0.deleteExpired(from: IdempotentReplayStore.table, before: now, limit: $1) }
         while let batch = try await inTransaction({ try await $0.deleteExpiredApprovals(before: cutoff, limit: Self.batchSize) }),
             batch.approvals > 0
         {
@@ -107,7 +106,7 @@ final class ExpirySweeper: ServerLifecycle {
         // Interactions that never reached a user go at expiry; the others after the retention; none while
         // its last answer is kept (removed above once its time is over).
         let answerGone: SQLQueryString = """
-            NOT EXISTS (SELECT 1 FROM \(name: KeptAnswerStore.table) k WHERE k.id = \(name: InteractionStore.table).id)
+            NOT EXISTS (SELECT 1 FROM \(name: IdempotentReplayStore.table) k WHERE k.id = \(name: InteractionStore.table).id)
             """
         removed.interactions = try await inBatches {
             try await $0.deleteExpired(from: InteractionStore.table, before: now, where: "user_id IS NULL AND \(answerGone)", limit: $1)

@@ -11,8 +11,8 @@ actor PushGateways {
     private let configs: PushConfigStore
     private let secrets: SecretBox
     private let client: HTTPClient
-    /// The inbox needs no configuration. New inbox pushes are rung at commit (`ApprovalLifecycle`); the
-    /// queue sees inbox jobs only from instances of an older version.
+    /// The inbox needs no configuration. Its pushes are rung at commit (`ApprovalLifecycle`) and saved as
+    /// sent (`QueuedPush`), so the queue hands it none.
     nonisolated let inbox: InboxPushGateway
     private let now: @Sendable () -> Date
     /// The seconds one push attempt may take; a request for a provider credential is given as long.

@@ -1,5 +1,4 @@
 import CountersignCore
-import FluentKit
 import Foundation
 import Journeys
 import Logging

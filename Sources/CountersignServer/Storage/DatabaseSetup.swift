@@ -1,21 +1,17 @@
-import FluentKit
-import FluentPostgresDriver
-import FluentSQLiteDriver
 import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import PostgresKit
+import PostgresNIO
 
 /// Opens the configured database and brings its schema up to date.
 ///
-/// Migrations run through Fluent's schema builder, on Fluent's own connections, which are closed before
-/// the stores open theirs. On SQLite that matters beyond tidiness: two copies of the SQLite library must
-/// never have one file open at once, or their locks would not see each other.
+/// The schema is brought up to date (`SQLiteSchema`, `PostgresSchema`) before the stores use it: on
+/// SQLite by the storage's own writer, on PostgreSQL on a connection of its own, closed afterwards.
 enum DatabaseSetup {
-    /// What opening the database borrows from the running server: Fluent's migrations run on its thread
-    /// pool and event loops, and the stores' connections on its event loops.
+    /// What opening the database borrows from the running server: the event loops its connections run on.
     struct Runtime: Sendable {
-        let threadPool: NIOThreadPool
         let eventLoopGroup: any EventLoopGroup
         let logger: Logger
     }
@@ -25,10 +21,8 @@ enum DatabaseSetup {
         switch location {
         case .postgres(let url):
             let configuration = try postgresConfiguration(url)
-            let migrating = Databases(threadPool: runtime.threadPool, on: runtime.eventLoopGroup)
-            migrating.use(.postgres(configuration: configuration, sqlLogLevel: sqlLogLevel), as: .psql)
             do {
-                try await migrateThenClose(migrating, runtime: runtime)
+                try await migratePostgres(configuration.coreConfiguration, runtime: runtime)
             } catch {
                 throw PostgresStartFailure.explaining(error, url: url)
             }
@@ -39,7 +33,7 @@ enum DatabaseSetup {
         case .sqliteFile(let path):
             return try await openSQLite(claiming: try SQLiteFileClaim(path: path), on: runtime, metrics: metrics)
         case .sqliteMemory:
-            // An ephemeral file, removed at shutdown: the migrations and GRDB must see the same database.
+            // An ephemeral file, removed at shutdown: GRDB's readers and writer must see the same database.
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-\(UUID().uuidString).sqlite").path
             return try await openSQLite(claiming: try SQLiteFileClaim(path: path, ephemeral: true), on: runtime, metrics: metrics)
         }
@@ -94,13 +88,9 @@ enum DatabaseSetup {
     /// Opens the SQLite file `claim` holds; the claim is released when the storage shuts down, or here if
     /// it cannot open.
     private static func openSQLite(claiming claim: SQLiteFileClaim, on runtime: Runtime, metrics: ServerMetrics?) async throws -> Storage {
-        let path = claim.path
         do {
-            let migrating = Databases(threadPool: runtime.threadPool, on: runtime.eventLoopGroup)
-            migrating.use(.sqlite(.file(path), sqlLogLevel: sqlLogLevel), as: .sqlite)
-            try await migrateThenClose(migrating, runtime: runtime)
             let engine = try SQLiteStorageEngine(
-                path: path, releasingAtShutdown: claim, logger: runtime.logger, eventLoop: runtime.eventLoopGroup.any())
+                path: claim.path, releasingAtShutdown: claim, logger: runtime.logger, eventLoop: runtime.eventLoopGroup.any())
             return Storage(engine: engine, metrics: metrics)
         } catch {
             claim.release()
@@ -108,57 +98,17 @@ enum DatabaseSetup {
         }
     }
 
-    /// Runs the migrations on Fluent's connections, which close afterwards: the stores use their own.
-    private static func migrateThenClose(_ databases: Databases, runtime: Runtime) async throws {
+    /// Brings the PostgreSQL schema up to date on a connection of its own, without the stores' statement
+    /// limit: an index built on a large table may take longer.
+    private static func migratePostgres(_ configuration: PostgresConnection.Configuration, runtime: Runtime) async throws {
+        let connection = try await PostgresConnection.connect(
+            on: runtime.eventLoopGroup.any(), configuration: configuration, id: 0, logger: runtime.logger)
         do {
-            try await migrate(databases, runtime: runtime)
+            try await PostgresSchema.migrate(on: connection, logger: runtime.logger)
         } catch {
-            await databases.shutdownAsync()
+            try? await connection.close()
             throw error
         }
-        await databases.shutdownAsync()
-    }
-
-    private static func migrate(_ databases: Databases, runtime: Runtime) async throws {
-        let migrations = Migrations()
-        migrations.add(CreateInitialSchema())
-        migrations.add(CreateApprovals())
-        migrations.add(CreateTransactionEvidence())
-        migrations.add(CreatePushDelivery())
-        migrations.add(AddQueryIndexes())
-        migrations.add(AddPushConfigContractFields())
-        migrations.add(CreateEnrollmentCodes())
-        migrations.add(CreateSecurityEvents())
-        migrations.add(AddRequestContextAndInteractionUser())
-        migrations.add(CreateUserApplications())
-        migrations.add(CreateApplicationOrigins())
-        migrations.add(CreateDecoyApprovals())
-        migrations.add(AddInteractionApproval())
-        migrations.add(DropInteractionApproval())
-        migrations.add(CreateHeldStatementCheck())
-        migrations.add(AddApprovalSubjectSequence())
-        migrations.add(AddEvidenceSeal())
-        migrations.add(LowerCaseEmailUserIDs())
-        migrations.add(AddListingIndexes())
-        migrations.add(CreateKeptAnswers())
-        migrations.add(AddApprovalSource())
-        migrations.add(AddApplicationJourneys())
-        migrations.add(AddEnrollmentCodeApplication())
-        migrations.add(AddSigningKeyActivation())
-        let migrator = Migrator(databases: databases, migrations: migrations, logger: runtime.logger, on: runtime.eventLoopGroup.any())
-        try await migrator.setupIfNeeded().flatMap { migrator.prepareBatch() }.get()
-    }
-
-    /// Queries are logged with their binds, which hold secrets: only at trace, which the server never logs at.
-    static let sqlLogLevel = Logger.Level.trace
-}
-
-extension FluentKit.Database {
-    /// This database as SQL, for the migrations' statements beyond the schema builder.
-    var sql: any SQLDatabase {
-        get throws {
-            guard let sql = self as? any SQLDatabase else { throw DatabaseNotSQL() }
-            return sql
-        }
+        try await connection.close()
     }
 }

@@ -1,6 +1,5 @@
 import CountersignCore
 import Crypto
-import FluentKit
 import Foundation
 
 /// Server-wide secrets, created at first start and kept in the database, sealed with the master key, so
@@ -23,14 +22,9 @@ enum ServerSecrets {
         }
     }
 
-    /// The secret `id`, opened; one a server stored in clear before secrets were sealed is sealed now.
+    /// The secret `id`, opened.
     private static func stored(_ id: String, on storage: Storage, secrets: SecretBox) async throws -> SymmetricKey? {
-        let store = storage.serverSecrets
-        guard let value = try await store.value(of: id) else { return nil }
-        if let clear = Data(base64Encoded: value), clear.count == 32 {
-            try await store.replace(id, value: try secrets.seal(value, boundTo: id))
-            return SymmetricKey(data: clear)
-        }
+        guard let value = try await storage.serverSecrets.value(of: id) else { return nil }
         guard let bytes = Data(base64Encoded: try secrets.open(value, boundTo: id)) else { throw SecretBoxError.cannotOpen(id) }
         return SymmetricKey(data: bytes)
     }

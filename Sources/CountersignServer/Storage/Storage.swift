@@ -1,6 +1,7 @@
-import FluentKit
-import FluentSQL
 import Foundation
+import GRDB
+import PostgresNIO
+import SQLKit
 
 /// The database as the services use it: one store per table, the only place with SQL. The same stores
 /// run on SQLite (GRDB) and PostgreSQL (PostgresNIO), through SQLKit.
@@ -34,7 +35,7 @@ struct Storage: Sendable {
     /// are all statements, as one statement (`OneStatementCommit`, whose statements must not touch one
     /// row twice). A statement that must change a row and changed none rolls them all back and throws its
     /// refusal (the first such one, in order); once committed, each statement is told whether it changed a row.
-    func commit(_ writes: [HeldWrite]) async throws {
+    func commit(_ writes: [DeferredWrite]) async throws {
         let statements = writes.compactMap(\.statement)
         let outcomes: [Bool]
         do {
@@ -56,7 +57,7 @@ struct Storage: Sendable {
             } else {
                 outcomes = []
             }
-        } catch let refused as HeldStatementRefused {
+        } catch let refused as DeferredStatementRefused {
             throw try await refused.refusal(self)
         }
         for (statement, changed) in zip(statements, outcomes) { await statement.outcome?(changed) }
@@ -64,7 +65,7 @@ struct Storage: Sendable {
 
     /// Whether no two of `statements` name the same row: statements run as one see the same snapshot, so
     /// two on one row must run one after another instead (`OneStatementCommit`).
-    private static func changeDistinctRows(_ statements: [HeldStatement]) -> Bool {
+    private static func changeDistinctRows(_ statements: [DeferredStatement]) -> Bool {
         let rows = statements.compactMap(\.row)
         return Set(rows).count == rows.count
     }
@@ -85,7 +86,7 @@ struct Storage: Sendable {
     }
 
     var interactions: InteractionStore { InteractionStore(sql: sql) }
-    var keptAnswers: KeptAnswerStore { KeptAnswerStore(sql: sql) }
+    var idempotentReplays: IdempotentReplayStore { IdempotentReplayStore(sql: sql) }
     var approvals: ApprovalStore { ApprovalStore(sql: sql) }
     var users: UserStore { UserStore(sql: sql) }
     var memberships: MembershipStore { MembershipStore(sql: sql) }
@@ -109,7 +110,7 @@ struct Storage: Sendable {
 protocol StorageEngine: Sendable {
     /// Statements outside any transaction, from the calling thread.
     var sql: any SQLDatabase { get }
-    /// Whether a call's held statements can be committed as one statement (`OneStatementCommit`).
+    /// Whether a call's deferred statements can be committed as one statement (`OneStatementCommit`).
     var commitsStatementsAsOne: Bool { get }
     /// Runs `body` on one connection in one transaction: committed when it returns, rolled back when it throws.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
@@ -155,12 +156,17 @@ extension SQLDatabase {
 func refusingDuplicate(_ message: @autoclosure () -> String, _ write: () async throws -> Void) async throws {
     do {
         try await write()
-    } catch let error as any DatabaseError where error.isConstraintFailure {
+    } catch where isConstraintFailure(error) {
         throw ServiceError.alreadyExists(message())
     }
 }
 
-/// The configured database does not speak SQL.
-struct DatabaseNotSQL: Error, CustomStringConvertible {
-    var description: String { "Countersign needs an SQL database (SQLite or PostgreSQL)." }
+/// Whether `error` is a write refused by a constraint of the schema (a unique key, say), on either database.
+func isConstraintFailure(_ error: any Error) -> Bool {
+    switch error {
+    case let error as GRDB.DatabaseError: error.resultCode == .SQLITE_CONSTRAINT
+    // SQLSTATE class 23: integrity constraint violation.
+    case let error as PSQLError: error.serverInfo?[.sqlState]?.hasPrefix("23") == true
+    default: false
+    }
 }

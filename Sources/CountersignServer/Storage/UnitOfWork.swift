@@ -1,17 +1,17 @@
 /// What one call writes, held back and applied in one transaction, and what must wait for that commit
 /// (pushes, wake-ups). A refused call applies nothing and wakes no one.
 actor UnitOfWork {
-    private var writes: [HeldWrite] = []
+    private var writes: [DeferredWrite] = []
     private var afterCommitActions: [@Sendable () async -> Void] = []
     private var closedApprovals: Set<String> = []
 
     /// Holds back a statement until `commit(on:first:)`.
-    func hold(_ statement: HeldStatement) {
+    func hold(_ statement: DeferredStatement) {
         writes.append(.statement(statement))
     }
 
     /// Holds back a write given as code (several statements, or one whose outcome decides more than a
-    /// `HeldStatement` can say) until `commit(on:first:)`. A call with code among its writes commits them
+    /// `DeferredStatement` can say) until `commit(on:first:)`. A call with code among its writes commits them
     /// in a transaction, one statement after another.
     func hold(_ write: @escaping @Sendable (Storage) async throws -> Void) {
         writes.append(.code(write))
@@ -33,8 +33,8 @@ actor UnitOfWork {
     /// waited for the commit. A held write may itself call `afterCommit` while it runs, and a held
     /// statement when it is told its outcome (to act only on what its statement really changed); that
     /// action too waits for the commit.
-    func commit(on storage: Storage, first: HeldStatement? = nil) async throws {
-        let held = (first.map { [HeldWrite.statement($0)] } ?? []) + writes
+    func commit(on storage: Storage, first: DeferredStatement? = nil) async throws {
+        let held = (first.map { [DeferredWrite.statement($0)] } ?? []) + writes
         writes = []
         try await storage.commit(held)
         for action in afterCommitActions { await action() }
@@ -43,11 +43,11 @@ actor UnitOfWork {
 }
 
 /// One write a call holds until its commit: a statement, or code that runs several.
-enum HeldWrite: Sendable {
-    case statement(HeldStatement)
+enum DeferredWrite: Sendable {
+    case statement(DeferredStatement)
     case code(@Sendable (Storage) async throws -> Void)
 
-    var statement: HeldStatement? {
+    var statement: DeferredStatement? {
         if case .statement(let statement) = self { statement } else { nil }
     }
 }

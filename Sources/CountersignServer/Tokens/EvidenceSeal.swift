@@ -13,8 +13,7 @@ public struct EvidenceSeal: JWTPayload {
 
     /// The server that sealed the bundle.
     public let iss: String
-    /// When it was sealed, in whole seconds: as the signature was recorded. (A seal an earlier release
-    /// made was made as the bundle was handed out.)
+    /// When it was sealed, in whole seconds: as the signature was recorded.
     public let iat: Int
     /// The bundle without its seal.
     public let evidence: EvidenceBundle

@@ -28,23 +28,11 @@ struct SigningKeyVault: Sendable {
         try await store.insert(sealed)
     }
 
-    /// Seals the keys a server stored in clear before keys were sealed.
-    func sealKeysStoredInClear() async throws {
-        let store = storage.signingKeys
-        for key in try await store.all() where Self.isClear(key.privateKeyPEM) {
-            try await store.replacePrivateKey(of: key.id, with: try secrets.seal(key.privateKeyPEM, boundTo: key.id))
-        }
-    }
-
     private func seal(_ key: SigningKeyRecord) throws -> SigningKeyRecord {
         key.withPrivateKey(try secrets.seal(key.privateKeyPEM, boundTo: key.id))
     }
 
     private func open(_ key: SigningKeyRecord) throws -> SigningKeyRecord {
-        Self.isClear(key.privateKeyPEM) ? key : key.withPrivateKey(try secrets.open(key.privateKeyPEM, boundTo: key.id))
-    }
-
-    private static func isClear(_ stored: String) -> Bool {
-        stored.hasPrefix("-----BEGIN")
+        key.withPrivateKey(try secrets.open(key.privateKeyPEM, boundTo: key.id))
     }
 }

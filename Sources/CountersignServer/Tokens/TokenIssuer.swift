@@ -1,5 +1,4 @@
 import CountersignCore
-import FluentKit
 import Foundation
 import JWTKit
 import Journeys
@@ -55,7 +54,6 @@ actor TokenIssuer {
 
     /// Loads the active key, creating the first one when the store has none.
     static func bootstrap(keyVault: SigningKeyVault, issuer: String, lifetime: TimeInterval, clock: any WallClock) async throws -> TokenIssuer {
-        try await keyVault.sealKeysStoredInClear()
         let key: SigningKeyRecord
         if let active = try await keyVault.active(at: clock.now()) {
             key = active

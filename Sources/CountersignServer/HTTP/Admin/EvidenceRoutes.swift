@@ -3,9 +3,7 @@ import Foundation
 import Hummingbird
 
 /// `/admin/v1/evidence`: signed transactions as self-contained bundles that verify offline, each with the
-/// seal the server made as it recorded the signature (none on evidence an earlier release recorded: a seal made
-/// later would also cover a change made in the database before it); `/admin/v1/evidence-keys`: the key that
-/// checks the seals.
+/// seal the server made as it recorded the signature; `/admin/v1/evidence-keys`: the key that checks the seals.
 struct EvidenceRoutes: RouteGroup {
     let verifier: AdminKeyVerifier
     let storage: Storage

@@ -1,22 +1,22 @@
 import PostgresNIO
 import SQLKit
 
-/// A call's held statements sent to PostgreSQL as one statement: each becomes a data-modifying `WITH`
+/// A call's deferred statements sent to PostgreSQL as one statement: each becomes a data-modifying `WITH`
 /// query, and the outer query reads what each changed. One statement is its own transaction, so the
 /// call's writes commit together in one round trip instead of one for each and two more for `BEGIN`
 /// and `COMMIT`.
 ///
 /// A statement that must change a row and changed none makes `countersign_refuse_unless`
-/// (`CreateHeldStatementCheck`) raise, which rolls the whole statement back; the error's detail names it.
+/// (the schema) raise, which rolls the whole statement back; the error's detail names it.
 ///
 /// The statements run on one snapshot and none sees another's changes, so they must not depend on each
-/// other's: calls whose statements name one row twice (`HeldStatement.row`) commit in a transaction instead.
+/// other's: calls whose statements name one row twice (`DeferredStatement.row`) commit in a transaction instead.
 enum OneStatementCommit {
     /// The SQLSTATE `countersign_refuse_unless` raises.
     static let refusedState = "CS001"
 
-    /// Runs `statements` as one; returns for each whether it changed a row, or throws `HeldStatementRefused`.
-    static func run(_ statements: [HeldStatement], on sql: any SQLDatabase) async throws -> [Bool] {
+    /// Runs `statements` as one; returns for each whether it changed a row, or throws `DeferredStatementRefused`.
+    static func run(_ statements: [DeferredStatement], on sql: any SQLDatabase) async throws -> [Bool] {
         let queries = statements.enumerated().map { index, statement -> SQLQueryString in
             "\(unsafeRaw: "w\(index)") AS (\(statement.query))"
         }
@@ -34,7 +34,7 @@ enum OneStatementCommit {
             guard let index = error.serverInfo?[.detail].flatMap(Int.init), statements.indices.contains(index),
                 let refusal = statements[index].refusal
             else { throw error }
-            throw HeldStatementRefused(refusal: refusal)
+            throw DeferredStatementRefused(refusal: refusal)
         }
     }
 }

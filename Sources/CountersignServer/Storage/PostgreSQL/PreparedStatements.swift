@@ -79,7 +79,7 @@ final class PreparedStatements: Sendable {
     }
 
     /// A broken unique key or other constraint (SQLSTATE class 23), which the stores expect
-    /// (`refusingDuplicate`), or a held statement that changed no row (`OneStatementCommit`): an answer
+    /// (`refusingDuplicate`), or a deferred statement that changed no row (`OneStatementCommit`): an answer
     /// about the data, not a broken statement.
     private static func isAnswerAboutData(_ error: PSQLError) -> Bool {
         guard let state = error.serverInfo?[.sqlState] else { return false }

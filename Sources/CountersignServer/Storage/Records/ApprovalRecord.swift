@@ -37,10 +37,11 @@ struct ApprovalRecord: Codable, Sendable, ClosableApproval {
     let otpAttemptsLeft: Int
     let expiresAt: Date
     let createdAt: Date
-    /// Its number among the user's approvals (`AddApprovalSubjectSequence`); nil on rows from before.
+    /// Its number among the user's approvals (`ApprovalLimiter`); nil when the limits did not depend on
+    /// earlier requests.
     let subjectSequence: Int?
-    /// Where its request came from (`RequestSource`); nil on rows from before.
-    let sourceDigest: String?
+    /// Where its request came from (`RequestSource`).
+    let sourceDigest: String
 
     enum CodingKeys: String, CodingKey {
         case id, status, amr
@@ -102,8 +103,8 @@ struct ApprovalOutcomeRow: Sendable, ClosableApproval {
     let resolvedAt: Date?
     /// Its number in its subject's history: among the user's approvals, or the identifier's decoys.
     let subjectSequence: Int?
-    /// Where its request came from (`RequestSource`); nil on rows from before.
-    let sourceDigest: String?
+    /// Where its request came from (`RequestSource`).
+    let sourceDigest: String
 
     func status(at now: Date) -> ApprovalStatus {
         ApprovalRecord.status(stored: status, expiresAt: expiresAt, at: now)
@@ -135,7 +136,7 @@ struct ApprovalOutcomeRow: Sendable, ClosableApproval {
         createdAt = try value(.createdAt)
         resolvedAt = try valueIfPresent(.resolvedAt)
         subjectSequence = try valueIfPresent(.subjectSequence)
-        sourceDigest = try valueIfPresent(.sourceDigest)
+        sourceDigest = try value(.sourceDigest)
     }
 
     /// When the person denied this approval as "this wasn't me", if they did.

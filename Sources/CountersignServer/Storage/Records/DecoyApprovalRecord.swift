@@ -20,10 +20,10 @@ struct DecoyApprovalRecord: Codable, Sendable {
     let expiresAt: Date
     let createdAt: Date
     let resolvedAt: Date?
-    /// Its number among the identifier's decoys (`AddApprovalSubjectSequence`).
+    /// Its number among the identifier's decoys (`ApprovalLimiter`).
     let subjectSequence: Int?
     /// Where its request came from (`RequestSource`).
-    let sourceDigest: String?
+    let sourceDigest: String
 
     enum CodingKeys: String, CodingKey {
         case id, status

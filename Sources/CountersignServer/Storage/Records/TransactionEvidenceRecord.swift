@@ -19,8 +19,8 @@ struct TransactionEvidenceRecord: Codable, Sendable {
     let journeyID: String
     let approvalID: String?
     let signedAt: Date
-    /// The server's seal over the bundle, made as the signature was recorded (`EvidenceSealer`); nil in
-    /// evidence an earlier release recorded, which is handed out without one.
+    /// The server's seal over the bundle, made as the signature was recorded (`EvidenceSealer`): set once
+    /// the bundle is sealed, before the record is stored.
     var seal: String?
 
     enum CodingKeys: String, CodingKey {

@@ -1,4 +1,3 @@
-import FluentKit
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -177,12 +176,4 @@ struct GRDBRow: SQLRow {
         init?(stringValue: String) { self.stringValue = stringValue }
         init?(intValue: Int) { nil }
     }
-}
-
-/// GRDB's errors as Fluent's `DatabaseError`, so the services read a broken unique key the same way on
-/// SQLite and PostgreSQL.
-extension GRDB.DatabaseError: FluentKit.DatabaseError {
-    public var isSyntaxError: Bool { resultCode == .SQLITE_ERROR }
-    public var isConstraintFailure: Bool { resultCode == .SQLITE_CONSTRAINT }
-    public var isConnectionClosed: Bool { resultCode == .SQLITE_MISUSE }
 }

@@ -31,6 +31,12 @@ struct SQLiteStorageEngine: StorageEngine {
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.requireMinimumVersion(of: pool)
         do {
+            try SQLiteSchema.migrate(pool)
+        } catch {
+            try? pool.close()
+            throw error
+        }
+        do {
             readers = try SQLiteReaders(path: path, count: System.coreCount, busyTimeout: Self.busyTimeout)
         } catch {
             try? pool.close()

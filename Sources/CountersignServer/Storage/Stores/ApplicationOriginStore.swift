@@ -1,4 +1,4 @@
-import FluentSQL
+import SQLKit
 
 /// Every statement on `application_origins`: the web origins (`https://bank.example`) whose pages may
 /// call the API for an application.

@@ -1,5 +1,5 @@
 import CountersignCore
-import FluentSQL
+import SQLKit
 import Foundation
 import Journeys
 
@@ -28,19 +28,19 @@ struct ApprovalStore {
 
     /// The approval's insert. It inserts nothing when the user's history already has an approval of its
     /// number, which another call created since this one read that history: the caller makes it refuse.
-    func insert(_ approval: ApprovalRecord) throws -> HeldStatement {
+    func insert(_ approval: ApprovalRecord) throws -> DeferredStatement {
         try insert(approval, into: Self.table, numberedPer: "user_id")
     }
 
     /// The decoy's insert; as an approval's, it inserts nothing when its number is taken.
-    func insertDecoy(_ decoy: DecoyApprovalRecord) throws -> HeldStatement {
+    func insertDecoy(_ decoy: DecoyApprovalRecord) throws -> DeferredStatement {
         try insert(decoy, into: Self.decoyTable, numberedPer: "subject_digest")
     }
 
-    private func insert(_ record: some Encodable, into table: String, numberedPer subjectColumn: String) throws -> HeldStatement {
+    private func insert(_ record: some Encodable, into table: String, numberedPer subjectColumn: String) throws -> DeferredStatement {
         let insert = try sql.insert(record, into: table)
             .ignoringConflicts(with: [subjectColumn, Self.sequenceColumn]).returning("id")
-        return HeldStatement(returningChangedRows: "\(insert.query)")
+        return DeferredStatement(returningChangedRows: "\(insert.query)")
     }
 
     /// How the subject's newest approvals and decoys stand, newest first: the newest `limit` of each kind,
@@ -157,7 +157,7 @@ struct ApprovalStore {
     /// for an approval already settled, cancelled or expired, which is left as it is.
     func close(
         _ id: String, as status: ApprovalStatus, failureCode: String?, amr: [String], authTime: Date?, at now: Date
-    ) -> HeldStatement {
+    ) -> DeferredStatement {
         // What the phone proved; a decoy has no phone.
         let isDecoy = DecoyApprovalRecord.isDecoy(id)
         let proof: SQLQueryString = isDecoy ? "" : ", amr = \(bind: amr.joined(separator: ",")), auth_time = \(bind: authTime)"
@@ -167,7 +167,7 @@ struct ApprovalStore {
              AND EXISTS (SELECT 1 FROM \(name: DeviceStore.table) d WHERE d.id = \(name: Self.table).device_id \
             AND d.status = \(bind: CredentialStatus.active.rawValue))
             """ : ""
-        return HeldStatement(returningChangedRows: """
+        return DeferredStatement(returningChangedRows: """
             UPDATE \(name: Self.table(of: id))
             SET status = \(bind: status.rawValue), failure_code = \(bind: failureCode), resolved_at = \(bind: now)\(proof)
             WHERE id = \(bind: id) AND status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)\(deviceActive)
@@ -178,8 +178,8 @@ struct ApprovalStore {
     /// Changes approval (or decoy) `id` in nothing and answers its row unless it was approved: held after a
     /// cancel's close, it refuses the cancel of an approval the phone approved first. A write, so that on
     /// PostgreSQL it reads the row as the phone's commit left it, under the row's lock.
-    func unlessApproved(_ id: String) -> HeldStatement {
-        HeldStatement(returningChangedRows: """
+    func unlessApproved(_ id: String) -> DeferredStatement {
+        DeferredStatement(returningChangedRows: """
             UPDATE \(name: Self.table(of: id)) SET status = status
             WHERE id = \(bind: id) AND status <> \(bind: ApprovalStatus.approved.rawValue)
             RETURNING id
@@ -188,15 +188,15 @@ struct ApprovalStore {
 
     /// Counts one try of the web OTP, right or wrong, if `attemptsLeftSeen` is still the count (compare and
     /// set). It changes no row when another try was counted since.
-    func countOTPTry(_ id: String, attemptsLeftSeen seen: Int) -> HeldStatement {
-        HeldStatement(returningChangedRows: """
+    func countOTPTry(_ id: String, attemptsLeftSeen seen: Int) -> DeferredStatement {
+        DeferredStatement(returningChangedRows: """
             UPDATE \(name: Self.table) SET otp_attempts_left = \(bind: seen - 1)
             WHERE id = \(bind: id) AND otp_attempts_left = \(bind: seen)
             RETURNING id
             """, row: Self.row(id))
     }
 
-    /// Approval (or decoy) `id` as the row a held statement names.
+    /// Approval (or decoy) `id` as the row a deferred statement names.
     private static func row(_ id: String) -> String {
         table(of: id) + "/" + id
     }

@@ -1,4 +1,4 @@
-import FluentSQL
+import SQLKit
 import Foundation
 
 /// Every statement on `applications` and `clients` (a client belongs to exactly one application).

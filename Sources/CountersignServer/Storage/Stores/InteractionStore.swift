@@ -1,4 +1,4 @@
-import FluentSQL
+import SQLKit
 import Foundation
 import Journeys
 
@@ -24,8 +24,8 @@ struct InteractionStore {
         return (try row.decode(model: InteractionRecord.self), try ApprovalStore.status(in: row, at: now))
     }
 
-    func insert(_ record: InteractionRecord) throws -> HeldStatement {
-        HeldStatement(try sql.insert(record, into: Self.table).query)
+    func insert(_ record: InteractionRecord) throws -> DeferredStatement {
+        DeferredStatement(try sql.insert(record, into: Self.table).query)
     }
 
     /// Saves the run's next state if nobody saved one since `record` was read: it changes no row otherwise.
@@ -35,9 +35,9 @@ struct InteractionStore {
     /// as it leaves it.
     func saveNext(
         of record: InteractionRecord, state: String, tokenHash: String?, finished: Bool, userID: String?
-    ) -> (statement: HeldStatement, saved: InteractionRecord) {
+    ) -> (statement: DeferredStatement, saved: InteractionRecord) {
         let saved = record.savedNext(state: state, tokenHash: tokenHash, finished: finished, userID: userID)
-        let statement = HeldStatement(returningChangedRows: """
+        let statement = DeferredStatement(returningChangedRows: """
             UPDATE \(name: Self.table)
             SET token_hash = \(bind: saved.tokenHash), version = \(bind: saved.version), finished = \(bind: saved.finished),
                 state = \(bind: saved.state), user_id = \(bind: saved.userID)

@@ -1,4 +1,4 @@
-import FluentSQL
+import SQLKit
 import Foundation
 
 /// Every statement on `user_applications`: which applications know which users. A user is found, and gets

@@ -1,5 +1,5 @@
 import CountersignCore
-import FluentSQL
+import SQLKit
 import Foundation
 
 /// Every statement on `push_configs`. The table keeps one configuration per provider and app id (devices

@@ -1,4 +1,4 @@
-import FluentSQL
+import SQLKit
 import Foundation
 
 /// Every statement on `push_jobs` and `push_deliveries`: the push queue and its delivery records.
@@ -8,8 +8,8 @@ struct PushJobStore {
     let sql: any SQLDatabase
 
     /// Saves a new job, and for the inbox its delivery already made.
-    func insert(_ job: PushJobRecord, delivery: PushDeliveryRecord?) throws -> [HeldStatement] {
-        let jobInsertion = HeldStatement(try sql.insert(job, into: Self.table).query)
+    func insert(_ job: PushJobRecord, delivery: PushDeliveryRecord?) throws -> [DeferredStatement] {
+        let jobInsertion = DeferredStatement(try sql.insert(job, into: Self.table).query)
         guard let delivery else { return [jobInsertion] }
         return [jobInsertion, try insertion(of: delivery)]
     }
@@ -18,8 +18,8 @@ struct PushJobStore {
         _ = try await sql.run(insertion(of: delivery))
     }
 
-    private func insertion(of delivery: PushDeliveryRecord) throws -> HeldStatement {
-        HeldStatement(try sql.insert(delivery, into: Self.deliveryTable).query)
+    private func insertion(of delivery: PushDeliveryRecord) throws -> DeferredStatement {
+        DeferredStatement(try sql.insert(delivery, into: Self.deliveryTable).query)
     }
 
     /// Claims up to `limit` due jobs by moving them under one fresh lease until `leaseEnd`. On PostgreSQL
@@ -45,8 +45,8 @@ struct PushJobStore {
     /// Ends the job's attempt: its new status and attempt count, due again at `nextAttemptAt`, lease released.
     /// The job's attempt ended: its new status, while this sender still holds its lease. The statement
     /// answers the row it changed: none when another instance took the job over since.
-    static func finishingAttempt(_ job: PushJobRecord, status: PushStatus, attempts: Int, nextAttemptAt: Date) -> HeldStatement {
-        HeldStatement(returningChangedRows: """
+    static func finishingAttempt(_ job: PushJobRecord, status: PushStatus, attempts: Int, nextAttemptAt: Date) -> DeferredStatement {
+        DeferredStatement(returningChangedRows: """
             UPDATE \(name: table)
             SET status = \(bind: status.rawValue), attempts = \(bind: attempts), lease = NULL, next_attempt_at = \(bind: nextAttemptAt)
             WHERE id = \(bind: job.id) AND lease = \(bind: job.lease)

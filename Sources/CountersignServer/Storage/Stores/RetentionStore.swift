@@ -1,4 +1,4 @@
-import FluentSQL
+import SQLKit
 import Foundation
 
 /// The expiry sweeper's statements: deletes in batches, each batch short so that writers wait at most

@@ -1,4 +1,4 @@
-import FluentSQL
+import SQLKit
 import Foundation
 
 /// Every statement on `security_events`.

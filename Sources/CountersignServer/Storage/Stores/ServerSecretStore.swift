@@ -1,4 +1,4 @@
-import FluentSQL
+import SQLKit
 import Foundation
 
 /// Every statement on `server_secrets` (server-wide secrets such as the web OTP key, sealed) and
@@ -18,14 +18,9 @@ struct ServerSecretStore {
         try await sql.raw("INSERT INTO \(name: Self.table) (id, value) VALUES (\(bind: id), \(bind: value))").run()
     }
 
-    func replace(_ id: String, value: String) async throws {
-        try await sql.raw("UPDATE \(name: Self.table) SET value = \(bind: value) WHERE id = \(bind: id)").run()
-    }
-
-    /// The stored admin key hash, if one was generated (the first, should two instances of an older
-    /// version have raced to generate one).
+    /// The stored admin key hash, if one was generated (at the first start, under `PostgresStartupLock`).
     func adminKeyHash() async throws -> String? {
-        try await sql.raw("SELECT key_hash FROM \(name: Self.adminCredentialTable) ORDER BY created_at, id LIMIT 1")
+        try await sql.raw("SELECT key_hash FROM \(name: Self.adminCredentialTable) LIMIT 1")
             .first(decodingColumn: "key_hash", as: String.self)
     }
 

@@ -1,4 +1,4 @@
-import FluentSQL
+import SQLKit
 import Foundation
 
 /// Every statement on `signing_keys`.
@@ -29,10 +29,6 @@ struct SigningKeyStore {
 
     func insert(_ key: SigningKeyRecord) async throws {
         try await sql.insert(key, into: Self.table).run()
-    }
-
-    func replacePrivateKey(of id: String, with privateKeyPEM: String) async throws {
-        try await sql.raw("UPDATE \(name: Self.table) SET private_key_pem = \(bind: privateKeyPEM) WHERE id = \(bind: id)").run()
     }
 
     /// Retires, at `date`, every key not retired yet.

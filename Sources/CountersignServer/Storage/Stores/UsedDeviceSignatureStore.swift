@@ -1,4 +1,4 @@
-import FluentSQL
+import SQLKit
 import Foundation
 
 /// Every statement on `used_device_signatures`: device signatures already accepted, each kept until it
@@ -9,8 +9,8 @@ struct UsedDeviceSignatureStore {
 
     /// Records `fingerprint` (SHA-256 hex of what was signed and the signature's identity) until
     /// `expiresAt`, held with the call's writes; a fingerprint already recorded changes no row.
-    func record(_ fingerprint: String, until expiresAt: Date) -> HeldStatement {
-        HeldStatement(returningChangedRows: """
+    func record(_ fingerprint: String, until expiresAt: Date) -> DeferredStatement {
+        DeferredStatement(returningChangedRows: """
             INSERT INTO \(name: Self.table) (id, expires_at) VALUES (\(bind: fingerprint), \(bind: expiresAt))
             ON CONFLICT (id) DO NOTHING RETURNING id
             """)

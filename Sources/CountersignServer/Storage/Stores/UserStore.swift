@@ -1,4 +1,4 @@
-import FluentSQL
+import SQLKit
 import Foundation
 import Journeys
 

@@ -5,7 +5,7 @@ import Testing
 /// A call's writes, held and committed together (`UnitOfWork`, `Storage.commit(_:)`): on PostgreSQL as one
 /// statement when they are all statements, otherwise in one transaction. Either way nothing is half-written.
 @Suite("A call's held writes commit together or not at all, and each statement learns what it changed")
-struct HeldStatementsTests {
+struct DeferredStatementsTests {
     struct Refused: Error, Equatable {
         let secondWasKept: Bool
     }
@@ -77,7 +77,7 @@ struct HeldStatementsTests {
         }
     }
 
-    @Test("held code beside held statements runs in the same transaction, and a refusal rolls it back too")
+    @Test("deferred code beside deferred statements runs in the same transaction, and a refusal rolls it back too")
     func heldCodeRollsBackWithTheStatements() async throws {
         try await withFirstInteraction { storage, first in
             let work = UnitOfWork()
@@ -109,7 +109,7 @@ struct HeldStatementsTests {
     }
 }
 
-/// What the held statements were told, by name.
+/// What the deferred statements were told, by name.
 private actor Told {
     var outcomes: [String: Bool] = [:]
     func note(_ name: String, _ changed: Bool) { outcomes[name] = changed }

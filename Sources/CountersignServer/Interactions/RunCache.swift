@@ -4,7 +4,7 @@ import Synchronization
 /// The running interactions as this instance last committed them: the row, and its state decoded. The
 /// next call on the same interaction uses them instead of reading the row and opening its state again.
 ///
-/// The database stays the only truth; a kept run is used in two ways only:
+/// The database stays the only truth; a cached run is used in two ways only:
 /// * **For a submit, in place of the read** (`lastCommitted`). Each save gives the run a new version (and,
 ///   but for a poll that finds it still waiting, a new interaction token), so a bearer matching the kept
 ///   row's token is the current one unless another instance has saved the run since. The submit's
@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// Bounded: two generations of at most `capacity / 2` runs each; when the newer one is full, the older
 /// one is dropped. A run missing here costs only the read it would have cost anyway.
-final class CommittedRuns: Sendable {
+final class RunCache: Sendable {
     struct Run: Sendable {
         let record: InteractionRecord
         let state: InteractionState

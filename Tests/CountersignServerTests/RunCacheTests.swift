@@ -5,13 +5,13 @@ import Testing
 
 /// The runs an instance keeps as it committed them last: their decoded state stands in for a row read
 /// only while the row holds exactly the sealed text kept; they are bounded, and an ended run is dropped.
-/// (That a kept run answers a submit only when it is the row's current version is `SeveralInstancesTests`'
+/// (That a cached run answers a submit only when it is the row's current version is `SeveralInstancesTests`'
 /// and `ConcurrentWritesTests`' to show, through the API.)
 @Suite("Runs kept by an instance as it committed them")
-struct CommittedRunsTests {
+struct RunCacheTests {
     @Test("a kept state stands in for a row read only with the sealed text it was committed as: another save of the same run is opened from the row")
     func onlyForTheSameSealedText() {
-        let runs = CommittedRuns()
+        let runs = RunCache()
         let first = record("int_a", sealed: "sealed-1")
         runs.remember(first, state: state("web_login"))
         #expect(runs.state(of: first)?.journeyID == "web_login")
@@ -27,7 +27,7 @@ struct CommittedRunsTests {
 
     @Test("a run that ended is forgotten")
     func endedIsForgotten() {
-        let runs = CommittedRuns()
+        let runs = RunCache()
         let first = record("int_a", sealed: "sealed-1")
         runs.remember(first, state: state("web_login"))
         runs.forget("int_a")
@@ -37,7 +37,7 @@ struct CommittedRunsTests {
 
     @Test("a run found outdated is forgotten only as that version: a newer save kept meanwhile stays")
     func outdatedForgottenByVersion() {
-        let runs = CommittedRuns()
+        let runs = RunCache()
         let first = record("int_a", sealed: "sealed-1")
         let second = first.savedNext(state: "sealed-2", tokenHash: "cd", finished: false, userID: nil)
         runs.remember(second, state: state("web_login"))
@@ -49,7 +49,7 @@ struct CommittedRunsTests {
 
     @Test("at most the capacity is kept: past it the oldest runs are dropped, the newest stay")
     func bounded() {
-        let runs = CommittedRuns(capacity: 4)
+        let runs = RunCache(capacity: 4)
         for index in 0..<7 { runs.remember(record("int_\(index)", sealed: "sealed-\(index)"), state: state("web_login")) }
         let kept = (0..<7).filter { runs.lastCommitted("int_\($0)") != nil }
         #expect(kept.count <= 4)

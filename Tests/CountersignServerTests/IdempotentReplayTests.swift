@@ -6,10 +6,10 @@ import NIOHTTP1
 import Testing
 
 /// An instance answers a submit from the run as it saved it last, without reading the row
-/// (`CommittedRuns`). These attack that: the row has moved on without this instance, or several calls
+/// (`RunCache`). These attack that: the row has moved on without this instance, or several calls
 /// race with one token, and the instance must answer as the database's row says.
 @Suite("Submits answered from the run an instance saved last")
-struct KeptRunsTests {
+struct IdempotentReplayTests {
     private let protocolTests = InteractionProtocolTests()
 
     @Test("a token the run has moved past elsewhere is refused by the instance that kept the run with that token; nothing changes, and the new token goes on")
@@ -79,8 +79,8 @@ struct KeptRunsTests {
         }
     }
 
-    @Test("a refusal worked out on a kept run is the answer only while that run is the row: a used token of a person in backoff is 401 and records nothing; a current one is 429 and recorded")
-    func refusalOnKeptRun() async throws {
+    @Test("a refusal worked out on a cached run is the answer only while that run is the row: a used token of a person in backoff is 401 and records nothing; a current one is 429 and recorded")
+    func refusalOnCachedRun() async throws {
         try await TestServer.run { server in
             let fatigue = PushFatigueTests()
             for email in ["ada@example.com", "bob@example.com"] {
@@ -106,7 +106,7 @@ struct KeptRunsTests {
             #expect(try await submit(ada.id, "ada@example.com", bearer: ada.token) == .tooManyRequests)
             #expect(try await rateLimitEvents().count == 1)
 
-            // Another instance has moved Bob's run on: the kept run's token is a used one, refused as the row says.
+            // Another instance has moved Bob's run on: the cached run's token is a used one, refused as the row says.
             let bob = try await start()
             let current = SecureRandom.identifier(prefix: "itk")
             try await server.sql.raw("""

@@ -7,7 +7,7 @@ import SQLKit
 ///
 /// What it changed is its outcome: a compare-and-set that changed no row can refuse the whole call, and
 /// the call can be told, once it committed, whether the statement changed its row.
-struct HeldStatement: Sendable {
+struct DeferredStatement: Sendable {
     let query: any SQLExpression
     /// Whether `query` ends in `RETURNING`, answering a row for each row it changed. One that does not
     /// (an insert) either changes its row or fails.
@@ -37,7 +37,7 @@ struct HeldStatement: Sendable {
     }
 
     /// This statement refusing the whole call with `error` when it changes no row.
-    func refusing(with error: @escaping @Sendable (Storage) async throws -> any Error) -> HeldStatement {
+    func refusing(with error: @escaping @Sendable (Storage) async throws -> any Error) -> DeferredStatement {
         precondition(answersChangedRows, "only a statement that answers its changed rows can refuse")
         var statement = self
         statement.refusal = error
@@ -45,7 +45,7 @@ struct HeldStatement: Sendable {
     }
 
     /// This statement telling `outcome` whether it changed a row, once committed.
-    func telling(_ outcome: @escaping @Sendable (_ changed: Bool) async -> Void) -> HeldStatement {
+    func telling(_ outcome: @escaping @Sendable (_ changed: Bool) async -> Void) -> DeferredStatement {
         precondition(answersChangedRows, "only a statement that answers its changed rows can tell")
         var statement = self
         statement.outcome = outcome
@@ -53,21 +53,21 @@ struct HeldStatement: Sendable {
     }
 }
 
-/// A held statement that must change a row changed none: the call's writes are rolled back, and the
+/// A deferred statement that must change a row changed none: the call's writes are rolled back, and the
 /// statement's `refusal` says why.
-struct HeldStatementRefused: Error {
+struct DeferredStatementRefused: Error {
     let refusal: @Sendable (Storage) async throws -> any Error
 }
 
 extension SQLDatabase {
-    /// Runs `statement` alone; returns whether it changed a row, or throws `HeldStatementRefused`.
-    func run(_ statement: HeldStatement) async throws -> Bool {
+    /// Runs `statement` alone; returns whether it changed a row, or throws `DeferredStatementRefused`.
+    func run(_ statement: DeferredStatement) async throws -> Bool {
         guard statement.answersChangedRows else {
             try await raw("\(statement.query)").run()
             return true
         }
         let changed = try await !raw("\(statement.query)").all().isEmpty
-        if !changed, let refusal = statement.refusal { throw HeldStatementRefused(refusal: refusal) }
+        if !changed, let refusal = statement.refusal { throw DeferredStatementRefused(refusal: refusal) }
         return changed
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// A table of its own, not columns of `interactions`: the save that ends a run then changes no indexed
 /// column there, which PostgreSQL can make a heap-only update.
-struct KeptAnswerRecord: Codable, Sendable {
+struct IdempotentReplayRecord: Codable, Sendable {
     /// The interaction's id.
     let id: String
     let tokenHash: String
