@@ -175,7 +175,7 @@ struct APNsGatewayTests {
             fixture.fake.script(ScriptedReply(status: 403, reason: "ExpiredProviderToken"))
             #expect(await fixture.send() == .delivered)
             let tokens = fixture.fake.requests.compactMap(\.providerToken)
-            #expect(tokens.count == 3)
+            try #require(tokens.count == 3)
             #expect(tokens[0] == tokens[1])
             #expect(tokens[2] != tokens[1])
         }

@@ -86,22 +86,29 @@ actor EventMailbox {
         }
     }
 
-    /// The next event, or nil when none arrives within `limit`.
+    /// The next event, or nil when none arrives within `limit` or the waiting task is cancelled.
     func next(within limit: Duration) async -> String? {
         if !buffered.isEmpty { return buffered.removeFirst() }
+        guard !Task.isCancelled else { return nil }
         waits += 1
         let number = waits
-        return await withCheckedContinuation { continuation in
-            let timeout = eventLoopTimer(after: limit) { [weak self] in
-                Task { await self?.expire(number) }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let timeout = eventLoopTimer(after: limit) { [weak self] in
+                    Task { await self?.expire(number) }
+                }
+                waiter = (number, continuation, timeout)
             }
-            waiter = (number, continuation, timeout)
+        } onCancel: {
+            // Runs on the actor after the wait above was set up: the wait is this actor's until it suspends.
+            Task { await self.expire(number) }
         }
     }
 
     private func expire(_ number: UInt64) {
         guard let waiter, waiter.number == number else { return }
         self.waiter = nil
+        waiter.timeout.cancel()
         waiter.continuation.resume(returning: nil)
     }
 }

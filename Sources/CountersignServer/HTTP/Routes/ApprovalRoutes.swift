@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Journeys
 import NIOCore
+import ServiceLifecycle
 
 /// The phone's and the browser's approval endpoints: mobile approve start, the inbox, and the
 /// interaction events stream.
@@ -89,7 +90,7 @@ struct ApprovalRoutes: RouteGroup {
         }
         guard let mailbox else { return pending.map(\.pushNotification.payload) }
         try await openWaits.openInboxWait(for: deviceID)
-        let event = pending.isEmpty ? await mailbox.next(within: .seconds(seconds)) : nil
+        let event = pending.isEmpty ? await Self.nextEvent(on: mailbox, within: .seconds(seconds)) : nil
         await openWaits.closeInboxWait(for: deviceID)
         guard let event else { return pending.map(\.pushNotification.payload) }
         if let rung = ApprovalRung(message: event) { return [rung.payload] }
@@ -136,8 +137,8 @@ struct ApprovalRoutes: RouteGroup {
                 } else {
                     status = try await Self.approvalStatus(approvalID, on: storage, clock: clock)
                 }
-                while status == .pending, clock.now() < streamEnd {
-                    let event = await mailbox.next(within: Self.keepAliveInterval)
+                while status == .pending, clock.now() < streamEnd, !Task.isShuttingDownGracefully {
+                    let event = await Self.nextEvent(on: mailbox, within: Self.keepAliveInterval)
                     if event == nil {
                         try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                     }
@@ -155,13 +156,20 @@ struct ApprovalRoutes: RouteGroup {
             await bus.unsubscribe(mailbox)
             let replaced = await openWaits.closeEventStream(stream, of: interactionID)
             if let failure { throw failure }
-            // A stream replaced by a newer one ends without an event.
-            guard !replaced else { return try await writer.finish(nil) }
+            // A stream replaced by a newer one, or cut short by the server stopping, ends without an event:
+            // the browser opens another (on another instance, behind a balancer).
+            guard !replaced, !Task.isShuttingDownGracefully else { return try await writer.finish(nil) }
             // The interaction's time ran out before the approval's: for the browser, it expired.
             if status == .pending { status = .expired }
             try await writer.write(ByteBuffer(string: "event: approval\ndata: {\"status\":\"\(status.rawValue)\"}\n\n"))
             try await writer.finish(nil)
         })
+    }
+
+    /// The next event on `mailbox` within `limit`; nil at once when the server begins to stop, so that no
+    /// open stream or long-poll holds its shutdown.
+    static func nextEvent(on mailbox: EventMailbox, within limit: Duration) async -> String? {
+        await cancelWhenGracefulShutdown { await mailbox.next(within: limit) }
     }
 
     /// The approval's status now; a vanished approval reads as expired.
