@@ -4,18 +4,19 @@ import Journeys
 import Synchronization
 import Testing
 
-/// In-memory effects: the runner's only contact with the world.
-final class MemoryEffects: JourneyEffects {
+/// In-memory effects: the runner's only contact with the world. These journeys ask for no approval: a
+/// call for one fails the test (`UnexpectedEffects`).
+final class MemoryEffects: UnexpectedEffects, @unchecked Sendable {
     let users = Mutex<[UserContext]>([])
     let issued = Mutex<[TokenRequest]>([])
     /// Biometric keys by public key id.
     let keys = Mutex<[String: BiometricCredential]>([:])
     let signatures = Mutex<[TransactionSignature]>([])
 
-    func findUser(externalUserID: String) async throws -> UserContext? {
+    override func findUser(externalUserID: String) async throws -> UserContext? {
         users.withLock { $0.first { $0.externalUserID == externalUserID } }
     }
-    func createUser(externalUserID: String, email: String?) async throws -> UserContext? {
+    override func createUser(externalUserID: String, email: String?) async throws -> UserContext? {
         let user = UserContext(userID: "usr_\(externalUserID)", externalUserID: externalUserID, email: email)
         users.withLock { $0.append(user) }
         return user
@@ -23,39 +24,28 @@ final class MemoryEffects: JourneyEffects {
     /// Enrollment codes the tests issued: code → external user id.
     let enrollmentCodes = Mutex<[String: String]>([:])
 
-    func redeemEnrollmentCode(_ code: String) async throws -> UserContext? {
+    override func redeemEnrollmentCode(_ code: String) async throws -> UserContext? {
         guard let externalUserID = enrollmentCodes.withLock({ $0.removeValue(forKey: code) }) else { return nil }
         if let user = try await findUser(externalUserID: externalUserID) { return user }
         return try await createUser(externalUserID: externalUserID, email: nil)!
     }
-    func issueEnrollmentCode(for user: UserContext, lifetime: TimeInterval) async throws -> IssuedEnrollmentCode? {
+    override func issueEnrollmentCode(for user: UserContext, lifetime: TimeInterval) async throws -> IssuedEnrollmentCode? {
         IssuedEnrollmentCode(id: "enr_1", code: "CODE", expiresAt: Date(timeIntervalSinceNow: lifetime), enrollmentURI: "countersign://enroll", qrCodeSVG: "<svg/>")
     }
-    func withdrawEnrollmentCode(_ id: String) async throws {}
-    func storeBiometricKeys(_ keys: [BiometricKeyRegistration], onDevice deviceID: String?) async throws {}
-    func activeBiometricKey(externalUserID: String, publicKeyID: String) async throws -> BiometricCredential? {
+    override func withdrawEnrollmentCode(_ id: String) async throws {}
+    override func storeBiometricKeys(_ keys: [BiometricKeyRegistration], onDevice deviceID: String?) async throws {}
+    override func activeBiometricKey(externalUserID: String, publicKeyID: String) async throws -> BiometricCredential? {
         keys.withLock { $0[publicKeyID] }.flatMap { $0.user.externalUserID == externalUserID ? $0 : nil }
     }
-    func recordTransactionSignature(_ signature: TransactionSignature) async throws -> String {
+    override func recordTransactionSignature(_ signature: TransactionSignature) async throws -> String {
         signatures.withLock { $0.append(signature) }
         return "evd_\(signatures.withLock { $0.count })"
     }
-    func registerDevice(_ registration: DeviceRegistration) async throws -> String { "dev_1" }
-    func issueToken(_ request: TokenRequest) async throws -> String {
+    override func registerDevice(_ registration: DeviceRegistration) async throws -> String { "dev_1" }
+    override func issueToken(_ request: TokenRequest) async throws -> String {
         issued.withLock { $0.append(request) }
         return "token-for-\(request.user.userID)"
     }
-    // These journeys use no approvals.
-    func activeDevices(ofUser externalUserID: String) async throws -> (user: UserContext, devices: [DeviceSummary])? {
-        try await findUser(externalUserID: externalUserID).map { ($0, []) }
-    }
-    func createApproval(_ request: ApprovalRequest) async throws -> String { "apr_1" }
-    func createDecoyApproval(_ request: DecoyApprovalRequest) async throws -> String { "dcy_1" }
-    func approval(_ approvalID: String) async throws -> ApprovalSnapshot? { nil }
-    func resendApproval(_ approvalID: String) async throws {}
-    func cancelApproval(_ approvalID: String) async throws {}
-    func settleApproval(approvalID: String, outcome: ApprovalOutcome) async throws {}
-    func checkApprovalOTP(approvalID: String, code: String) async throws -> OTPCheck { .exhausted }
 }
 
 @Suite("The journey runner")

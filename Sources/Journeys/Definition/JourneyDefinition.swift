@@ -26,7 +26,7 @@ public struct JourneyDefinition: Sendable {
         self.start = start
         self.steps = steps
         self.stepsByID = Dictionary(steps.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        runsOnPhone = steps.contains { $0.type.isPhoneOnly }
+        runsOnPhone = steps.contains { $0.type.behavior.isPhoneOnly }
         readsMobileApproveParameters = steps.contains { step in
             ((try? ConfigValue.expressions(in: .object(step.config))) ?? []).contains { $0.source == .mobileApproveParameters }
         }

@@ -200,34 +200,33 @@ private struct DocumentValidator {
             }
             config = object
         }
-        for key in config.keys.sorted() where !type.knownConfig.contains(key) && !StepType.commonConfig.contains(key) {
-            let known = (type.knownConfig.union(StepType.commonConfig)).sorted().joined(separator: ", ")
+        let takes = type.behavior.configuration
+        for key in config.keys.sorted() where !takes.known.contains(key) && !StepConfiguration.common.contains(key) {
+            let known = (takes.known.union(StepConfiguration.common)).sorted().joined(separator: ", ")
             problem(id, "unknown config '\(key)' for a \(type.rawValue) step (known: \(known))")
         }
         // A switch left empty or holding a list or mapping would read as off, silently.
-        for key in type.switchConfig {
+        for key in takes.switches {
             guard let value = config[key] else { continue }
             if case .bool = value { continue }
             if case .string = value, (try? ConfigValue.expressions(in: value))?.isEmpty == false { continue }
             problem(id, "config '\(key)' must be true, false or an expression")
         }
-        for key in type.nameConfig {
+        for key in takes.journeyNames {
             if let value = config[key], value != .null, value.stringValue == nil { problem(id, "config '\(key)' must name a journey") }
         }
-        for key in type.requiredConfig where config[key] == nil || config[key] == .null {
+        for key in takes.required where config[key] == nil || config[key] == .null {
             problem(id, "missing required config '\(key)'")
         }
-        for group in type.requiredOneOf where !group.contains(where: { config[$0] != nil && config[$0] != .null }) {
+        for group in takes.oneOf where !group.contains(where: { config[$0] != nil && config[$0] != .null }) {
             problem(id, "config needs one of: \(group.joined(separator: ", "))")
         }
-        for (key, choices) in type.configChoices.sorted(by: { $0.key < $1.key }) {
+        for (key, choices) in takes.choices.sorted(by: { $0.key < $1.key }) {
             if let value = config[key], value != .null, !choices.contains(value.stringValue ?? "") {
                 problem(id, "config '\(key)' must be one of: \(choices.joined(separator: ", "))")
             }
         }
-        if type == .loginForm || type == .collectInformation, let schema = config["schema"], schema != .null {
-            if let reason = FormSchema.problem(in: schema) { problem(id, "bad 'schema': \(reason)") }
-        }
+        if let check = takes.check, let reason = check(config) { problem(id, reason) }
         var branches: [String: BranchDefinition] = [:]
         if let rawBranches = fields["branches"] {
             guard let object = rawBranches.objectValue else {

@@ -57,9 +57,9 @@ public struct JourneyRunner: Sendable {
         let outcome: StepOutcome
         switch response.option {
         case ClientResponseOptionType.clientInput.rawValue:
-            outcome = try await behavior(of: step.type).receive(response.data, &state, environment)
+            outcome = try await step.type.behavior.receive(response.data, &state, environment)
         case ClientResponseOptionType.cancel.rawValue:
-            try await behavior(of: step.type).cancel(&state, environment)
+            try await step.type.behavior.cancel(&state, environment)
             if state.approvalID != nil, response.data?["reason"]?.stringValue == DenialReason.notMine {
                 state.reportedNotMine = true
             }
@@ -68,17 +68,17 @@ public struct JourneyRunner: Sendable {
             if let target = step.cancel { return try await advance(to: target, &state) }
             return try await finish(.rejection(cancelled), &state)
         case ClientResponseOptionType.resend.rawValue
-        where behavior(of: step.type).extraOptions(secrets: current.secrets).contains { $0.type == .resend }:
-            outcome = try await behavior(of: step.type).resend(&state, environment)
+        where step.type.behavior.extraOptions(secrets: current.secrets).contains { $0.type == .resend }:
+            outcome = try await step.type.behavior.resend(&state, environment)
         case ClientResponseOptionType.failure.rawValue:
             // Leaving the step any way but by its own outcome ends what it started, as a cancel does (a
             // waiting approval is cancelled on the phone).
-            try await behavior(of: step.type).cancel(&state, environment)
+            try await step.type.behavior.cancel(&state, environment)
             let message = response.data?["message"]?.stringValue ?? "The client reported a failure."
             outcome = .failure(WireError(code: ErrorCode.clientFailure, message: message))
         case let option where step.branches[option] != nil:
             let branch = step.branches[option]!
-            try await behavior(of: step.type).cancel(&state, environment)
+            try await step.type.behavior.cancel(&state, environment)
             return try await take(branch, option: option, data: response.data, from: step, &state)
         default:
             throw ClientResponseNotValid("option '\(response.option)' is not offered by this step")
@@ -144,7 +144,7 @@ public struct JourneyRunner: Sendable {
                 return try await finish(.rejection(.invalidCredentials("No tries are left at step '\(step.id)'.")), &state)
             }
             let environment = environment(for: step, state: state, secrets: [:])
-            switch try await behavior(of: step.type).enter(&state, environment) {
+            switch try await step.type.behavior.enter(&state, environment) {
             case .present(let journeyStepID, let data, let secrets):
                 return wait(at: step, journeyStepID: journeyStepID, data: data, secrets: secrets, &state)
             case .outcome(.next(let output)):
@@ -169,7 +169,7 @@ public struct JourneyRunner: Sendable {
     /// Enters `step` again (fresh secrets), for a repeat after a wrong credential.
     private func enter(_ step: StepDefinition, _ state: inout InteractionState) async throws -> StepPresentation {
         let environment = environment(for: step, state: state, secrets: [:])
-        guard case .present(let journeyStepID, let data, let secrets) = try await behavior(of: step.type).enter(&state, environment) else {
+        guard case .present(let journeyStepID, let data, let secrets) = try await step.type.behavior.enter(&state, environment) else {
             throw JourneyRuntimeError.cannotRepeat(step.id)
         }
         return wait(at: step, journeyStepID: journeyStepID, data: data, secrets: secrets, &state)
@@ -219,7 +219,7 @@ public struct JourneyRunner: Sendable {
         var options: [String: ClientResponseOption] = [
             "client_input": .clientInput, "cancel": .cancel, "failure": .failure,
         ]
-        for option in behavior(of: step.type).extraOptions(secrets: secrets) {
+        for option in step.type.behavior.extraOptions(secrets: secrets) {
             options[option.id] = option
         }
         for (id, branch) in step.branches {
@@ -247,23 +247,6 @@ public struct JourneyRunner: Sendable {
         let config = step.config.mapValues { ConfigValue.resolve($0, in: context) }
         return StepEnvironment(
             step: step, journeyIsDevelopmentOnly: journey.developmentOnly, config: config, effects: effects, now: now, secrets: secrets)
-    }
-
-    private func behavior(of type: StepType) -> any StepBehavior {
-        switch type {
-        case .loginForm, .collectInformation: FormStep()
-        case .createUser: CreateUserStep()
-        case .mobileBiometricsRegistration: BiometricsRegistrationStep()
-        case .deviceRegistration: DeviceRegistrationStep()
-        case .mobileBiometricsAuthentication: BiometricsAuthenticationStep()
-        case .mobileBiometricsTransactionSigning: TransactionSigningStep()
-        case .complete: CompleteStep()
-        case .reject: RejectStep()
-        case .webToMobileAuthentication: WebToMobileAuthenticationStep()
-        case .otpValidation: OTPValidationStep()
-        case .enrollmentCode: EnrollmentCodeStep()
-        case .issueEnrollmentCode: IssueEnrollmentCodeStep()
-        }
     }
 }
 

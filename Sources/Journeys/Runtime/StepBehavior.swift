@@ -4,6 +4,10 @@ import Foundation
 /// How one step type behaves. Steps that wait for the client return `.present` from `enter` and are
 /// answered through `receive`; automatic steps return their outcome from `enter` directly.
 protocol StepBehavior: Sendable {
+    /// What the step takes in its `config`.
+    var configuration: StepConfiguration { get }
+    /// Whether only a phone can answer the step.
+    var isPhoneOnly: Bool { get }
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry
     func receive(_ input: JSONValue?, _ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepOutcome
     /// Options the step offers besides client_input, cancel, failure and its custom branches.
@@ -15,6 +19,10 @@ protocol StepBehavior: Sendable {
 }
 
 extension StepBehavior {
+    var configuration: StepConfiguration { StepConfiguration() }
+
+    var isPhoneOnly: Bool { false }
+
     func receive(_ input: JSONValue?, _ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepOutcome {
         throw ClientResponseNotValid("this step takes no input")
     }

@@ -5,6 +5,9 @@ import CountersignCore
 /// With `user_identifier` configured, the answer must be for that user; without it, the answer's
 /// `userIdentifier` names the user.
 struct BiometricsAuthenticationStep: StepBehavior {
+    var configuration: StepConfiguration { StepConfiguration(known: ["user_identifier"]) }
+    var isPhoneOnly: Bool { true }
+
     static let method = "mobile_biometrics"
 
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {

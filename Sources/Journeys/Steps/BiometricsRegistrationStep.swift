@@ -4,6 +4,8 @@ import CountersignCore
 /// Input `{publicKey, publicKeyId, os, keyType?, attestation?}`; P-256 or RSA-2048+. The key is stored
 /// when the journey completes, on the device the run registers (`complete`), never before.
 struct BiometricsRegistrationStep: StepBehavior {
+    var isPhoneOnly: Bool { true }
+
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
         await environment.enrolling(state) { user in
             .present(

@@ -7,6 +7,10 @@ import CountersignCore
 /// (outside development-only journeys). A user of another application is neither found nor created: the
 /// step fails with `enrollment_required`.
 struct CreateUserStep: StepBehavior {
+    var configuration: StepConfiguration {
+        StepConfiguration(known: ["external_user_id", "username", "email"], oneOf: [["external_user_id", "username", "email"]])
+    }
+
     static let userExistsBranch = "user_exists"
 
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {

@@ -3,6 +3,8 @@ import CountersignCore
 /// `device_registration`: bind a device key to the user. The phone proves it holds the key by signing
 /// the step's challenge; the server assigns the device id.
 struct DeviceRegistrationStep: StepBehavior {
+    var isPhoneOnly: Bool { true }
+
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
         await environment.enrolling(state) { user in
             let challenge = SecureRandom.challenge()

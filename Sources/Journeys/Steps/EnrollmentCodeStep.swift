@@ -4,6 +4,8 @@ import CountersignCore
 /// relying party issued for them. The code names the user the phone's keys are then bound to; a wrong,
 /// used or expired code counts as a wrong try.
 struct EnrollmentCodeStep: StepBehavior {
+    var isPhoneOnly: Bool { true }
+
     static let inputField = "enrollment_code"
 
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {

@@ -11,6 +11,8 @@ import Foundation
 /// the phone has scanned the code; leaving the step any other way (cancel, failure, a branch) withdraws
 /// the code, so someone who saw it cannot use it after the person changed their mind.
 struct IssueEnrollmentCodeStep: StepBehavior {
+    var configuration: StepConfiguration { StepConfiguration(known: ["expires_in"]) }
+
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
         try await environment.enrolling(state) { user in
             let lifetime = environment.integer("expires_in", default: EnrollmentCode.defaultLifetime, in: 1...EnrollmentCode.longestLifetime)

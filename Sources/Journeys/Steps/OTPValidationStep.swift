@@ -4,6 +4,8 @@ import CountersignCore
 /// A right code adds `code_otp` to the methods proven; after the approval's last wrong try the
 /// approval fails and the step takes its failure branch.
 struct OTPValidationStep: StepBehavior {
+    var isPhoneOnly: Bool { true }
+
     static let method = "code_otp"
 
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {

@@ -3,6 +3,8 @@ import CountersignCore
 /// `reject`: end the journey refusing access. Config: `error_code`, `message`, and `data` shown to the
 /// client (expressions allowed).
 struct RejectStep: StepBehavior {
+    var configuration: StepConfiguration { StepConfiguration(known: ["error_code", "message", "data"]) }
+
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
         let error = WireError(
             code: environment.string("error_code") ?? ErrorCode.rejected,

@@ -10,6 +10,11 @@ import Foundation
 /// `max_attempts`, and the output and behaviour keys every step understands. A verified signature is
 /// kept as evidence, and the run's tokens carry the signed approval data.
 struct TransactionSigningStep: StepBehavior {
+    var configuration: StepConfiguration {
+        StepConfiguration(required: ["external_user_id"], known: ["external_user_id", "approval_data"])
+    }
+    var isPhoneOnly: Bool { true }
+
     /// What the step keeps between calls, in the interaction's server-side secrets.
     enum Key {
         static let challenge = "challenge"

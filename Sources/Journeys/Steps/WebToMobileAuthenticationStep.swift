@@ -15,6 +15,19 @@ import Foundation
 /// cannot tell which emails have an account. `unknown_user: reject` ends the step at once with
 /// `no_registered_devices` instead.
 public struct WebToMobileAuthenticationStep: StepBehavior {
+    var configuration: StepConfiguration {
+        StepConfiguration(
+            required: ["external_user_id", "mobile_journey"],
+            known: [
+                "external_user_id", "mobile_journey", "approval_data", "additional_data", "display_web_otp", "otp_length", "expires_in",
+                "resend_attempts", "resend_interval", "polling_interval", "device_selection", "show_device_names", "unknown_user",
+                "one_pending_per_user", "backoff_seconds", "backoff_max_seconds", "not_me_block_seconds",
+            ],
+            choices: ["device_selection": ["ask", "most_recent"], "unknown_user": ["decoy", "reject"]],
+            switches: ["display_web_otp", "show_device_names", "one_pending_per_user"],
+            journeyNames: ["mobile_journey"])
+    }
+
     static let resendOption = ClientResponseOption(type: .resend, id: "resend", label: "Resend")
     static let expired = WireError(code: ErrorCode.expired, message: "The approval expired before the phone answered.")
 
