@@ -81,9 +81,9 @@ actor PushGateways {
         built = (
             fingerprint,
             await APNsGateway(
-                configurations: apns, withholding: withheld[PushProvider.apns.rawValue] ?? [], client: client, now: now, reusing: built?.apns),
+                configurations: apns, withholding: withheld[APNsProvider().name] ?? [], client: client, now: now, reusing: built?.apns),
             await FCMGateway(
-                accounts: fcm, withholding: withheld[PushProvider.fcm.rawValue] ?? [], client: client, tokenTimeLimit: attemptTimeLimit,
+                accounts: fcm, withholding: withheld[FCMProvider().name] ?? [], client: client, tokenTimeLimit: attemptTimeLimit,
                 now: now, reusing: built?.fcm))
     }
 

@@ -33,10 +33,10 @@ struct PushAdminRoutes: RouteGroup {
 
     func create(request: Request, context: ServerRequestContext) async throws -> Response {
         let body = try await request.decodeBody(PushConfigRequest.self, context)
-        guard let type = body.type.flatMap(PushProvider.init(rawValue:)) else {
-            throw Self.invalid("type must be apns or fcm")
+        guard let kind = body.type.flatMap(PushProviders.named) else {
+            throw Self.invalid("type must be \(PushProviders.names)")
         }
-        var config = PushConfigRecord(id: SecureRandom.identifier(prefix: "pcf"), provider: type.rawValue)
+        var config = PushConfigRecord(id: SecureRandom.identifier(prefix: "pcf"), provider: kind.name)
         try apply(body, to: &config, secret: nil)
         config.createdAt = clock.now()
         config.updatedAt = config.createdAt
@@ -88,18 +88,11 @@ struct PushAdminRoutes: RouteGroup {
     /// Fills `config` from the request over its current values and `secret` (the stored key material,
     /// when updating), checks the result as a gateway would use it, and seals the key material.
     private func apply(_ body: PushConfigRequest, to config: inout PushConfigRecord, secret: String?) throws {
+        guard let kind = PushProviders.named(config.provider) else { throw Self.invalid("type must be \(PushProviders.names)") }
         let isNew = secret == nil
         let before = config
         if let name = body.name, let problem = DisplayName.problem(name) { throw Self.invalid(problem) }
-        var missing: [String] = []
-        /// The value given, else the stored one when updating; a missing one is noted.
-        func required(_ value: String?, _ stored: @autoclosure () -> String, _ field: String) -> String {
-            guard let value = value ?? (isNew ? nil : stored()), !value.isEmpty else {
-                missing.append(field)
-                return ""
-            }
-            return value
-        }
+        var fields = GivenFields(isNew: isNew)
         // An empty one goes back to the provider's own, as an empty certificate authority goes back to the system's.
         if let endpoint = body.endpoint {
             config.endpoint = endpoint.isEmpty ? nil : try Self.httpsURL(endpoint, field: "endpoint", pathAllowed: false)
@@ -112,36 +105,15 @@ struct PushAdminRoutes: RouteGroup {
             && (config.endpoint != before.endpoint || config.tokenEndpoint != before.tokenEndpoint
                 || config.caCertificatePEM != before.caCertificatePEM)
         let storedSecret = destinationChanged ? "" : (secret ?? "")
-        let newSecret: String
-        switch PushProvider(rawValue: config.provider) {
-        case .apns:
-            config.appID = required(body.bundleID, config.appID, "bundle_id")
-            config.keyID = required(body.keyID, config.keyID, "key_id")
-            config.issuer = required(body.teamID, config.issuer, "team_id")
-            config.environment = required(body.environment, config.environment, "environment")
-            newSecret = required(body.privateKeyPEM, storedSecret, "private_key_pem")
-        default:
-            newSecret = required(try body.serviceAccountText(), storedSecret, "service_account")
-            // Project, key id and client email are read from the service account below.
-            config.appID = body.projectID ?? (isNew || body.serviceAccount != nil ? "" : config.appID)
-            config.keyID = ""
-            config.issuer = ""
-            config.environment = ""
-        }
-        guard missing.isEmpty else {
+        let newSecret = try kind.apply(body, to: &config, &fields, storedSecret: storedSecret)
+        guard fields.missing.isEmpty else {
             let why = destinationChanged ? " (a new endpoint or certificate authority needs the key material given again)" : ""
-            throw Self.invalid("missing \(missing.joined(separator: ", "))\(why)")
+            throw Self.invalid("missing \(fields.missing.joined(separator: ", "))\(why)")
         }
-        let opened: PushProviderConfiguration
         do {
-            opened = try config.validated(secret: newSecret)
+            kind.adopt(try kind.open(config, secret: newSecret), into: &config)
         } catch {
             throw Self.invalid(error.message)
-        }
-        if case .fcm(let account) = opened {
-            config.appID = account.projectID
-            config.keyID = account.privateKeyID
-            config.issuer = account.clientEmail
         }
         // A configuration is named after its app unless given a name.
         config.name = body.name ?? (isNew ? config.appID : config.name)

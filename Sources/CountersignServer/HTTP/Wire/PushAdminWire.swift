@@ -71,14 +71,7 @@ struct PushConfigView: ResponseEncodable {
         caCertificatePEM = config.caCertificatePEM
         createdAt = config.createdAt
         updatedAt = config.updatedAt
-        if config.provider == PushProvider.apns.rawValue {
-            bundleID = config.appID
-            teamID = config.issuer
-            environment = config.environment
-        } else {
-            projectID = config.appID
-            clientEmail = config.issuer
-        }
+        PushProviders.named(config.provider)?.show(config, in: &self)
     }
 
     enum CodingKeys: String, CodingKey {

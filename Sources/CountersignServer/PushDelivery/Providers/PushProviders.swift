@@ -1,0 +1,83 @@
+import CountersignCore
+import Push
+
+/// One push provider as the server knows it: how the admin API's fields fill a configuration, how a
+/// configuration is checked and opened for its gateway (in the `Push` module), and how the admin API
+/// shows it. Each provider is a file of this folder; `PushProviders.all` lists them.
+protocol PushProviderKind: Sendable {
+    /// The name stored, and the admin API's `type`.
+    var name: String { get }
+    /// Fills the provider's fields of `config` from `body` (`fields` keeps a stored value the body does not
+    /// give, and notes a required one missing); returns the key material, given or `storedSecret`.
+    func apply(_ body: PushConfigRequest, to config: inout PushConfigRecord, _ fields: inout GivenFields, storedSecret: String) throws
+        -> String
+    /// Checks `config` with its key material as the gateway will use them.
+    func open(_ config: PushConfigRecord, secret: String) throws(InvalidPushConfig) -> PushProviderConfiguration
+    /// Fills in `config` what the opened key material says (FCM: the project, key id and client email).
+    func adopt(_ opened: PushProviderConfiguration, into config: inout PushConfigRecord)
+    /// The provider's own fields as the admin API shows them.
+    func show(_ config: PushConfigRecord, in view: inout PushConfigView)
+}
+
+extension PushProviderKind {
+    func adopt(_ opened: PushProviderConfiguration, into config: inout PushConfigRecord) {}
+}
+
+/// The providers, written once: a configuration of any other type is refused.
+enum PushProviders {
+    static let all: [any PushProviderKind] = [APNsProvider(), FCMProvider()]
+
+    /// The provider named `name`, as stored or as the admin API's `type` gives it.
+    static func named(_ name: String) -> (any PushProviderKind)? {
+        all.first { $0.name == name }
+    }
+
+    /// The names, for a refusal: `apns or fcm`.
+    static var names: String {
+        all.map(\.name).joined(separator: " or ")
+    }
+}
+
+/// A stored provider configuration, opened for sending.
+enum PushProviderConfiguration {
+    case apns(APNsConfiguration)
+    case fcm(FCMServiceAccount)
+}
+
+/// Why a provider configuration cannot be used, in words for the admin.
+struct InvalidPushConfig: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+/// The fields a create or update gives, over the stored ones when updating; the missing ones noted.
+struct GivenFields {
+    let isNew: Bool
+    private(set) var missing: [String] = []
+
+    init(isNew: Bool) {
+        self.isNew = isNew
+    }
+
+    /// `value`, else the stored one when updating; a missing or empty one is noted under `field`.
+    mutating func required(_ value: String?, stored: @autoclosure () -> String, _ field: String) -> String {
+        guard let value = value ?? (isNew ? nil : stored()), !value.isEmpty else {
+            missing.append(field)
+            return ""
+        }
+        return value
+    }
+}
+
+extension PushConfigRecord {
+    /// Decrypts the key material and builds the provider configuration.
+    func provider(opening secrets: SecretBox) throws -> PushProviderConfiguration {
+        try validated(secret: try secrets.open(sealedSecret, boundTo: id))
+    }
+
+    /// Checks the fields and `secret` (the key material) together, as the gateways will use them.
+    func validated(secret: String) throws(InvalidPushConfig) -> PushProviderConfiguration {
+        guard let kind = PushProviders.named(provider) else { throw InvalidPushConfig(message: "type must be \(PushProviders.names)") }
+        return try kind.open(self, secret: secret)
+    }
+}
