@@ -38,6 +38,8 @@ public struct CountersignApp: Sendable {
     public let logger: Logger
     let configuration: Configuration
     let storage: Storage
+    /// The expiry sweep, which also runs every `sweepInterval` on its own.
+    let sweeper: ExpirySweeper
 
     /// The server's database as SQL, for tools and tests that look inside it.
     public var sql: any SQLDatabase { storage.sql }
@@ -126,9 +128,10 @@ public struct CountersignApp: Sendable {
             storage: storage, gateways: gateways, clock: clock, events: events, approvals: approvals, retryPolicy: PushRetryPolicy(),
             attemptTimeLimit: configuration.pushAttemptTimeLimit, metrics: metrics, logger: logger)
         parts.add(pushSender)
-        parts.add(ExpirySweeper(
+        let sweeper = ExpirySweeper(
             storage: storage, clock: clock, retention: configuration.recordRetention,
-            securityEventRetention: configuration.securityEventRetention, interval: configuration.sweepInterval, logger: logger))
+            securityEventRetention: configuration.securityEventRetention, interval: configuration.sweepInterval, logger: logger)
+        parts.add(sweeper)
         let evidenceSealer = try await EvidenceSealer(secrets: secretBox, issuer: configuration.publicURL, clock: clock)
         let services = JourneyServices(
             storage: storage, tokenIssuer: tokenIssuer, evidenceSealer: evidenceSealer, clock: clock, approvals: approvals,
@@ -179,7 +182,8 @@ public struct CountersignApp: Sendable {
         ]
         for group in groups { group.register(on: router) }
         return CountersignApp(
-            responder: router.buildResponder(), routes: router.routes.map { "\($0.method.rawValue) \($0.path)" }, services: parts.services, logger: logger, configuration: configuration, storage: storage)
+            responder: router.buildResponder(), routes: router.routes.map { "\($0.method.rawValue) \($0.path)" }, services: parts.services, logger: logger, configuration: configuration, storage: storage,
+            sweeper: sweeper)
     }
 
     /// How waiters are woken: across instances through the PostgreSQL database they share, in-process on SQLite.

@@ -88,8 +88,9 @@ final class ExpirySweeper: ServerLifecycle {
         }
     }
 
-    /// Removes everything due now, batch by batch.
-    private func sweep() async throws -> Removed {
+    /// Removes everything due now, batch by batch: what the loop does every interval, and what a test
+    /// awaits instead of waiting for the loop.
+    func sweep() async throws -> Removed {
         let now = clock.now()
         let cutoff = now.addingTimeInterval(-retention)
         var removed = Removed()

@@ -1,6 +1,6 @@
 import CountersignClient
 import CountersignCore
-import CountersignServer
+@testable import CountersignServer
 import Foundation
 import SQLKit
 import Testing
@@ -12,21 +12,23 @@ struct ExpirySweepTests {
         try await TestServer.run(adjust: { configuration in
             configuration.interactionLifetime = 300
             configuration.recordRetention = 60
-            configuration.sweepInterval = 0.02
+            // The sweeps the tests await (`sweep`), and none of the loop's between them.
+            configuration.sweepInterval = 3600
         }, body)
     }
 
     @Test("security events, which a stranger can add, are kept for their retention and then removed")
     func securityEventsGo() async throws {
-        try await TestServer.run(adjust: { $0.securityEventRetention = 120; $0.sweepInterval = 0.02 }) { server in
+        try await TestServer.run(adjust: { $0.securityEventRetention = 120; $0.sweepInterval = 3600 }) { server in
             #expect(try await server.send(.GET, "/admin/v1/applications", bearer: "a-guess").status == .unauthorized)
             let recorded = try await server.count("security_events")
             #expect(recorded > 0)
             server.clock.advance(by: 100)
-            try await Task.sleep(for: .milliseconds(100))
+            try await server.sweep()
             #expect(try await server.count("security_events") == recorded, "kept for their retention")
             server.clock.advance(by: 21)
-            try await eventually("the security events were removed") { try await server.count("security_events") == 0 }
+            try await server.sweep()
+            #expect(try await server.count("security_events") == 0, "the security events were removed")
         }
     }
 
@@ -39,9 +41,11 @@ struct ExpirySweepTests {
             }
             #expect(try await server.count("interactions") == 4)
             server.clock.advance(by: 301)
-            try await eventually("the anonymous interactions were removed") { try await server.count("interactions") == 1 }
+            try await server.sweep()
+            #expect(try await server.count("interactions") == 1, "the anonymous interactions were removed")
             server.clock.advance(by: 61)
-            try await eventually("the registration's interaction was removed after the retention") { try await server.count("interactions") == 0 }
+            try await server.sweep()
+            #expect(try await server.count("interactions") == 0, "the registration's interaction was removed after the retention")
         }
     }
 
@@ -56,10 +60,11 @@ struct ExpirySweepTests {
             // The phone's registration, its approval and the browser's sign-in.
             #expect(try await server.count("idempotent_replays") == 3)
             server.clock.advance(by: 290)
-            try await Task.sleep(for: .milliseconds(100))
+            try await server.sweep()
             #expect(try await server.count("idempotent_replays") == 3, "kept until the interactions would have expired")
             server.clock.advance(by: 11)
-            try await eventually("the answers were let go of") { try await server.count("idempotent_replays") == 0 }
+            try await server.sweep()
+            #expect(try await server.count("idempotent_replays") == 0, "the answers were let go of")
             #expect(try await server.count("interactions") == 3)
         }
     }
@@ -76,10 +81,11 @@ struct ExpirySweepTests {
 
             // Expired, and anonymous: such rows go at expiry, but not while they keep an answer.
             server.clock.advance(by: 60)
-            try await Task.sleep(for: .milliseconds(100))
+            try await server.sweep()
             #expect(try await server.submit(id, "cancel", bearer: token).body == cancelled.body)
             server.clock.advance(by: 31)
-            try await eventually("the answer and its row went") { try await server.count("interactions") == 0 }
+            try await server.sweep()
+            #expect(try await server.count("interactions") == 0, "the answer and its row went")
         }
     }
 
@@ -95,14 +101,12 @@ struct ExpirySweepTests {
 
             // Expired for longer than the retention (60 s): such rows go, but not while they keep an answer.
             server.clock.advance(by: 85)
-            try await Task.sleep(for: .milliseconds(100))
+            try await server.sweep()
             #expect(try await server.submit(id, "cancel", bearer: token).body == cancelled.body)
             server.clock.advance(by: 6)
-            try await eventually("the answer and its row went") {
-                let kept = try await server.count("idempotent_replays")
-                let left = try await server.count("interactions")
-                return kept == 0 && left < interactions
-            }
+            try await server.sweep()
+            #expect(try await server.count("idempotent_replays") == 0, "the answer went")
+            #expect(try await server.count("interactions") < interactions, "and its row")
         }
     }
 
@@ -123,7 +127,8 @@ struct ExpirySweepTests {
 
             // Expired, but within the retention: only the used device signatures (no longer fresh) go.
             server.clock.advance(by: 301)
-            try await eventually("used device signatures were removed") { try await server.count("used_device_signatures") == 0 }
+            try await server.sweep()
+            #expect(try await server.count("used_device_signatures") == 0, "used device signatures were removed")
             #expect(try await server.count("approvals") == 1)
             #expect(try await server.count("interactions") > 1)
 
@@ -132,12 +137,14 @@ struct ExpirySweepTests {
             _ = try await open.signIn(email: "ada@example.com")
             try await eventually("the second push was delivered") { try await server.count("push_deliveries") == 2 }
             server.clock.advance(by: 61)
-            try await eventually("the expired approval was removed") { try await server.count("approvals") == 1 }
+            try await server.sweep()
+            #expect(try await server.count("approvals") == 1, "the expired approval was removed")
             let stats = try await server.admin(.GET, "stats")
             #expect(stats.status == .ok)
             #expect(stats.body["approvals_pending"] == 1)
             #expect(stats.body["approvals_stored"] == 1)
-            try await eventually("the expired interactions were removed") { try await server.count("interactions") == 1 }
+            try await server.sweep()
+            #expect(try await server.count("interactions") == 1, "the expired interactions were removed")
             #expect(try await server.count("push_jobs") == 1)
             #expect(try await server.count("push_deliveries") == 1)
             let gone = try await server.send(
@@ -175,7 +182,8 @@ struct ExpirySweepTests {
             }
             #expect(try await server.count("approvals") == copies + 1)
             server.clock.advance(by: 301 + 61)
-            try await eventually("every expired approval was removed") { try await server.count("approvals") == 0 }
+            try await server.sweep()
+            #expect(try await server.count("approvals") == 0, "every expired approval was removed")
         }
     }
 }
@@ -186,5 +194,12 @@ extension TestServer {
         let sql = app.sql
         let row = try #require(try await sql.raw("SELECT COUNT(*) AS n FROM \(ident: table)").first())
         return try row.decode(column: "n", as: Int.self)
+    }
+}
+
+extension TestServer {
+    /// Runs one expiry sweep now and returns once it is done.
+    func sweep() async throws {
+        _ = try await app.sweeper.sweep()
     }
 }
