@@ -51,55 +51,47 @@ struct SecretLoggingTests {
     @Test("a web OTP sign-in over real HTTP, wrong code included, and an enrollment code issued and redeemed log no OTP, interaction token, token, enrollment code or admin key", arguments: Format.allCases)
     func nothingSecretIsLogged(format: Format) async throws {
         let store = LogStore()
-        let clock = TestClock()
         var secrets: [String] = [TestServer.adminKey]
-        try await TestDatabase.with { database in
-            let configuration = Configuration(
-                mode: .development, hostname: "127.0.0.1", port: 0, database: database.location, publicURL: TestServer.issuer, adminKey: TestServer.adminKey,
-                journeysDirectory: TestServer.journeysDirectory, masterKey: TestServer.randomMasterKey())
-            try await TestServer.run(
-                on: database, clock: clock, masterKey: TestServer.randomMasterKey(), adjust: { $0 = configuration },
-                logger: Logger(label: "countersign.tests.capture") { _ in format.handler(store) }
-            ) { server in try await server.listening { port in
-                let base = URL(string: "http://127.0.0.1:\(port)")!
-                let phone = try await RegisteredPhone.register(
-                    server, email: "ada@example.com",
-                    client: OrchestrationClient(baseURL: base, clientID: "demo-native"))
-                let browser = TestBrowser(client: OrchestrationClient(baseURL: base, clientID: "demo-web"))
-                let start = try await browser.client.startJourney("web_login")
-                let waiting = try await browser.client.submitClientResponse(.clientInput, data: ["email": "ada@example.com"])
-                let otp = try #require(waiting.data?["otp"]?.stringValue)
-                let mobile = try await phone.startApproval()
-                let wrong = try await phone.phone.client.submitClientResponse(
-                    .clientInput, data: ["passcode": otp == "000000" ? "111111" : "000000"])
-                #expect(wrong.error?.code == ErrorCode.invalidCredentials)
-                let biometrics = try await phone.phone.client.submitClientResponse(.clientInput, data: ["passcode": .string(otp)])
-                let approved = try await phone.phone.client.submitClientResponse(
-                    .clientInput, data: try await phone.phone.biometricAnswer(to: biometrics, as: "ada@example.com"))
-                #expect(approved.journeyStepID == JourneyStepID.success)
-                let done = try await browser.poll()
-                #expect(done.journeyStepID == JourneyStepID.success)
-                secrets += [otp] + [start, waiting, mobile, wrong, biometrics].compactMap(\.interactionToken)
-                secrets += [approved.token, done.token].compactMap { $0 }
+        let capture = Logger(label: "countersign.tests.capture") { _ in format.handler(store) }
+        try await TestServer.run(logger: capture) { server in try await server.listening { port in
+            let base = URL(string: "http://127.0.0.1:\(port)")!
+            let phone = try await RegisteredPhone.register(
+                server, email: "ada@example.com",
+                client: OrchestrationClient(baseURL: base, clientID: "demo-native"))
+            let browser = TestBrowser(client: OrchestrationClient(baseURL: base, clientID: "demo-web"))
+            let start = try await browser.client.startJourney("web_login")
+            let waiting = try await browser.client.submitClientResponse(.clientInput, data: ["email": "ada@example.com"])
+            let otp = try #require(waiting.data?["otp"]?.stringValue)
+            let mobile = try await phone.startApproval()
+            let wrong = try await phone.phone.client.submitClientResponse(
+                .clientInput, data: ["passcode": otp == "000000" ? "111111" : "000000"])
+            #expect(wrong.error?.code == ErrorCode.invalidCredentials)
+            let biometrics = try await phone.phone.client.submitClientResponse(.clientInput, data: ["passcode": .string(otp)])
+            let approved = try await phone.phone.client.submitClientResponse(
+                .clientInput, data: try await phone.phone.biometricAnswer(to: biometrics, as: "ada@example.com"))
+            #expect(approved.journeyStepID == JourneyStepID.success)
+            let done = try await browser.poll()
+            #expect(done.journeyStepID == JourneyStepID.success)
+            secrets += [otp] + [start, waiting, mobile, wrong, biometrics].compactMap(\.interactionToken)
+            secrets += [approved.token, done.token].compactMap { $0 }
 
-                // An enrollment code issued by the admin API and redeemed by a new phone.
-                let issued = try await server.admin(
-                    .POST, "enrollment-codes", json: ["external_user_id": "bob@example.com", "client_id": "demo-native"])
-                let code = try #require(issued.body["code"]?.stringValue)
-                let newPhone = OrchestrationClient(baseURL: base, clientID: "demo-native")
-                #expect(try await newPhone.startJourney("mobile_registration").journeyStepID == JourneyStepID.enrollmentCode)
-                let redeemed = try await newPhone.submitClientResponse(.clientInput, data: ["enrollment_code": .string(code)])
-                #expect(redeemed.journeyStepID == JourneyStepID.mobileBiometricsRegistration)
-                secrets += [code, code.replacingOccurrences(of: "-", with: "")]
+            // An enrollment code issued by the admin API and redeemed by a new phone.
+            let issued = try await server.admin(
+                .POST, "enrollment-codes", json: ["external_user_id": "bob@example.com", "client_id": "demo-native"])
+            let code = try #require(issued.body["code"]?.stringValue)
+            let newPhone = OrchestrationClient(baseURL: base, clientID: "demo-native")
+            #expect(try await newPhone.startJourney("mobile_registration").journeyStepID == JourneyStepID.enrollmentCode)
+            let redeemed = try await newPhone.submitClientResponse(.clientInput, data: ["enrollment_code": .string(code)])
+            #expect(redeemed.journeyStepID == JourneyStepID.mobileBiometricsRegistration)
+            secrets += [code, code.replacingOccurrences(of: "-", with: "")]
 
-                // A wrong admin key is a security event, logged at the default level, without the key.
-                let guessed = "guessed-admin-key-0123456789"
-                var adminRequest = URLRequest(url: base.appendingPathComponent("admin/v1/users"))
-                adminRequest.setValue("Bearer \(guessed)", forHTTPHeaderField: "Authorization")
-                _ = try await URLSession.shared.data(for: adminRequest)
-                secrets.append(guessed)
-            } }
-        }
+            // A wrong admin key is a security event, logged at the default level, without the key.
+            let guessed = "guessed-admin-key-0123456789"
+            var adminRequest = URLRequest(url: base.appendingPathComponent("admin/v1/users"))
+            adminRequest.setValue("Bearer \(guessed)", forHTTPHeaderField: "Authorization")
+            _ = try await URLSession.shared.data(for: adminRequest)
+            secrets.append(guessed)
+        } }
 
         let lines = store.lines.withLock { $0 }
         #expect(lines.contains { $0.contains("/v1/interactions/") }, "requests were logged, so the check below means something")
@@ -120,17 +112,8 @@ struct SecretLoggingTests {
     @Test("a flood of wrong admin keys writes one warning line a minute, not one a request")
     func floodLoggedOnce() async throws {
         let store = LogStore()
-        let clock = TestClock()
-        try await TestDatabase.with { database in
-            let configuration = Configuration(
-                mode: .development, hostname: "127.0.0.1", port: 0, database: database.location, publicURL: TestServer.issuer, adminKey: TestServer.adminKey,
-                journeysDirectory: TestServer.journeysDirectory, masterKey: TestServer.randomMasterKey())
-            try await TestServer.run(
-                on: database, clock: clock, masterKey: TestServer.randomMasterKey(), adjust: { $0 = configuration },
-                logger: Logger(label: "countersign.tests.capture") { _ in Format.text.handler(store) }
-            ) { server in
-                for _ in 0..<30 { _ = try await server.send(.GET, "/admin/v1/users", bearer: "guessed-admin-key-0123456789") }
-            }
+        try await TestServer.run(logger: Logger(label: "countersign.tests.capture") { _ in Format.text.handler(store) }) { server in
+            for _ in 0..<30 { _ = try await server.send(.GET, "/admin/v1/users", bearer: "guessed-admin-key-0123456789") }
         }
         let warnings = store.lines.withLock { $0 }.filter { $0.hasPrefix("warning security event") && $0.contains("admin_auth_failed") }
         #expect(warnings.count == 1)
