@@ -2,6 +2,7 @@ import CountersignCore
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// Turns every error into an HTTP status and the wire `error` object: the one place that knows which
 /// status a refusal gets. Unexpected errors become a bare 500; their detail is logged with the request
@@ -36,6 +37,10 @@ struct ErrorMiddleware: RouterMiddleware {
             return Self.failure(Self.whereDecodingFailed(error), context: context)
         case let refusal as HTTPError where refusal.status.code < 500:
             return Self.refusal(refusal)
+        case is NIOTooManyBytesError:
+            // A body larger than `ServerRequestContext.maxUploadSize`, found as it was read.
+            return Self.response(
+                status: .contentTooLarge, error: WireError(code: ErrorCode.http(status: 413), message: "The body is over the size limit."))
         case _ where DatabaseOutage.isOutage(error):
             context.logger.warning("the database could not serve the call", metadata: ["error": "\(String(reflecting: error))"])
             return Self.response(

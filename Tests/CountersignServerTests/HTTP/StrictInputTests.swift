@@ -122,6 +122,34 @@ struct StrictInputTests {
         }
     }
 
+    @Test("a body over 16 KiB is 413 http_413, in process and on a real port, on /v1 and the admin API, and nothing is created")
+    func bodyOverTheLimit() async throws {
+        let padding = String(repeating: "x", count: 17 * 1024)
+        let start = #"{"client_id":"demo-web","additional_params":{"pad":"\#(padding)"}}"#
+        let application = #"{"id":"big","name":"\#(padding)"}"#
+        try await TestServer.run { server in
+            for (path, body) in [("/v1/journeys/web_login/start", start), ("/admin/v1/applications", application)] {
+                let refused = try await server.send(.POST, path, rawBody: body, bearer: TestServer.adminKey)
+                #expect(refused.status == .payloadTooLarge, "\(path)")
+                #expect(refused.body["error"]?["code"] == "http_413", "\(path)")
+            }
+            try await server.listening { port in
+                for (path, body) in [("/v1/journeys/web_login/start", start), ("/admin/v1/applications", application)] {
+                    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+                    request.httpMethod = "POST"
+                    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                    request.setValue("Bearer \(TestServer.adminKey)", forHTTPHeaderField: "Authorization")
+                    request.httpBody = Data(body.utf8)
+                    let (answer, response) = try await URLSession.shared.data(for: request)
+                    #expect((response as? HTTPURLResponse)?.statusCode == 413, "\(path)")
+                    #expect(try JSONDecoder().decode(JSONValue.self, from: answer)["error"]?["code"] == "http_413", "\(path)")
+                }
+            }
+            #expect(try await server.count("interactions") == 0)
+            #expect(try await server.admin(.GET, "applications").body.arrayValue?.contains { $0["id"] == "big" } == false)
+        }
+    }
+
     @Test("a compressed body is 415 unsupported_media_type on a real port, inflated by nothing, and nothing is created")
     func compressedBody() async throws {
         // {"client_id":"demo-web"}, gzipped.
