@@ -69,7 +69,7 @@ struct Serve: AsyncParsableCommand {
 
 /// `countersign migrate`: bring the database schema up to date and exit.
 struct Migrate: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Apply database migrations and exit.")
+    static let configuration = CommandConfiguration(abstract: "Bring the database schema up to date and exit.")
 
     @ArgumentParser.Flag(help: "Also remove the demo application a development start created (so that a production start accepts the database).")
     var removeDemoApplication = false

@@ -194,7 +194,7 @@ public struct CountersignApp: Sendable {
         return bus
     }
 
-    /// Connects the database, applies any migrations that have not run (and removes the development
+    /// Connects the database, applies the schema versions it lacks (and removes the development
     /// mode's demo application when asked), and closes it.
     public static func prepareDatabase(location: DatabaseLocation, removingDemoApplication: Bool = false, logger: Logger) async throws {
         let runtime = DatabaseSetup.Runtime(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger)

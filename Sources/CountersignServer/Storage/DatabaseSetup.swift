@@ -57,7 +57,7 @@ enum DatabaseSetup {
     /// The longest one statement of the stores runs on PostgreSQL before PostgreSQL cancels it (its
     /// `statement_timeout`), and the request is refused as `503 database_unavailable` with nothing kept. A
     /// statement stuck behind a lock would otherwise hold its connection, and every request queued for
-    /// one, for as long as the lock lasts. The migrations run without it: an index built on a large table
+    /// one, for as long as the lock lasts. The schema versions applied at start run without it: an index built on a large table
     /// may take longer.
     static let postgresStatementLimit = TimeAmount.seconds(10)
 

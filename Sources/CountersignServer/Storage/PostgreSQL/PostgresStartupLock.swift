@@ -3,11 +3,11 @@ import PostgresNIO
 import Synchronization
 
 /// One instance at a time brings a shared PostgreSQL database up and settles its first secrets: the
-/// migrations, the demo application, the token signing key, the admin key and the server secrets. Without
-/// it, instances started together on an empty database each ran the migrations (one failed on a table the
-/// other had just made) and each generated an admin key, of which one then stopped working.
+/// schema, the demo application, the token signing key, the admin key and the server secrets. Without it,
+/// instances started together on an empty database would each apply the schema (one failing on a table the
+/// other had just made) and each generate an admin key, of which one would then stop working.
 ///
-/// A session advisory lock on a connection of its own, held from before the migrations until the start
+/// A session advisory lock on a connection of its own, held from before the schema is applied until the start
 /// has settled what it needs (`release()`), or until the connection closes (a start that failed).
 final class PostgresStartupLock: ServerLifecycle {
     /// The lock's number: any constant the instances share ("CSUP").

@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// A name that failed is given up for a new one, prepared afresh at its next run: PostgresNIO answers
 /// every later run of a statement whose preparation failed with that failure, and PostgreSQL refuses a
-/// prepared `SELECT *` whose table gained a column (another instance's migration) from then on. The
+/// prepared `SELECT *` whose table gained a column (another instance's newer schema version) from then on. The
 /// second case is also run again at once under the new name, unless a transaction already failed with it.
 final class PreparedStatements: Sendable {
     /// Beyond this many texts (statements whose text varies, such as an admin listing's limit), statements

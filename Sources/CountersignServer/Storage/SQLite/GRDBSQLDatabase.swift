@@ -92,7 +92,7 @@ struct GRDBSQLDatabase: AsyncSQLDatabase {
 /// lowercased forms) each time the statement runs; this one takes the names the cached statement keeps.
 ///
 /// Those names are kept from the statement's first run. A statement that SQLite prepared again since,
-/// because the schema changed (a column added by a migration), may have other columns: a `SELECT a.*, b.x`
+/// because the schema changed (a column added by a later schema version), may have other columns: a `SELECT a.*, b.x`
 /// moves `b.x` one place on. Its names are read afresh, after the first step, which is when SQLite
 /// prepares it again.
 private final class SQLRowCursor: DatabaseCursor {

@@ -5,10 +5,10 @@ import Synchronization
 /// every other process.
 ///
 /// SQLite's connections take the file through the "unix-excl" VFS (`CSQLiteSettings.h`), which shuts
-/// other processes out once they are open. The migrations come first, though, on another copy of the
-/// SQLite library that retries a locked file for ever. This claim is taken before them, with `flock`
-/// (which SQLite's own `fcntl` locks neither see nor disturb, on a local file system), so that a second
-/// server or `countersign migrate` on the same file is refused at once, by name, instead.
+/// other processes out once they are open, but a second server or `countersign migrate` opening the file
+/// meanwhile would wait on SQLite's busy handler first. This claim is taken before any connection opens,
+/// with `flock` (which SQLite's own `fcntl` locks neither see nor disturb, on a local file system), so
+/// that such a process is refused at once, by name, instead.
 final class SQLiteFileClaim: Sendable {
     let path: String
     /// Whether the release removes the file: it is the ephemeral database of `sqlite::memory:`.
