@@ -1,5 +1,5 @@
 /// The release this build is: `countersign --version` prints it, and scripts/package.sh names the archive
 /// after it.
 public enum CountersignVersion {
-    public static let current = "0.1.0"
+    public static let current = "0.2.0-dev"
 }

@@ -36,7 +36,7 @@ struct ApprovalLifecycle: Sendable {
         let subject = ApprovalSubject(
             userID: request.user.userID,
             decoyDigest: DecoyApprovalRecord.subjectDigest(identifier: request.user.externalUserID, applicationID: applicationID, key: hashKey))
-        let admission = try await admit(subject, from: origin, limits: request.limits, in: work)
+        let admission = try await admit(subject, from: origin, applicationID: applicationID, limits: request.limits, in: work)
         let approvalID = SecureRandom.identifier(prefix: "apr")
         let approval = ApprovalRecord(
             id: approvalID, applicationID: applicationID, webClientID: request.clientID, nativeClientID: nativeClientID,
@@ -53,7 +53,9 @@ struct ApprovalLifecycle: Sendable {
         await work.hold(try storage.approvals.insert(approval).refusing { _ in limiter.concurrentRequest(for: subject) })
         let metrics = metrics
         await work.afterCommit { metrics.approvalCreated() }
-        try await queuePush(of: AddressedApproval(approval: approval, applicationName: applicationName), to: device, in: work)
+        if admission.rings {
+            try await queuePush(of: AddressedApproval(approval: approval, applicationName: applicationName), to: device, in: work)
+        }
         return approvalID
     }
 
@@ -71,7 +73,7 @@ struct ApprovalLifecycle: Sendable {
         // A user of another application only: their approvals there count too.
         let userID = if let known = request.userID { known } else { try await storage.users.find(externalUserID: request.identifier)?.id }
         let subject = ApprovalSubject(userID: userID, decoyDigest: digest)
-        let admission = try await admit(subject, from: origin, limits: request.limits, in: work)
+        let admission = try await admit(subject, from: origin, applicationID: applicationID, limits: request.limits, in: work)
         let decoy = DecoyApprovalRecord(
             id: SecureRandom.identifier(prefix: DecoyApprovalRecord.idPrefix), applicationID: applicationID, subjectDigest: digest,
             webInteractionID: webInteractionID, status: ApprovalStatus.pending.rawValue, failureCode: nil,
@@ -103,17 +105,34 @@ struct ApprovalLifecycle: Sendable {
     /// waiting as superseded. The new request's insert must carry the admission's number, and refuse the
     /// call when it inserts nothing (`ApprovalLimiter.admit`).
     private func admit(
-        _ subject: ApprovalSubject, from origin: RequestOrigin, limits: ApprovalLimits, in work: UnitOfWork
+        _ subject: ApprovalSubject, from origin: RequestOrigin, applicationID: String, limits: ApprovalLimits, in work: UnitOfWork
     ) async throws -> ApprovalLimiter.Admission {
-        let admission = try await limiter.admit(subject, from: RequestSource.digest(of: origin.clientIP, key: hashKey), limits: limits)
+        let source = try await source(of: origin, for: subject, in: applicationID)
+        let admission = try await limiter.admit(subject, from: source, limits: limits)
         if limits.onePendingPerUser {
             for older in admission.pending { await close(older, as: .cancelled, failureCode: ErrorCode.approvalSuperseded, in: work) }
         }
         return admission
     }
 
-    /// Sends the approval's push to `device` again.
-    func resend(_ approval: AddressedApproval, to device: DeviceRecord, in work: UnitOfWork) async throws {
+    /// Where a request counts as coming from (`RequestSource`): the browser credential it presents when
+    /// that is valid and was issued to the subject's user in this application, else its address. The
+    /// credential is looked up whoever the subject is, so that a decoy's request does the same work.
+    private func source(of origin: RequestOrigin, for subject: ApprovalSubject, in applicationID: String) async throws -> String {
+        if let secret = origin.browserCredential,
+            let credential = try await storage.browserCredentials.find(secretHash: SecretDigest.hex(secret)),
+            credential.isValid(at: clock.now()), credential.userID == subject.userID, credential.applicationID == applicationID
+        {
+            return RequestSource.knownBrowser(credential)
+        }
+        return RequestSource.digest(of: origin.clientIP, key: hashKey)
+    }
+
+    /// Sends the approval's push to `device` again, unless the rings cap holds it back (it stays in the
+    /// phone's inbox).
+    func resend(_ approval: AddressedApproval, to device: DeviceRecord, limits: ApprovalLimits, in work: UnitOfWork) async throws {
+        let record = approval.approval
+        guard try await limiter.mayRing(record.userID, from: record.sourceDigest, limits: limits, at: clock.now()) else { return }
         try await queuePush(of: approval, to: device, in: work)
     }
 

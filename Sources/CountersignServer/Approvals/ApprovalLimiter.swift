@@ -2,24 +2,26 @@ import CountersignCore
 import Foundation
 import Journeys
 
-/// The push-fatigue limits a new approval must pass (DESIGN.md §6): no "this wasn't me" report of a
-/// request from the same source within the block, and the backoff after requests that were not approved. A refusal is `429 rate_limited` with
+/// The push-fatigue limits a new approval must pass (DESIGN.md §6). A refusal is `429 rate_limited` with
 /// `Retry-After`, creates nothing, and is recorded as a security event.
 ///
-/// The backoff counts the requests since the person last approved one, but those of the one other source
-/// (`RequestSource`) with the most: a stranger at one address who types a person's email again and again
-/// waits ever longer, and the person's own sign-in from elsewhere is held back by the stranger's requests
-/// only while one is still waiting, for the first step. Sources taking turns count against each other,
-/// so any number of them reach the hour's wait after about twice the requests one source needs (and
-/// keep the person waiting as one source could without this rule: an address cannot tell her from them).
+/// Each source (`RequestSource`: an address block, or a browser the person signed in with before) backs
+/// off on its own requests since the person last approved one, so a stranger typing a person's email
+/// waits ever longer while the person's own sign-in goes through. Many sources together are kept from
+/// ringing the phone often by a cap on rings an hour, not by refusing the person: past it, requests from
+/// browsers she has not signed in with still reach her phone's inbox, without ringing. Her known browsers
+/// always ring, and no one else's request replaces theirs while it waits.
 struct ApprovalLimiter: Sendable {
     let storage: Storage
     let clock: any WallClock
     let securityEvents: SecurityEvents
 
     /// The subject's newest requests looked at: enough for the longest backoff (10 s doubled nine times
-    /// is past an hour) when two sources taking turns leave out half of them.
+    /// is past an hour) among other sources' requests.
     static let approvalsLookedAt = 32
+
+    /// The window of the rings cap.
+    static let ringWindow: TimeInterval = 3600
 
     /// What a new request for a subject goes ahead with.
     struct Admission {
@@ -32,9 +34,12 @@ struct ApprovalLimiter: Sendable {
         let decoySequence: Int?
         /// Where the new request came from (`RequestSource`), which its row keeps.
         let source: String
+        /// Whether its push may ring the phone (within the rings cap, or from a known browser).
+        let rings: Bool
     }
 
-    /// Refuses a new request for `subject` when `limits` say so. One read: the subject's newest requests.
+    /// Refuses a new request for `subject` from `source` when `limits` say so. Two reads: the subject's
+    /// newest requests, and (unless the source is a known browser) the phone's rings in the last hour.
     ///
     /// The request is admitted on the history as read. Its insert carries the next number in that
     /// history, which is unique there: if another call creates a request for the subject before this one
@@ -43,11 +48,11 @@ struct ApprovalLimiter: Sendable {
     /// requests made at once are all admitted and carry no number.
     func admit(_ subject: ApprovalSubject, from source: String, limits: ApprovalLimits) async throws -> Admission {
         let now = clock.now()
-        let read = try await storage.approvals.outcomes(of: subject, limit: Self.approvalsLookedAt)
-        let recent = read.prefix(Self.approvalsLookedAt)
+        let recent = try await storage.approvals.outcomes(of: subject, limit: Self.approvalsLookedAt)
+        let knownBrowser = RequestSource.isKnownBrowser(source)
         // A report blocks the source of the request reported, not the person's own sign-ins from elsewhere.
-        // While it blocks, that source creates no newer approval, and the others' are few enough in its hour
-        // (the backoff) that the reported one stays among those read.
+        // While it blocks, that source creates no newer approval; other sources' requests may push the report
+        // out of those read, which frees the source only for a stranger who has other addresses anyway.
         if limits.notMeBlock > 0,
             let reported = recent.filter({ $0.sourceDigest == source }).compactMap(\.reportedNotMineAt).max(),
             now < reported.addingTimeInterval(limits.notMeBlock)
@@ -55,28 +60,41 @@ struct ApprovalLimiter: Sendable {
             throw refusal(subject, until: reported.addingTimeInterval(limits.notMeBlock), now: now,
                 because: "the user reported a request from this source as not theirs")
         }
-        // The requests since the person last approved one, newest first, less those of the one other source
-        // with the most.
+        // The requests since the person last approved one, newest first.
         let unapproved = recent.prefix { $0.status(at: now) != .approved }
-        var bySource: [String: Int] = [:]
-        for row in unapproved where row.sourceDigest != source { bySource[row.sourceDigest, default: 0] += 1 }
-        var counted = unapproved.count - (bySource.values.max() ?? 0)
-        // A request still waiting holds back any other for the first step: it is not replaced within seconds.
-        if counted == 0, unapproved.contains(where: { $0.status(at: now) == .pending }) { counted = 1 }
+        let waitingElsewhere = unapproved.filter { $0.status(at: now) == .pending && $0.sourceDigest != source }
+        if !knownBrowser, let own = waitingElsewhere.first(where: { RequestSource.isKnownBrowser($0.sourceDigest) }) {
+            throw refusal(subject, until: own.expiresAt, now: now, because: "a browser the user signed in with is waiting for an answer")
+        }
+        let ownRequests = unapproved.filter { $0.sourceDigest == source }
+        var counted = ownRequests.count
+        var since = ownRequests.first?.createdAt
+        // Another source's request still waiting holds back this one for the first step, so that it is not
+        // replaced within seconds; a known browser replaces it at once.
+        if !knownBrowser, counted == 0, let waiting = waitingElsewhere.first {
+            counted = 1
+            since = waiting.createdAt
+        }
         let backoff = limits.backoff(afterUnapproved: counted)
-        if backoff > 0, let newest = recent.first {
-            let allowedAt = newest.createdAt.addingTimeInterval(backoff)
-            if now < allowedAt {
-                throw refusal(subject, until: allowedAt, now: now, because: "\(unapproved.count) requests in a row were not approved")
-            }
+        if backoff > 0, let since, now < since.addingTimeInterval(backoff) {
+            throw refusal(subject, until: since.addingTimeInterval(backoff), now: now,
+                because: "\(counted) requests in a row from this source were not approved")
         }
         func next(decoys: Bool) -> Int? {
             guard limits.dependOnEarlierRequests else { return nil }
-            return (read.filter { DecoyApprovalRecord.isDecoy($0.id) == decoys }.compactMap(\.subjectSequence).max() ?? 0) + 1
+            return (recent.filter { DecoyApprovalRecord.isDecoy($0.id) == decoys }.compactMap(\.subjectSequence).max() ?? 0) + 1
         }
         return Admission(
             pending: recent.filter { $0.status(at: now) == .pending }, approvalSequence: next(decoys: false),
-            decoySequence: next(decoys: true), source: source)
+            decoySequence: next(decoys: true), source: source,
+            rings: try await mayRing(subject.userID, from: source, limits: limits, at: now))
+    }
+
+    /// Whether a push for user `userID` from `source` may ring the phone now. Asked for decoys too (for
+    /// no user, or a user of another application), so that both kinds of request do the same work.
+    func mayRing(_ userID: String?, from source: String, limits: ApprovalLimits, at now: Date) async throws -> Bool {
+        guard !RequestSource.isKnownBrowser(source), limits.ringsPerHour > 0 else { return true }
+        return try await storage.approvals.rings(toUser: userID, since: now.addingTimeInterval(-Self.ringWindow)) < limits.ringsPerHour
     }
 
     /// The refusal of a request whose insert found its number taken: another request for the subject was

@@ -9,6 +9,9 @@ struct RequestOrigin: Sendable {
     let userAgent: String?
     /// The origin of the page that made the request, when a browser made it from another origin than the server's.
     let webOrigin: String?
+    /// The secret of the browser credential the request presented, if any: checked only when the request
+    /// asks for an approval (`ApprovalLifecycle`). Never logged nor stored.
+    var browserCredential: String? = nil
 
     /// `{client_ip, browser, os}`: what an approval keeps of its web request. The rest of
     /// `data.request_context` is the approval's own (`ApprovalRequestContext`).

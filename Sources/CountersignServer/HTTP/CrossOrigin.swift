@@ -100,7 +100,7 @@ struct ApplicationCORSMiddleware: RouterMiddleware {
             }
             var response = Response(status: .noContent)
             response.headers[.accessControlAllowMethods] = "GET, POST"
-            response.headers[.accessControlAllowHeaders] = "Authorization, Content-Type"
+            response.headers[.accessControlAllowHeaders] = "Authorization, Content-Type, \(HTTPField.Name.countersignBrowserCredential)"
             response.headers[.accessControlMaxAge] = String(Self.preflightMaxAge)
             Self.allow(origin, on: &response)
             return response

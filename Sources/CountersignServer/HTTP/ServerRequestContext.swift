@@ -87,10 +87,18 @@ extension ServerRequestContext {
 }
 
 extension RequestOrigin {
-    /// The client's address, the User-Agent and the page's origin (when not this server's) of a request.
+    /// The client's address, the User-Agent, the page's origin (when not this server's) and the browser
+    /// credential it presents (`Countersign-Browser-Credential`) of a request.
     init(_ request: Request, _ context: ServerRequestContext) {
-        self.init(clientIP: context.clientAddress, userAgent: request.headers[.userAgent], webOrigin: context.crossOrigin)
+        self.init(
+            clientIP: context.clientAddress, userAgent: request.headers[.userAgent], webOrigin: context.crossOrigin,
+            browserCredential: request.headers[.countersignBrowserCredential])
     }
+}
+
+extension HTTPField.Name {
+    /// The secret of a browser credential (`BrowserCredentialRecord`), which a browser that signed in before sends.
+    static let countersignBrowserCredential = HTTPField.Name("Countersign-Browser-Credential")!
 }
 
 /// The routes of one part of the API, added to the server's router.

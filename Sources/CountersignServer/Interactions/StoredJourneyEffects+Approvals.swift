@@ -44,7 +44,7 @@ extension StoredJourneyEffects {
         return try await storage.approvals.snapshot(approvalID, at: services.clock.now())
     }
 
-    func resendApproval(_ approvalID: String) async throws {
+    func resendApproval(_ approvalID: String, limits: ApprovalLimits) async throws {
         // A decoy is pushed to no one, now as at first: `addressed` reads approvals only. Nor is a device
         // revoked since the approval was made, nor a request the phone answered (or that ended) meanwhile:
         // the browser learns how it ended at its next poll.
@@ -52,7 +52,7 @@ extension StoredJourneyEffects {
             approval.approval.status(at: services.clock.now()) == .pending,
             let device = try await storage.devices.find(approval.approval.deviceID), device.isActive
         else { return }
-        try await approvals.resend(approval, to: device, in: work)
+        try await approvals.resend(approval, to: device, limits: limits, in: work)
     }
 
     func cancelApproval(_ approvalID: String) async throws {

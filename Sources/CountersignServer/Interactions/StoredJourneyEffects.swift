@@ -147,6 +147,20 @@ actor StoredJourneyEffects: JourneyEffects {
         try await services.tokenIssuer.issue(request)
     }
 
+    func rememberBrowser(of user: UserContext) async throws -> String {
+        guard let application = try await application() else {
+            throw ServiceError(.conflict, ErrorCode.unknownClient, "The web client no longer exists.")
+        }
+        let secret = SecureRandom.challenge()
+        let now = services.clock.now()
+        let credential = BrowserCredentialRecord(
+            id: SecureRandom.identifier(prefix: BrowserCredentialRecord.idPrefix), userID: user.userID, applicationID: application.id,
+            secretHash: SecretDigest.hex(secret), status: CredentialStatus.active.rawValue, createdAt: now,
+            expiresAt: now.addingTimeInterval(BrowserCredentialRecord.lifetime), revokedAt: nil)
+        await work.hold { storage in try await storage.browserCredentials.insert(credential) }
+        return secret
+    }
+
     func recordTransactionSignature(_ signature: TransactionSignature) async throws -> String {
         var evidence = TransactionEvidenceRecord(id: SecureRandom.identifier(prefix: "evd"), signature: signature)
         // Sealed now, in the call that records it: the seal vouches for the time of signing, and a record

@@ -39,9 +39,11 @@ final class ExpirySweeper: ServerLifecycle {
         var enrollmentCodes = 0
         var decoyApprovals = 0
         var securityEvents = 0
+        var browserCredentials = 0
 
         var total: Int {
-            deviceSignatures + idempotentReplays + interactions + approvals + pushJobs + pushDeliveries + enrollmentCodes + decoyApprovals + securityEvents
+            deviceSignatures + idempotentReplays + interactions + approvals + pushJobs + pushDeliveries + enrollmentCodes + decoyApprovals
+                + securityEvents + browserCredentials
         }
     }
 
@@ -76,6 +78,7 @@ final class ExpirySweeper: ServerLifecycle {
                         "approvals": "\(removed.approvals)", "push_jobs": "\(removed.pushJobs)",
                         "push_deliveries": "\(removed.pushDeliveries)", "enrollment_codes": "\(removed.enrollmentCodes)",
                         "decoy_approvals": "\(removed.decoyApprovals)", "security_events": "\(removed.securityEvents)",
+                        "browser_credentials": "\(removed.browserCredentials)",
                         "duration": "\(started.duration(to: .now))",
                     ])
                 }
@@ -118,6 +121,9 @@ final class ExpirySweeper: ServerLifecycle {
         let eventsCutoff = now.addingTimeInterval(-securityEventRetention)
         removed.securityEvents = try await inBatches {
             try await $0.deleteExpired(from: SecurityEventStore.table, before: eventsCutoff, column: "created_at", limit: $1)
+        }
+        removed.browserCredentials = try await inBatches {
+            try await $0.deleteExpired(from: BrowserCredentialStore.table, before: now, limit: $1)
         }
         return removed
     }

@@ -103,6 +103,7 @@ struct Storage: Sendable {
     var enrollmentCodes: EnrollmentCodeStore { EnrollmentCodeStore(sql: sql) }
     var securityEvents: SecurityEventStore { SecurityEventStore(sql: sql) }
     var retention: RetentionStore { RetentionStore(sql: sql) }
+    var browserCredentials: BrowserCredentialStore { BrowserCredentialStore(sql: sql) }
     var statistics: StatisticsStore { StatisticsStore(sql: sql) }
 }
 

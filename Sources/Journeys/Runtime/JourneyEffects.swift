@@ -34,6 +34,10 @@ public protocol JourneyEffects: ApprovalEffects {
     func registerDevice(_ registration: DeviceRegistration) async throws -> String
     /// Signs the token a completed journey hands to its client.
     func issueToken(_ request: TokenRequest) async throws -> String
+    /// Issues a credential for the browser of this (web) run, bound to `user` and the client's
+    /// application, by which the push-fatigue limits tell the person's own browser from strangers';
+    /// returns its secret, the only time it exists in clear.
+    func rememberBrowser(of user: UserContext) async throws -> String
     /// Keeps a verified transaction signature as evidence; returns the evidence id.
     func recordTransactionSignature(_ signature: TransactionSignature) async throws -> String
 }
@@ -148,8 +152,8 @@ public protocol ApprovalEffects: Sendable {
     func createDecoyApproval(_ request: DecoyApprovalRequest) async throws -> String
     /// The approval's state as read for this call; an approval past its expiry reads as `expired`.
     func approval(_ approvalID: String) async throws -> ApprovalSnapshot?
-    /// Pushes the approval to its device again.
-    func resendApproval(_ approvalID: String) async throws
+    /// Pushes the approval to its device again, within the rings cap of `limits`.
+    func resendApproval(_ approvalID: String, limits: ApprovalLimits) async throws
     /// Ends a pending approval from the web side.
     func cancelApproval(_ approvalID: String) async throws
     /// Ends a pending approval from the phone side; an approval that is no longer pending is left as it is.
@@ -210,21 +214,26 @@ public struct ApprovalLimits: Sendable, Equatable {
     /// the person at a browser now is the one the phone should hear from, and number matching keeps an
     /// attacker's newer request from being approved by mistake).
     public var onePendingPerUser: Bool
-    /// After a request that was not approved (unanswered, denied, cancelled, replaced), the next one waits
-    /// this long, doubling with each such request in a row up to `longestBackoff`; an approval resets it.
-    /// Zero turns the backoff off.
+    /// After a request that was not approved (unanswered, denied, cancelled, replaced), the next one from
+    /// the same source waits this long, doubling with each such request in a row up to `longestBackoff`;
+    /// an approval resets it. Zero turns the backoff off.
     public var firstBackoff: TimeInterval
     public var longestBackoff: TimeInterval
-    /// How long a "this wasn't me" report stops new requests to the user.
+    /// How long a "this wasn't me" report stops new requests from the source of the request reported.
     public var notMeBlock: TimeInterval
+    /// How many times an hour requests from browsers the person has not signed in with may ring the
+    /// phone (first pushes and resends); later ones wait in the phone's inbox without ringing. Zero
+    /// turns the cap off.
+    public var ringsPerHour: Int
 
-    public static let defaults = ApprovalLimits(onePendingPerUser: true, firstBackoff: 10, longestBackoff: 3600, notMeBlock: 3600)
+    public static let defaults = ApprovalLimits(onePendingPerUser: true, firstBackoff: 10, longestBackoff: 3600, notMeBlock: 3600, ringsPerHour: 10)
 
-    public init(onePendingPerUser: Bool, firstBackoff: TimeInterval, longestBackoff: TimeInterval, notMeBlock: TimeInterval) {
+    public init(onePendingPerUser: Bool, firstBackoff: TimeInterval, longestBackoff: TimeInterval, notMeBlock: TimeInterval, ringsPerHour: Int) {
         self.onePendingPerUser = onePendingPerUser
         self.firstBackoff = firstBackoff
         self.longestBackoff = longestBackoff
         self.notMeBlock = notMeBlock
+        self.ringsPerHour = ringsPerHour
     }
 
     /// Whether a new request's admission depends on the user's earlier requests (one pending per user, the

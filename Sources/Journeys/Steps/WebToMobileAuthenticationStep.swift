@@ -21,7 +21,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
             known: [
                 "external_user_id", "mobile_journey", "approval_data", "additional_data", "display_web_otp", "otp_length", "expires_in",
                 "resend_attempts", "resend_interval", "polling_interval", "device_selection", "show_device_names", "unknown_user",
-                "one_pending_per_user", "backoff_seconds", "backoff_max_seconds", "not_me_block_seconds",
+                "one_pending_per_user", "backoff_seconds", "backoff_max_seconds", "not_me_block_seconds", "rings_per_hour",
             ],
             choices: ["device_selection": ["ask", "most_recent"], "unknown_user": ["decoy", "reject"]],
             switches: ["display_web_otp", "show_device_names", "one_pending_per_user"],
@@ -103,6 +103,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
             state.amr = approval.amr
             state.authTime = approval.authTime
             state.deviceID = deviceID
+            state.approvedOnPhone = true
             // An approval with details is approved only when the phone signed them.
             state.signedApprovalData = approval.approvalData
             return .next(output: ["approval_id": .string(approvalID), "device_id": .string(deviceID)])
@@ -137,7 +138,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
                 code: ErrorCode.resendTooSoon,
                 message: "The request was sent to the phone moments ago; wait \(wait) s before sending it again."))
         }
-        try await environment.effects.resendApproval(approvalID)
+        try await environment.effects.resendApproval(approvalID, limits: Self.limits(environment))
         var secrets = environment.secrets
         secrets[Key.resendsLeft] = String(left - 1)
         secrets[Key.lastPush] = String(environment.now.timeIntervalSince1970)
@@ -231,14 +232,15 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
     }
 
     /// The step's push-fatigue limits: `one_pending_per_user`, `backoff_seconds`, `backoff_max_seconds`,
-    /// `not_me_block_seconds`.
+    /// `not_me_block_seconds`, `rings_per_hour`.
     static func limits(_ environment: StepEnvironment) -> ApprovalLimits {
         let defaults = ApprovalLimits.defaults
         return ApprovalLimits(
             onePendingPerUser: environment.config["one_pending_per_user"] != .bool(false),
             firstBackoff: TimeInterval(environment.integer("backoff_seconds", default: Int(defaults.firstBackoff), in: 0...3600)),
             longestBackoff: TimeInterval(environment.integer("backoff_max_seconds", default: Int(defaults.longestBackoff), in: 0...86400)),
-            notMeBlock: TimeInterval(environment.integer("not_me_block_seconds", default: Int(defaults.notMeBlock), in: 0...604800)))
+            notMeBlock: TimeInterval(environment.integer("not_me_block_seconds", default: Int(defaults.notMeBlock), in: 0...604800)),
+            ringsPerHour: environment.integer("rings_per_hour", default: defaults.ringsPerHour, in: 0...100))
     }
 
     static func pollingInterval(_ environment: StepEnvironment) -> Int {

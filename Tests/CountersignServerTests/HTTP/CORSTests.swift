@@ -31,7 +31,7 @@ struct CORSTests {
                 #expect(allowed.status == .noContent)
                 #expect(allowed.headers.first(name: .accessControlAllowOrigin) == Self.bank)
                 #expect(allowed.headers.first(name: .accessControlAllowMethods) == "GET, POST")
-                #expect(allowed.headers.first(name: .accessControlAllowHeaders) == "Authorization, Content-Type")
+                #expect(allowed.headers.first(name: .accessControlAllowHeaders) == "Authorization, Content-Type, Countersign-Browser-Credential")
                 #expect(allowed.headers.first(name: .accessControlAllowCredentials) == nil)
 
                 headers.replaceOrAdd(name: "Origin", value: "https://evil.example")

@@ -53,18 +53,36 @@ struct PushFatigueTests {
         }
     }
 
-    /// Starts a sign-in for `email` from a browser at `address`, behind the trusted balancer on `port`: the
-    /// email's answer, with the interaction to poll.
-    func startSignIn(port: Int, email: String = "ada@example.com", from address: String) async throws -> (
+    /// Starts a sign-in for `email` from a browser at `address` (presenting `credential`, the browser
+    /// credential it keeps, if any), behind the trusted balancer on `port`: the email's answer, with the
+    /// interaction to poll.
+    func startSignIn(port: Int, email: String = "ada@example.com", from address: String, credential: String? = nil) async throws -> (
         status: Int, retryAfter: String?, id: String, token: String?
     ) {
+        let headers = credential.map { ["Countersign-Browser-Credential": $0] } ?? [:]
         let started = try await throughBalancer(
-            port: port, "POST", "/v1/journeys/web_login_biometric_only/start", json: #"{"client_id": "demo-web"}"#, from: address)
+            port: port, "POST", "/v1/journeys/web_login_biometric_only/start", json: #"{"client_id": "demo-web"}"#, headers: headers,
+            from: address)
         let id = try #require(started.body["interaction_id"]?.stringValue)
         let submitted = try await throughBalancer(
             port: port, "POST", "/v1/interactions/\(id)/submit", json: #"{"option": "client_input", "data": {"email": "\#(email)"}}"#,
-            bearer: started.body["interaction_token"]?.stringValue, from: address)
+            bearer: started.body["interaction_token"]?.stringValue, headers: headers, from: address)
         return (submitted.status, submitted.retryAfter, id, submitted.body["interaction_token"]?.stringValue)
+    }
+
+    /// Ada's sign-in from `address`, approved on her phone: the browser credential its success hands out.
+    func signInApproved(
+        _ server: TestServer, port: Int, _ phone: RegisteredPhone, from address: String, credential: String? = nil
+    ) async throws -> String {
+        let started = try await startSignIn(port: port, from: address, credential: credential)
+        #expect(started.status == 200)
+        try await phone.approve(now: server.clock.now())
+        server.clock.advance(by: 3)
+        let done = try await throughBalancer(
+            port: port, "POST", "/v1/interactions/\(started.id)/submit", json: #"{"option": "client_input", "data": {}}"#,
+            bearer: started.token, from: address)
+        #expect(done.body["journey_step_id"] == .string(JourneyStepID.success))
+        return try #require(done.body["data"]?["browser_credential"]?.stringValue)
     }
 
     @Test("a stranger who types a person's email again and again backs off alone: the person's own sign-in from another address waits only the first step after the stranger's newest request, and she signs in")
@@ -140,18 +158,27 @@ struct PushFatigueTests {
         }
     }
 
-    @Test("addresses taking turns at one person come to the long wait as one address does: four of them, each asking whenever it may for three hours, reach the phone at most 16 times in the first hour (one address: 9) and twice in the third")
+    @Test("addresses taking turns at one person each back off alone, and together ring her phone at most 10 times an hour: their other requests wait in her inbox without ringing")
     func addressesTakingTurns() async throws {
         try await TestServer.runBehindBalancer(adjust: { _ in }) { server, port in
-            _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
             var elapsed: TimeInterval = 0
-            var admittedAt: [TimeInterval] = []
+            var rings: [(at: TimeInterval, total: Int)] = []
+            var admitted = 0
+            var silentOneInInbox = false
             while elapsed < 3 * 3600 {
                 var shortestWait = TimeInterval.infinity
                 for host in 1...4 {
                     let sent = try await startSignIn(port: port, from: "203.0.113.\(host)")
                     if sent.status == 200 {
-                        admittedAt.append(elapsed)
+                        admitted += 1
+                        let total = try await server.count("push_jobs")
+                        if total == rings.last?.total, !silentOneInInbox {
+                            // Past the cap: not rung, but in the phone's inbox.
+                            #expect(try await phone.inbox(now: server.clock.now()).count == 1)
+                            silentOneInInbox = true
+                        }
+                        rings.append((elapsed, total))
                     } else {
                         #expect(sent.status == 429)
                         shortestWait = min(shortestWait, TimeInterval(try #require(sent.retryAfter.flatMap(Int.init))))
@@ -161,10 +188,80 @@ struct PushFatigueTests {
                 server.clock.advance(by: step)
                 elapsed += step
             }
-            // One address alone: 0, 10, 30, 70 … 2550 s, then an hour apart: nine in the first hour, one in the third.
-            #expect(admittedAt.filter { $0 < 3600 }.count <= 16)
-            #expect(admittedAt.filter { $0 >= 2 * 3600 }.count <= 2)
-            #expect(try await server.count("approvals") == admittedAt.count)
+            // Each address alone: 0, 10, 30, 70 … 2550 s, then an hour apart.
+            #expect(admitted > 30)
+            for hour in 0..<3 {
+                let inHour = rings.filter { Int($0.at) / 3600 == hour }.map(\.total)
+                #expect((inHour.max() ?? 0) - (rings.last { Int($0.at) / 3600 < hour }?.total ?? 0) <= 10, "hour \(hour)")
+            }
+            #expect(try await server.count("approvals") == admitted)
+            #expect(try await server.count("push_jobs") < admitted)
+            #expect(silentOneInInbox)
+        }
+    }
+
+    @Test("a browser Ada signed in with before is not held back by strangers: it replaces their waiting request at once, rings past the cap, and no one else's request replaces it; revoked, it counts by its address again")
+    func knownBrowser() async throws {
+        try await TestServer.runBehindBalancer(adjust: { _ in }) { server, port in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let home = "198.51.100.20"
+            let credential = try await signInApproved(server, port: port, phone, from: home)
+            let users = try await server.admin(.GET, "users?external_user_id=ada@example.com").body.arrayValue ?? []
+            let userID = try #require(users.first?["id"]?.stringValue)
+            let listed = try await server.admin(.GET, "users/\(userID)/browser-credentials").body.arrayValue ?? []
+            #expect(listed.count == 1)
+            #expect(listed.first?["application_id"] == .string("demo"))
+            #expect(listed.first?["secret_hash"] == nil)
+
+            // Strangers at eleven addresses, each as soon as the one before lets it: with Ada's own, the phone
+            // rings ten times in the hour.
+            #expect(try await server.count("push_jobs") == 1)
+            for host in 1...11 {
+                server.clock.advance(by: 11)
+                #expect(try await startSignIn(port: port, from: "203.0.113.\(host)").status == 200)
+            }
+            #expect(try await server.count("push_jobs") == 10, "the last two requests wait in the inbox without ringing")
+
+            // Ada at a café, at once after the strangers' newest: admitted, and her request rings.
+            let cafe = "192.0.2.50"
+            let ada = try await startSignIn(port: port, from: cafe, credential: credential)
+            #expect(ada.status == 200)
+            #expect(try await server.count("push_jobs") == 11)
+            // While hers waits, a stranger's request is refused instead of replacing it, at any address.
+            server.clock.advance(by: 30)
+            let stranger = try await startSignIn(port: port, from: "203.0.113.99")
+            #expect(stranger.status == 429)
+            try await phone.approve(now: server.clock.now())
+            server.clock.advance(by: 3)
+            let resumed = try await server.submit(ada.id, "client_input", bearer: try #require(ada.token))
+            #expect(resumed.body["journey_step_id"] == .string(JourneyStepID.success))
+
+            // Revoked, the credential is a browser like any other: behind a stranger's waiting request, it waits.
+            let id = try #require(listed.first?["id"]?.stringValue)
+            #expect(try await server.admin(.POST, "browser-credentials/\(id)/revoke").body["status"] == .string("revoked"))
+            server.clock.advance(by: 3600)
+            #expect(try await startSignIn(port: port, from: "203.0.113.100").status == 200)
+            let revoked = try await startSignIn(port: port, from: cafe, credential: credential)
+            #expect(revoked.status == 429)
+            #expect(revoked.retryAfter == "10")
+            let events = try await server.admin(.GET, "security-events?kind=credential_revoked").body["security_events"]?.arrayValue ?? []
+            #expect(events.count == 1)
+        }
+    }
+
+    @Test("a browser credential counts only for the user it was issued to: presented for another person, or made up, it is no credential")
+    func credentialOfAnotherUser() async throws {
+        try await TestServer.runBehindBalancer(adjust: { _ in }) { server, port in
+            let ada = try await RegisteredPhone.register(server, email: "ada@example.com")
+            _ = try await RegisteredPhone.register(server, email: "bo@example.com")
+            let credential = try await signInApproved(server, port: port, ada, from: "198.51.100.20")
+            for presented in [credential, "made-up"] {
+                server.clock.advance(by: 3600)
+                #expect(try await startSignIn(port: port, email: "bo@example.com", from: "203.0.113.1").status == 200)
+                let held = try await startSignIn(port: port, email: "bo@example.com", from: "198.51.100.20", credential: presented)
+                #expect(held.status == 429)
+                #expect(held.retryAfter == "10")
+            }
         }
     }
 

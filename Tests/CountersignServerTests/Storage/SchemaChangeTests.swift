@@ -31,7 +31,7 @@ struct SchemaChangeTests {
             for _ in 0..<2 {
                 try await TestServer.run(on: database, clock: TestClock(), masterKey: masterKey) { server in
                     let applied = try await server.sql.raw(SQLQueryString(versions)).all().map { try $0.decode(column: "name", as: String.self) }
-                    #expect(applied == ["0.1.0"])
+                    #expect(applied == ["0.1.0", "0.2.0"])
                 }
             }
             try await TestServer.run(on: database, clock: TestClock(), masterKey: masterKey) { server in

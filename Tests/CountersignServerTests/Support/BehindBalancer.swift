@@ -24,14 +24,16 @@ func statusThroughBalancer(port: Int, _ method: String, _ path: String, json: St
     try await throughBalancer(port: port, method, path, json: json, from: address).status
 }
 
-/// `method path` (with `json` as its body, and `bearer`) to the server on `port`, as the trusted balancer
-/// passes it on for a client at `address`: the answer's status, body and `Retry-After`.
+/// `method path` (with `json` as its body, `bearer` and `headers`) to the server on `port`, as the trusted
+/// balancer passes it on for a client at `address`: the answer's status, body and `Retry-After`.
 func throughBalancer(
-    port: Int, _ method: String, _ path: String, json: String? = nil, bearer: String? = nil, from address: String
+    port: Int, _ method: String, _ path: String, json: String? = nil, bearer: String? = nil, headers: [String: String] = [:],
+    from address: String
 ) async throws -> (status: Int, body: JSONValue, retryAfter: String?) {
     var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
     request.httpMethod = method
     request.setValue(address, forHTTPHeaderField: "X-Forwarded-For")
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
     if let json {
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")

@@ -96,21 +96,21 @@ struct RegisteredPhone {
     }
 
     /// The push payloads waiting in this phone's inbox.
-    func inbox(wait: Int = 0) async throws -> [[String: String]] {
-        try await phone.client.pendingApprovals(deviceID: deviceID, authenticator: phone.authenticator, wait: wait)
+    func inbox(wait: Int = 0, now: Date = Date()) async throws -> [[String: String]] {
+        try await phone.client.pendingApprovals(deviceID: deviceID, authenticator: phone.authenticator, wait: wait, now: now)
     }
 
     /// Starts the mobile approve journey of the first pending approval.
     func startApproval(now: Date = Date()) async throws -> IdoResponse {
-        let payload = try #require(try await inbox().first)
+        let payload = try #require(try await inbox(now: now).first)
         return try await phone.client.startMobileApproveJourney(
             payload: payload, deviceID: deviceID, authenticator: phone.authenticator, now: now)
     }
 
     /// Approves the first pending approval with biometrics (typing `otp` first when given).
     @discardableResult
-    func approve(otp: String? = nil) async throws -> IdoResponse {
-        var step = try await startApproval()
+    func approve(otp: String? = nil, now: Date = Date()) async throws -> IdoResponse {
+        var step = try await startApproval(now: now)
         if let otp {
             #expect(step.journeyStepID == JourneyStepID.otpValidation)
             step = try await phone.client.submitClientResponse(.clientInput, data: ["passcode": .string(otp)])

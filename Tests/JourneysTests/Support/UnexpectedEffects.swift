@@ -31,6 +31,7 @@ class UnexpectedEffects: JourneyEffects, @unchecked Sendable {
     }
     func registerDevice(_ registration: DeviceRegistration) async throws -> String { throw unexpected("registerDevice") }
     func issueToken(_ request: TokenRequest) async throws -> String { throw unexpected("issueToken") }
+    func rememberBrowser(of user: UserContext) async throws -> String { throw unexpected("rememberBrowser") }
     func recordTransactionSignature(_ signature: TransactionSignature) async throws -> String {
         throw unexpected("recordTransactionSignature")
     }
@@ -40,7 +41,7 @@ class UnexpectedEffects: JourneyEffects, @unchecked Sendable {
     func createApproval(_ request: ApprovalRequest) async throws -> String { throw unexpected("createApproval") }
     func createDecoyApproval(_ request: DecoyApprovalRequest) async throws -> String { throw unexpected("createDecoyApproval") }
     func approval(_ approvalID: String) async throws -> ApprovalSnapshot? { throw unexpected("approval") }
-    func resendApproval(_ approvalID: String) async throws { throw unexpected("resendApproval") }
+    func resendApproval(_ approvalID: String, limits: ApprovalLimits) async throws { throw unexpected("resendApproval") }
     func cancelApproval(_ approvalID: String) async throws { throw unexpected("cancelApproval") }
     func settleApproval(approvalID: String, outcome: ApprovalOutcome) async throws { throw unexpected("settleApproval") }
     func checkApprovalOTP(approvalID: String, code: String) async throws -> OTPCheck { throw unexpected("checkApprovalOTP") }

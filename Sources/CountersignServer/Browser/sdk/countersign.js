@@ -62,14 +62,16 @@ const serializedVersion = 1;
 export class CountersignClient {
   /**
    * @param {{clientId: string, serverPath?: string, fetch?: typeof fetch,
-   *   sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>}} options
+   *   sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>, storage?: Storage | null}} options
    *   `serverPath`: the server's base URL (default: this page's origin); `fetch` and `sleep` replace
-   *   the platform's (tests).
+   *   the platform's (tests); `storage` keeps the browser credential a sign-in approved on the phone
+   *   hands out (default `localStorage`; `null` keeps none).
    */
-  constructor({ clientId, serverPath = '', fetch: fetchFunction, sleep } = {}) {
+  constructor({ clientId, serverPath = '', fetch: fetchFunction, sleep, storage } = {}) {
     if (!clientId) throw new CountersignError(ErrorCode.NotInitialized, 'initialize needs a clientId.');
     this.clientId = clientId;
     this.serverPath = serverPath.replace(/\/+$/, '');
+    this.storage = storage === undefined ? localStorageIfAllowed() : storage;
     this.fetch = fetchFunction ?? globalThis.fetch.bind(globalThis);
     this.sleep = sleep ?? sleepFor;
     this.interactionId = null;
@@ -231,9 +233,17 @@ export class CountersignClient {
     }
   }
 
+  /** Where this client's browser credential is kept: one per server and client. */
+  get credentialKey() {
+    return `countersign.browser_credential ${this.serverPath} ${this.clientId}`;
+  }
+
   async request(method, path, body, bearer) {
     const headers = { 'Content-Type': 'application/json', Accept: 'application/json' };
     if (bearer) headers.Authorization = `Bearer ${bearer}`;
+    // The person's own browser: the server does not let other sources' requests hold it back.
+    const credential = this.storage?.getItem(this.credentialKey);
+    if (credential) headers['Countersign-Browser-Credential'] = credential;
     let reply;
     try {
       reply = await this.fetch(`${this.serverPath}${path}`, { method, headers, body: JSON.stringify(body) });
@@ -257,11 +267,18 @@ export class CountersignClient {
   }
 
   remember(wire) {
+    let data = wire.data ?? null;
+    // Kept for the next sign-in, and not handed to the page, which has no use for it.
+    if (typeof data?.browser_credential === 'string') {
+      this.storage?.setItem(this.credentialKey, data.browser_credential);
+      data = { ...data };
+      delete data.browser_credential;
+    }
     const response = {
       interactionId: wire.interaction_id,
       journeyId: wire.journey_id,
       journeyStepId: wire.journey_step_id,
-      data: wire.data ?? null,
+      data,
       clientResponseOptions: wire.client_response_options ?? {},
       token: wire.token ?? null,
       error: wire.error ?? null,
@@ -292,6 +309,15 @@ function parseSavedState(text) {
     throw new CountersignError(ErrorCode.InvalidState, 'The saved state is not from this SDK.');
   }
   return saved;
+}
+
+/** The page's `localStorage`, or null where there is none or reading it is refused (a sandboxed frame). */
+function localStorageIfAllowed() {
+  try {
+    return globalThis.localStorage ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** Waits `milliseconds`, or less when `signal` is aborted first. */

@@ -22,10 +22,12 @@ struct AdminRoutes: RouteGroup {
         admin.get("users/:userID", use: showUser)
         admin.get("users/:userID/devices", use: listDevices)
         admin.get("users/:userID/biometric-keys", use: listBiometricKeys)
+        admin.get("users/:userID/browser-credentials", use: listBrowserCredentials)
         admin.put("users/:userID/applications/:applicationID", use: linkUser)
         admin.delete("users/:userID/applications/:applicationID", use: unlinkUser)
         admin.post("devices/:deviceID/revoke", use: revokeDevice)
         admin.post("biometric-keys/:keyID/revoke", use: revokeBiometricKey)
+        admin.post("browser-credentials/:credentialID/revoke", use: revokeBrowserCredential)
         admin.get("journeys", use: listJourneys)
         admin.get("journeys/:journeyID", use: showJourney)
         admin.get("signing-keys", use: listSigningKeys)
@@ -222,6 +224,25 @@ struct AdminRoutes: RouteGroup {
         ) { storage in
             try await storage.biometricKeys.revoke(id, at: now)
             return try await storage.biometricKeys.find(id) ?? key
+        })
+    }
+
+    func listBrowserCredentials(request: Request, context: ServerRequestContext) async throws -> [BrowserCredentialView] {
+        try await storage.browserCredentials.all(ofUser: try await findUser(context).id).map(BrowserCredentialView.init)
+    }
+
+    /// Marks a browser credential revoked (once; revoking again changes nothing, and records nothing): that
+    /// browser's requests count by its address again.
+    func revokeBrowserCredential(request: Request, context: ServerRequestContext) async throws -> BrowserCredentialView {
+        let id = context.parameter("credentialID")
+        guard let credential = try await storage.browserCredentials.find(id) else { throw ServiceError.notFound("No such browser credential.") }
+        guard credential.status == CredentialStatus.active.rawValue else { return BrowserCredentialView(credential) }
+        let now = clock.now()
+        return BrowserCredentialView(try await securityEvents.recording(
+            .credentialRevoked, userID: credential.userID, detail: "browser credential \(id) was revoked"
+        ) { storage in
+            try await storage.browserCredentials.revoke(id, at: now)
+            return try await storage.browserCredentials.find(id) ?? credential
         })
     }
 

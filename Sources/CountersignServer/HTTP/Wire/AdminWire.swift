@@ -105,6 +105,36 @@ struct DeviceView: ResponseEncodable {
     }
 }
 
+/// A browser credential as the admin API shows it: never its secret nor the secret's hash.
+struct BrowserCredentialView: ResponseEncodable {
+    let id: String
+    let userID: String
+    let applicationID: String
+    let status: String
+    let createdAt: Date
+    let expiresAt: Date
+    let revokedAt: Date?
+
+    init(_ credential: BrowserCredentialRecord) {
+        id = credential.id
+        userID = credential.userID
+        applicationID = credential.applicationID
+        status = credential.status
+        createdAt = credential.createdAt
+        expiresAt = credential.expiresAt
+        revokedAt = credential.revokedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, status
+        case userID = "user_id"
+        case applicationID = "application_id"
+        case createdAt = "created_at"
+        case expiresAt = "expires_at"
+        case revokedAt = "revoked_at"
+    }
+}
+
 struct BiometricKeyView: ResponseEncodable {
     let id: String
     let userID: String

@@ -341,6 +341,27 @@ enum PostgresSchema {
             END $$
             """
         ]),
+        SchemaVersion(name: "0.2.0", statements: [
+            """
+            CREATE TABLE browser_credentials (
+                id text PRIMARY KEY,
+                user_id text NOT NULL REFERENCES users (id),
+                application_id text NOT NULL,
+                secret_hash text NOT NULL,
+                status text NOT NULL,
+                created_at timestamptz NOT NULL,
+                expires_at timestamptz NOT NULL,
+                revoked_at timestamptz,
+                UNIQUE (secret_hash)
+            )
+            """,
+            """
+            CREATE INDEX browser_credentials_user ON browser_credentials (user_id)
+            """,
+            """
+            CREATE INDEX browser_credentials_expires_at ON browser_credentials (expires_at)
+            """,
+        ]),
     ]
 
     /// Brings the database of `connection` up to the newest version; refuses one that a later release changed.

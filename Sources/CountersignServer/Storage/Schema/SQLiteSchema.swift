@@ -329,6 +329,27 @@ enum SQLiteSchema {
             CREATE INDEX idempotent_replays_expires_at ON idempotent_replays (expires_at)
             """
         ]),
+        SchemaVersion(name: "0.2.0", statements: [
+            """
+            CREATE TABLE browser_credentials (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users (id),
+                application_id TEXT NOT NULL,
+                secret_hash TEXT NOT NULL,
+                status TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                expires_at REAL NOT NULL,
+                revoked_at REAL,
+                UNIQUE (secret_hash)
+            )
+            """,
+            """
+            CREATE INDEX browser_credentials_user ON browser_credentials (user_id)
+            """,
+            """
+            CREATE INDEX browser_credentials_expires_at ON browser_credentials (expires_at)
+            """,
+        ]),
     ]
 
     /// Brings the database `writer` opens up to the newest version; refuses one that a later release changed.

@@ -65,6 +65,16 @@ struct ApprovalStore {
             """).all().map(ApprovalOutcomeRow.init)
     }
 
+    /// How many pushes (first ones and resends) were queued since `since` for the approvals of user
+    /// `userID`; none for no user. An approval lives at most an hour, so only those made in the hour
+    /// before `since` are looked at.
+    func rings(toUser userID: String?, since: Date) async throws -> Int {
+        try await sql.raw("""
+            SELECT count(*) AS rings FROM \(name: Self.table) a JOIN \(name: PushJobStore.table) j ON j.approval_id = a.id
+            WHERE a.user_id = \(bind: userID) AND a.created_at > \(bind: since.addingTimeInterval(-3600)) AND j.created_at > \(bind: since)
+            """).first()?.decode(column: "rings", as: Int.self) ?? 0
+    }
+
     /// Where approval (or decoy) `id` stands.
     func outcome(_ id: String) async throws -> ApprovalOutcomeRow? {
         try await sql.raw("SELECT \(unsafeRaw: ApprovalOutcomeRow.columns) FROM \(name: Self.table(of: id)) WHERE id = \(bind: id)")
@@ -130,7 +140,9 @@ struct ApprovalStore {
             amr: approval.amr.split(separator: ",").map(String.init), authTime: approval.authTime, failureCode: approval.failureCode,
             expiresAt: approval.expiresAt, approvalData: try approval.approvalData.map(ApprovalData.init(jsonText:)),
             otpLength: approval.otpLength, otpAttemptsLeft: approval.otpAttemptsLeft,
-            pushStatus: try row.decode(column: "push_status", as: String?.self))
+            // One past the rings cap has no push: it waits in the phone's inbox, which is where a decoy
+            // reads as sent too.
+            pushStatus: try row.decode(column: "push_status", as: String?.self) ?? PushStatus.sent.rawValue)
     }
 
     /// The status of approval `id` as of `now`; a vanished approval reads as expired.

@@ -23,6 +23,9 @@ public actor OrchestrationClient {
     private let transport: any HTTPTransport
     private var interactionID: String?
     private var interactionToken: String?
+    /// The browser credential a web journey's success handed this client (`data.browser_credential`), sent
+    /// with its later calls, as the browser SDK does: kept in memory only, for clients acting as a browser.
+    public private(set) var browserCredential: String?
     /// The push registration `setPushToken` recorded, sent with device registration.
     public private(set) var pushRegistration: PushRegistration = PushRegistration(channel: "inbox", token: nil, appID: nil)
 
@@ -104,6 +107,7 @@ public actor OrchestrationClient {
     private func remember(_ response: IdoResponse) -> IdoResponse {
         interactionID = response.interactionID
         interactionToken = response.interactionToken
+        if let credential = response.data?["browser_credential"]?.stringValue { browserCredential = credential }
         return response
     }
 
@@ -114,6 +118,7 @@ public actor OrchestrationClient {
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        if let browserCredential { request.setValue(browserCredential, forHTTPHeaderField: "Countersign-Browser-Credential") }
         request.httpBody = try JSONEncoder().encode(body)
         let (data, http) = try await transport.send(request)
         if let response = try? JSONDecoder().decode(IdoResponse.self, from: data) {
