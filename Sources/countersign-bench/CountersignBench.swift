@@ -124,12 +124,13 @@ struct Flows: AsyncParsableCommand {
         await withDiscardingTaskGroup { group in
             for pair in pairs {
                 group.addTask {
+                    let browser = benchmark.browser()
                     var flow = 0
                     while ContinuousClock.now < end {
                         flow += 1
                         let began = ContinuousClock.now
                         do {
-                            let sample = try await benchmark.run(pair, flow: flow)
+                            let sample = try await benchmark.run(pair, in: browser, flow: flow)
                             if began >= measuringFrom, ContinuousClock.now <= end { await recorder.record(sample) }
                         } catch {
                             if began >= measuringFrom { await recorder.fail(error) }

@@ -78,9 +78,14 @@ struct FlowBenchmark: Sendable {
     let polling: Bool
     let keys: JWTKeyCollection
 
+    /// A browser of the web client, which keeps across its flows the browser credential its first sign-in
+    /// hands out, as the browser SDK keeps it in `localStorage`.
+    func browser() -> OrchestrationClient {
+        OrchestrationClient(baseURL: server, clientID: "demo-web", transport: transport)
+    }
+
     /// The browser side of one flow; throws when any step is not what the protocol promises.
-    func run(_ pair: Pair, flow: Int) async throws -> FlowSample {
-        let browser = OrchestrationClient(baseURL: server, clientID: "demo-web", transport: transport)
+    func run(_ pair: Pair, in browser: OrchestrationClient, flow: Int) async throws -> FlowSample {
         let started = ContinuousClock.now
         _ = try await browser.startJourney(journey.rawValue)
         let waiting = try await browser.submitClientResponse(.clientInput, data: journey.form(email: pair.email, flow: flow))

@@ -320,6 +320,26 @@ test('a client refuses a state saved for another client or server, and sends not
   assert.equal(server.requests.length, 1);
 });
 
+test('a browser credential a success hands out is kept per server and client, sent on later calls, and not shown to the page', async () => {
+  const kept = new Map();
+  const storage = { getItem: (key) => kept.get(key) ?? null, setItem: (key, value) => kept.set(key, value) };
+  const success = wire(JourneyStepId.Success, { device_id: 'dev_1', browser_credential: 'secret-1' }, { token: 'jwt' });
+  const server = fakeServer((request) => ({ body: request.url.endsWith('/start') ? wire('login') : success }));
+  const client = new CountersignClient({ clientId: 'demo-web', serverPath: 'https://cs.example', fetch: server.fetch, storage });
+  await client.startJourney('web_login');
+  assert.equal(server.requests[0].headers['Countersign-Browser-Credential'], undefined);
+  const done = await client.submitClientResponse(ClientResponseOptionType.ClientInput, {});
+  assert.deepEqual(done.data, { device_id: 'dev_1' });
+  assert.deepEqual([...kept.values()], ['secret-1']);
+
+  const next = new CountersignClient({ clientId: 'demo-web', serverPath: 'https://cs.example', fetch: server.fetch, storage });
+  await next.startJourney('web_login');
+  assert.equal(server.requests[2].headers['Countersign-Browser-Credential'], 'secret-1');
+  const otherClient = new CountersignClient({ clientId: 'shop-web', serverPath: 'https://cs.example', fetch: server.fetch, storage });
+  await otherClient.startJourney('web_login');
+  assert.equal(server.requests[3].headers['Countersign-Browser-Credential'], undefined);
+});
+
 test('a step repeated with a refusal resolves with its error, and the next call uses its new token', async () => {
   const repeated = waiting({ resend_attempts_left: 0 });
   repeated.error = { code: 'resend_limit_reached', message: 'No resend attempts are left.' };

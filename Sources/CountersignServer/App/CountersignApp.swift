@@ -22,10 +22,17 @@ public struct CountersignApp: Sendable {
         public var clock: any WallClock
         /// Shows a newly generated admin key to the operator (once, at first start).
         public var announceAdminKey: @Sendable (String) -> Void
+        /// Sees the SQL (never the values bound) of every statement the stores run: for tests that compare
+        /// the work two requests do.
+        public var statementObserver: (@Sendable (String) -> Void)?
 
-        public init(clock: any WallClock = SystemClock(), announceAdminKey: @escaping @Sendable (String) -> Void = { _ in }) {
+        public init(
+            clock: any WallClock = SystemClock(), announceAdminKey: @escaping @Sendable (String) -> Void = { _ in },
+            statementObserver: (@Sendable (String) -> Void)? = nil
+        ) {
             self.clock = clock
             self.announceAdminKey = announceAdminKey
+            self.statementObserver = statementObserver
         }
     }
 
@@ -89,7 +96,8 @@ public struct CountersignApp: Sendable {
         // failing before then lets it go too.
         let startupLock = try await DatabaseSetup.startupLock(for: configuration.database, on: runtime)
         if let startupLock { parts.add(startupLock) }
-        let storage = try await DatabaseSetup.open(configuration.database, on: runtime, metrics: metrics)
+        let storage = try await DatabaseSetup.open(
+            configuration.database, on: runtime, metrics: metrics, observer: dependencies.statementObserver)
         // Added first, so it closes last: after the background services that use it have stopped.
         parts.add(StorageLifetime(storage: storage))
         let clock = dependencies.clock
@@ -135,7 +143,7 @@ public struct CountersignApp: Sendable {
         let evidenceSealer = try await EvidenceSealer(secrets: secretBox, issuer: configuration.publicURL, clock: clock)
         let services = JourneyServices(
             storage: storage, tokenIssuer: tokenIssuer, evidenceSealer: evidenceSealer, clock: clock, approvals: approvals,
-            enrollmentCodes: enrollmentCodes)
+            enrollmentCodes: enrollmentCodes, recentRefusals: RecentRefusals())
         let interactions = InteractionService(
             services: services, journeys: journeys, interactionLifetime: configuration.interactionLifetime, secrets: secretBox,
             startLimiter: StartRateLimiter(

@@ -63,16 +63,15 @@ struct ApprovalLifecycle: Sendable {
     /// `webInteractionID`: it meets the same checks and limits as an approval would, counted in the same
     /// history (with the approvals of a user the identifier names in another application, and this
     /// application's decoys for it), so a browser cannot tell the two apart; no push goes anywhere. Returns
-    /// the decoy's id.
+    /// the decoy's id. `owner` is the user the identifier names in any application, if any (`request.userID` when the step
+    /// found one here): a user of another application only has their approvals there counted too.
     func createDecoy(
-        _ request: DecoyApprovalRequest, webInteractionID: String, origin: RequestOrigin, application: ClientStore.WebClientApplication?,
-        in work: UnitOfWork
+        _ request: DecoyApprovalRequest, owner: String?, webInteractionID: String, origin: RequestOrigin,
+        application: ClientStore.WebClientApplication?, in work: UnitOfWork
     ) async throws -> String {
         let (applicationID, _, _) = try Self.approving(application)
         let digest = DecoyApprovalRecord.subjectDigest(identifier: request.identifier, applicationID: applicationID, key: hashKey)
-        // A user of another application only: their approvals there count too.
-        let userID = if let known = request.userID { known } else { try await storage.users.find(externalUserID: request.identifier)?.id }
-        let subject = ApprovalSubject(userID: userID, decoyDigest: digest)
+        let subject = ApprovalSubject(userID: owner, decoyDigest: digest)
         let admission = try await admit(subject, from: origin, applicationID: applicationID, limits: request.limits, in: work)
         let decoy = DecoyApprovalRecord(
             id: SecureRandom.identifier(prefix: DecoyApprovalRecord.idPrefix), applicationID: applicationID, subjectDigest: digest,

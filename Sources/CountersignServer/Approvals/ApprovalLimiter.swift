@@ -109,15 +109,23 @@ struct ApprovalLimiter: Sendable {
     /// source, so typing many of them cannot crowd out what is stored about real users. The event is
     /// recorded once the call ends with the refusal (`RecordedRefusal`).
     private func refusal(_ subject: ApprovalSubject, until date: Date, now: Date, because reason: String) -> RecordedRefusal {
-        // Whole seconds, rounded up; less the millisecond a time read back from the database may gain.
-        let seconds = max(1, Int((date.timeIntervalSince(now) - 0.001).rounded(.up)))
+        let seconds = Self.wholeSeconds(from: now, to: date)
         let securityEvents = securityEvents
-        return RecordedRefusal(
-            refusal: ServiceError(.tooSoon(retryAfter: seconds), ErrorCode.rateLimited, "Too many requests for this user; try again in \(seconds) s.")
-        ) {
+        return RecordedRefusal(refusal: Self.tooSoon(seconds: seconds)) {
             try await securityEvents.recordNow(
                 .rateLimited, userID: subject.userID, detail: "a new approval was refused for \(seconds) s: \(reason)",
                 source: subject.userID ?? "identifiers naming no user")
         }
+    }
+
+    /// Whole seconds from `now` to `date`, rounded up, at least one; less the millisecond a time read back
+    /// from the database may gain.
+    static func wholeSeconds(from now: Date, to date: Date) -> Int {
+        max(1, Int((date.timeIntervalSince(now) - 0.001).rounded(.up)))
+    }
+
+    /// The refusal of a new approval for `seconds`, the same for every reason and every identifier.
+    static func tooSoon(seconds: Int) -> ServiceError {
+        ServiceError(.tooSoon(retryAfter: seconds), ErrorCode.rateLimited, "Too many requests for this user; try again in \(seconds) s.")
     }
 }

@@ -7,4 +7,5 @@ struct JourneyServices: Sendable {
     let clock: any WallClock
     let approvals: ApprovalLifecycle
     let enrollmentCodes: EnrollmentCodes
+    let recentRefusals: RecentRefusals
 }

@@ -7,11 +7,14 @@ import Journeys
 /// and wake-ups until the writes are committed.
 extension StoredJourneyEffects {
     /// One read for the user, their devices and the application the approval for them is made for. A user
-    /// this call creates has no device yet.
+    /// this call creates has no device yet. A request the push-fatigue limits refused moments ago, from
+    /// the same source, is refused again before anything is read (`RecentRefusals`).
     func activeDevices(ofUser externalUserID: String) async throws -> (user: UserContext, devices: [DeviceSummary])? {
         if let created = createdUser(externalUserID) { return (created.context, []) }
+        if let refusal = services.recentRefusals.refusal(for: refusalKey(externalUserID), at: services.clock.now()) { throw refusal }
         let addressees = try await storage.devices.active(ofUser: externalUserID, inApplicationOfClient: clientID)
         applicationRead = addressees?.application
+        identifierOwnerRead = (ExternalUserID.canonical(externalUserID), addressees?.identifierOwnerID)
         guard let addressees, let user = addressees.user else { return nil }
         for device in addressees.devices { devicesRead[device.id] = device }
         return (user.context, addressees.devices.map { DeviceSummary(id: $0.id, name: $0.name, canReceivePush: $0.pushTokenInvalidAt == nil) })
@@ -23,13 +26,45 @@ extension StoredJourneyEffects {
         guard let device else {
             throw ServiceError(.conflict, ErrorCode.noRegisteredDevices, "The device no longer exists.")
         }
-        return try await approvals.create(
-            request, webInteractionID: interactionID, origin: origin, device: device, application: try await application(), in: work)
+        let application = try await application()
+        return try await rememberingRefusal(of: request.user.externalUserID) {
+            try await approvals.create(request, webInteractionID: interactionID, origin: origin, device: device, application: application, in: work)
+        }
     }
 
     func createDecoyApproval(_ request: DecoyApprovalRequest) async throws -> String {
-        try await approvals.createDecoy(
-            request, webInteractionID: interactionID, origin: origin, application: try await application(), in: work)
+        let application = try await application()
+        let owner = if let userID = request.userID { userID } else { try await identifierOwner(request.identifier) }
+        return try await rememberingRefusal(of: request.identifier) {
+            try await approvals.createDecoy(
+                request, owner: owner, webInteractionID: interactionID, origin: origin, application: application, in: work)
+        }
+    }
+
+    /// The user `identifier` names in any application, as read with the devices when it was.
+    private func identifierOwner(_ identifier: String) async throws -> String? {
+        if let read = identifierOwnerRead, read.identifier == ExternalUserID.canonical(identifier) { return read.userID }
+        return try await storage.users.find(externalUserID: identifier)?.id
+    }
+
+    private func refusalKey(_ identifier: String) -> RecentRefusals.Key {
+        RecentRefusals.Key(clientID: clientID, identifier: identifier, origin: origin)
+    }
+
+    /// Runs `create`; a refusal by the push-fatigue limits is remembered for its `Retry-After` once the call
+    /// ends with it (as its security event is recorded then: a call worked out on a run another instance
+    /// has since moved on ends otherwise).
+    private func rememberingRefusal(of identifier: String, _ create: () async throws -> String) async throws -> String {
+        do {
+            return try await create()
+        } catch let refused as RecordedRefusal {
+            guard case .tooSoon(let seconds) = refused.refusal.kind else { throw refused }
+            let (recentRefusals, key, clock) = (services.recentRefusals, refusalKey(identifier), services.clock)
+            throw RecordedRefusal(refusal: refused.refusal) {
+                recentRefusals.remember(key, refusedFor: seconds, at: clock.now())
+                try await refused.record()
+            }
+        }
     }
 
     /// The application of this call's web client, as read with the devices when it was; nil when the

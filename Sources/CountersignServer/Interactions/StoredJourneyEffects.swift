@@ -21,6 +21,8 @@ actor StoredJourneyEffects: JourneyEffects {
     var devicesRead: [String: DeviceRecord] = [:]
     /// The application of the web client, read with the devices, so the approval (or decoy) does not read it again.
     var applicationRead: ClientStore.WebClientApplication?
+    /// The user an identifier names in any application, read with the devices, so a decoy does not read it again.
+    var identifierOwnerRead: (identifier: String, userID: String?)?
     /// An approval the caller read for this call, so a step does not read it again. The call's own writes
     /// wait for its commit, so reading it again here would find the same row (unless another call
     /// committed in between, which can happen after the read as well).

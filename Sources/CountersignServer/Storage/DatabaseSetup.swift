@@ -16,8 +16,11 @@ enum DatabaseSetup {
         let logger: Logger
     }
 
-    /// Opens the database at `location`, migrated; with `metrics`, every statement is timed.
-    static func open(_ location: DatabaseLocation, on runtime: Runtime, metrics: ServerMetrics? = nil) async throws -> Storage {
+    /// Opens the database at `location`, migrated; with `metrics`, every statement is timed (and its SQL
+    /// handed to `observer`, when given).
+    static func open(
+        _ location: DatabaseLocation, on runtime: Runtime, metrics: ServerMetrics? = nil, observer: (@Sendable (String) -> Void)? = nil
+    ) async throws -> Storage {
         switch location {
         case .postgres(let url):
             let configuration = try postgresConfiguration(url)
@@ -29,13 +32,13 @@ enum DatabaseSetup {
             let engine = PostgresStorageEngine(
                 configuration: limitingStatements(configuration), waitLimit: postgresWaitLimit, answerLimit: postgresAnswerLimit,
                 eventLoopGroup: runtime.eventLoopGroup, logger: runtime.logger)
-            return Storage(engine: engine, metrics: metrics)
+            return Storage(engine: engine, metrics: metrics, observer: observer)
         case .sqliteFile(let path):
-            return try await openSQLite(claiming: try SQLiteFileClaim(path: path), on: runtime, metrics: metrics)
+            return try await openSQLite(claiming: try SQLiteFileClaim(path: path), on: runtime, metrics: metrics, observer: observer)
         case .sqliteMemory:
             // An ephemeral file, removed at shutdown: GRDB's readers and writer must see the same database.
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("countersign-\(UUID().uuidString).sqlite").path
-            return try await openSQLite(claiming: try SQLiteFileClaim(path: path, ephemeral: true), on: runtime, metrics: metrics)
+            return try await openSQLite(claiming: try SQLiteFileClaim(path: path, ephemeral: true), on: runtime, metrics: metrics, observer: observer)
         }
     }
 
@@ -87,11 +90,13 @@ enum DatabaseSetup {
 
     /// Opens the SQLite file `claim` holds; the claim is released when the storage shuts down, or here if
     /// it cannot open.
-    private static func openSQLite(claiming claim: SQLiteFileClaim, on runtime: Runtime, metrics: ServerMetrics?) async throws -> Storage {
+    private static func openSQLite(
+        claiming claim: SQLiteFileClaim, on runtime: Runtime, metrics: ServerMetrics?, observer: (@Sendable (String) -> Void)?
+    ) async throws -> Storage {
         do {
             let engine = try SQLiteStorageEngine(
                 path: claim.path, releasingAtShutdown: claim, logger: runtime.logger, eventLoop: runtime.eventLoopGroup.any())
-            return Storage(engine: engine, metrics: metrics)
+            return Storage(engine: engine, metrics: metrics, observer: observer)
         } catch {
             claim.release()
             throw error

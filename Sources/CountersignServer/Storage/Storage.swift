@@ -11,24 +11,28 @@ struct Storage: Sendable {
     private let session: (any SQLDatabase)?
     /// Times every statement, when given.
     private let metrics: ServerMetrics?
+    /// Sees the SQL of every statement, when given (`TimedSQLDatabase`).
+    private let observer: (@Sendable (String) -> Void)?
 
-    init(engine: any StorageEngine, metrics: ServerMetrics?) {
+    init(engine: any StorageEngine, metrics: ServerMetrics?, observer: (@Sendable (String) -> Void)? = nil) {
         self.engine = engine
         self.metrics = metrics
+        self.observer = observer
         session = nil
     }
 
-    private init(engine: any StorageEngine, session: any SQLDatabase, metrics: ServerMetrics?) {
+    private init(engine: any StorageEngine, session: any SQLDatabase, metrics: ServerMetrics?, observer: (@Sendable (String) -> Void)?) {
         self.engine = engine
         self.session = session
         self.metrics = metrics
+        self.observer = observer
     }
 
     /// Where a statement goes now: the transaction's connection, or the engine's for the calling thread.
     var sql: any SQLDatabase {
         let database = session ?? engine.sql
         guard let metrics else { return database }
-        return TimedSQLDatabase(base: database, metrics: metrics)
+        return TimedSQLDatabase(base: database, metrics: metrics, observer: observer)
     }
 
     /// Commits a call's writes in one transaction: in their order, or, where the engine can and the writes
@@ -73,7 +77,7 @@ struct Storage: Sendable {
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (Storage) async throws -> T) async throws -> T {
         let (engine, metrics) = (engine, metrics)
-        return try await engine.transaction { sql in try await body(Storage(engine: engine, session: sql, metrics: metrics)) }
+        return try await engine.transaction { sql in try await body(Storage(engine: engine, session: sql, metrics: metrics, observer: observer)) }
     }
 
     func shutdown() async throws {

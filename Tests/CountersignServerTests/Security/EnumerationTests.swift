@@ -154,6 +154,44 @@ struct EnumerationTests {
         }
     }
 
+    @Test("a refused request runs the same statements for a registered email, a revoked one and an unknown one; repeated before its Retry-After, it is refused again having read nothing")
+    func sameWorkWhenRefused() async throws {
+        let store = LogStore()
+        // No sweep while the test watches: it runs on its own schedule, whatever the requests.
+        try await TestServer.run(adjust: { $0.sweepInterval = 3600 }, statementObserver: { sql in store.lines.withLock { $0.append(sql) } }) { server in
+            try await Self.registerAdaAndBob(server)
+            /// The statements the email's submit ran, in order (their SQL, never the values bound).
+            func statements(of email: String) async throws -> (status: HTTPStatus, sql: [String]) {
+                let started = try await server.send(.POST, "/v1/journeys/web_login/start", json: ["client_id": "demo-web"])
+                let id = try #require(started.body["interaction_id"]?.stringValue)
+                store.lines.withLock { $0.removeAll() }
+                let answer = try await server.send(
+                    .POST, "/v1/interactions/\(id)/submit", json: ["option": "client_input", "data": ["email": .string(email)]],
+                    bearer: started.body["interaction_token"]?.stringValue)
+                let sql = store.lines.withLock { lines in
+                    // The push sender claims due pushes on its own schedule, and the sweep at start may still run;
+                    // the refusal's security event names the user when there is one, and is stored once a minute per user.
+                    lines.filter {
+                        !$0.contains("SET lease") && !$0.hasPrefix("DELETE") && !$0.contains("INSERT INTO \"security_events\"")
+                    }
+                }
+                return (answer.status, sql)
+            }
+            let runs = try await Self.eachAlike(server) { email in
+                #expect(try await Self.signIn(server, email: email).answer.status == .ok)
+                let refused = try await statements(of: email)
+                #expect(refused.status == .tooManyRequests)
+                server.clock.advance(by: 5)
+                let repeated = try await statements(of: email)
+                #expect(repeated.status == .tooManyRequests)
+                return ["refused:"] + refused.sql + ["repeated:"] + repeated.sql
+            }
+            let repeated = runs.drop { $0 != "repeated:" }.dropFirst()
+            #expect(runs.contains { $0.contains("decoy_approvals") }, "the first refusal reads the history")
+            #expect(!repeated.contains { $0.contains("approvals") || $0.contains("devices") }, "a repeat reads neither")
+        }
+    }
+
     @Test("a browser that cancels its wait is answered alike, and its events stream ends alike")
     func sameCancel() async throws {
         try await TestServer.run { server in

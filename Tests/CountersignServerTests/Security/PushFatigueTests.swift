@@ -44,8 +44,13 @@ struct PushFatigueTests {
             // Two unanswered in a row: twice as long.
             #expect(try await startSignIn(server).retryAfter == "20")
 
+            // A refusal stands for the Retry-After it gave; after it, an approval meanwhile has reset the
+            // backoff: the next wait is the first step again, not 40 s.
             _ = try await phone.approve()
-            #expect(try await startSignIn(server).status == 200, "an approval resets the backoff")
+            #expect(try await startSignIn(server).retryAfter == "20", "refused again from memory")
+            server.clock.advance(by: 21)
+            #expect(try await startSignIn(server).status == 200)
+            #expect(try await startSignIn(server).retryAfter == "10", "an approval resets the backoff")
 
             // Every refusal is logged; one a minute per user is stored, so the attack cannot fill the table.
             let events = try await server.admin(.GET, "security-events?kind=rate_limited").body["security_events"]?.arrayValue ?? []

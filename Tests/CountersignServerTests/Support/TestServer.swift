@@ -37,11 +37,14 @@ struct TestServer {
     /// Runs `body` against a fresh server and removes its database afterwards. `logger` receives the
     /// server's logs (the default drops them below warning).
     static func run(
-        adjust: (inout Configuration) -> Void = { _ in }, logger: Logger? = nil, _ body: (TestServer) async throws -> Void
+        adjust: (inout Configuration) -> Void = { _ in }, logger: Logger? = nil, statementObserver: (@Sendable (String) -> Void)? = nil,
+        _ body: (TestServer) async throws -> Void
     ) async throws {
         let database = try await TestDatabase.make()
         do {
-            try await run(on: database, clock: TestClock(), masterKey: randomMasterKey(), adjust: adjust, logger: logger, body)
+            try await run(
+                on: database, clock: TestClock(), masterKey: randomMasterKey(), adjust: adjust, logger: logger,
+                statementObserver: statementObserver, body)
         } catch {
             try? await database.drop()
             throw error
@@ -52,14 +55,15 @@ struct TestServer {
     /// Runs `body` against a server on `database`, which is left in place (a later server may restart on it).
     static func run(
         on database: TestDatabase, clock: TestClock, masterKey: MasterKeySource,
-        adjust: (inout Configuration) -> Void = { _ in }, logger: Logger? = nil, _ body: (TestServer) async throws -> Void
+        adjust: (inout Configuration) -> Void = { _ in }, logger: Logger? = nil, statementObserver: (@Sendable (String) -> Void)? = nil,
+        _ body: (TestServer) async throws -> Void
     ) async throws {
         var configuration = Configuration(
             mode: .development, hostname: "127.0.0.1", port: 0, database: database.location, publicURL: issuer, adminKey: adminKey,
             journeysDirectory: journeysDirectory, masterKey: masterKey)
         adjust(&configuration)
         do {
-            let app = try await CountersignApp.make(configuration: configuration, dependencies: .init(clock: clock), logger: logger ?? quietLogger)
+            let app = try await CountersignApp.make(configuration: configuration, dependencies: .init(clock: clock, statementObserver: statementObserver), logger: logger ?? quietLogger)
             try await withServices(app.services, logger: app.logger) {
                 try await body(TestServer(app: app, clock: clock))
             }

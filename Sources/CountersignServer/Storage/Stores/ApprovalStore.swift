@@ -55,12 +55,11 @@ struct ApprovalStore {
                 ORDER BY created_at DESC LIMIT \(literal: limit)) AS \(name: table + "_newest")
             """
         }
-        // The approvals of the user the identifier names, if any, and the identifier's decoys, as one list.
-        let approvals: SQLQueryString = subject.userID.map { userID in
-            "\(newest(in: Self.table, where: "user_id = \(bind: userID)")) UNION ALL "
-        } ?? ""
+        // The approvals of the user the identifier names, if any, and the identifier's decoys, as one list:
+        // one statement whether there is a user or not (none matches a NULL id), so both do the same work.
         return try await sql.raw("""
-            \(approvals)\(newest(in: Self.decoyTable, where: "subject_digest = \(bind: subject.decoyDigest)"))
+            \(newest(in: Self.table, where: "user_id = \(bind: subject.userID)")) UNION ALL
+            \(newest(in: Self.decoyTable, where: "subject_digest = \(bind: subject.decoyDigest)"))
             ORDER BY created_at DESC
             """).all().map(ApprovalOutcomeRow.init)
     }

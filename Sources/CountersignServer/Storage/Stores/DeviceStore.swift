@@ -1,5 +1,6 @@
 import SQLKit
 import Foundation
+import Journeys
 
 /// Every statement on `devices`.
 struct DeviceStore {
@@ -17,17 +18,22 @@ struct DeviceStore {
         let user: UserRecord?
         /// The user's active devices, newest first.
         let devices: [DeviceRecord]
+        /// The id of the user `externalUserID` names in any application: whose approvals elsewhere the
+        /// push-fatigue limits count when this application has no phone to ask.
+        let identifierOwnerID: String?
     }
 
     /// Whom web client `clientID`'s request for `externalUserID` goes to, in one query: the client's
-    /// application, and that user of it with their active devices; nil when the web client does not exist.
+    /// application, that user of it with their active devices, and the user of that id in any application;
+    /// nil when the web client does not exist.
     func active(ofUser externalUserID: String, inApplicationOfClient clientID: String) async throws -> Addressees? {
         // One row per device, or one with no device (and no user): the user's columns renamed, as a device
         // has some of the same names.
         let rows = try await sql.raw("""
             SELECT dev.*, \(ClientStore.webClientApplicationColumns),
-                \(unsafeRaw: UserRecord.CodingKeys.columns(of: "users", prefixedWith: Self.userPrefix))
+                \(unsafeRaw: UserRecord.CodingKeys.columns(of: "users", prefixedWith: Self.userPrefix)), owner.id AS identifier_owner_id
             FROM \(ClientStore.webClientWithApplication(clientID))
+            LEFT JOIN \(name: UserStore.table) owner ON owner.external_user_id = \(bind: ExternalUserID.canonical(externalUserID))
             LEFT JOIN \(name: UserStore.table) users ON \(UserStore.isUser(externalUserID, ofApplication: "web.application_id"))
             LEFT JOIN \(name: Self.table) dev ON dev.user_id = users.id AND dev.status = \(bind: CredentialStatus.active.rawValue)
             ORDER BY dev.created_at DESC
@@ -36,7 +42,8 @@ struct DeviceStore {
         return Addressees(
             application: try ClientStore.webClientApplication(in: first),
             user: try first.decode(joined: UserRecord.self, prefix: Self.userPrefix),
-            devices: try rows.compactMap { try $0.decode(joined: DeviceRecord.self) })
+            devices: try rows.compactMap { try $0.decode(joined: DeviceRecord.self) },
+            identifierOwnerID: try first.decode(column: "identifier_owner_id", as: String?.self))
     }
 
     /// How the user's columns are named beside their devices'.

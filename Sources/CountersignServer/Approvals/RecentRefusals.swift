@@ -1,0 +1,46 @@
+import CountersignCore
+import Foundation
+import Journeys
+import Synchronization
+
+/// New approvals the push-fatigue limits refused, answered again from memory until their `Retry-After`
+/// ends: a request repeated meanwhile from the same source, for the same identifier, through the same
+/// client, is refused before anything is read. So a registered email and an unknown one answer repeats
+/// after the same work (none), which leaves nothing to time, and a flood of repeats costs the database
+/// nothing. Each instance keeps its own, bounded; it loses nothing a restart matters for (the limits,
+/// read from the database, refuse the first repeat again).
+final class RecentRefusals: Sendable {
+    /// Who was refused: the client, the identifier (canonical) and the source as the request presented
+    /// it (its address block, and the digest of any browser credential it sent).
+    struct Key: Hashable, Sendable {
+        let clientID: String
+        let identifier: String
+        let source: String
+
+        init(clientID: String, identifier: String, origin: RequestOrigin) {
+            self.clientID = clientID
+            self.identifier = ExternalUserID.canonical(identifier)
+            source = (origin.clientIP.map(AddressBlock.of) ?? "unknown") + "\n" + (origin.browserCredential.map(SecretDigest.hex) ?? "")
+        }
+    }
+
+    /// At most this many refusals are kept; past it, expired ones are let go, and new ones are not kept
+    /// until there is room (they are refused from the database, as the first is).
+    static let capacity = 10_000
+
+    private let refusedUntil = Mutex<[Key: Date]>([:])
+
+    /// The refusal to answer `key` with at `now`, while one is remembered.
+    func refusal(for key: Key, at now: Date) -> ServiceError? {
+        guard let until = refusedUntil.withLock({ $0[key] }), now < until else { return nil }
+        return ApprovalLimiter.tooSoon(seconds: ApprovalLimiter.wholeSeconds(from: now, to: until))
+    }
+
+    func remember(_ key: Key, refusedFor seconds: Int, at now: Date) {
+        refusedUntil.withLock { entries in
+            if entries.count >= Self.capacity { entries = entries.filter { $0.value > now } }
+            guard entries.count < Self.capacity else { return }
+            entries[key] = now.addingTimeInterval(TimeInterval(seconds))
+        }
+    }
+}
