@@ -173,7 +173,9 @@ public struct CountersignApp: Sendable {
             OrchestrationRoutes(service: interactions),
             ApprovalRoutes(
                 mobileApprove: MobileApproveService(interactions: interactions, verifier: verifier, storage: storage, clock: clock),
-                interactions: interactions, verifier: verifier, events: events, storage: storage, openWaits: openWaits, clock: clock),
+                inbox: InboxService(storage: storage, verifier: verifier, events: events, openWaits: openWaits, clock: clock),
+                approvalWaits: ApprovalWaitService(
+                    interactions: interactions, events: events, storage: storage, openWaits: openWaits, clock: clock)),
             try BrowserRoutes(servingDemo: configuration.mode == .development),
             try OpenAPIRoutes(),
             try WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer),

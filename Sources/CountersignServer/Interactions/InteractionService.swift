@@ -112,35 +112,51 @@ struct InteractionService: Sendable {
         }
     }
 
-    /// Answers the run's current step with the client's response.
+    /// Answers the run's current step with the client's response: takes the run, runs the step, commits,
+    /// answers. The run is the one this instance committed last (`RunCache`) when `bearer` is its token,
+    /// else the database's row; an ended row answers the call that ended it again (idempotent replay).
     ///
-    /// A run this instance committed last is answered from memory (`RunCache`) when `bearer` is its
-    /// token; the save's compare-and-set then proves it was still the row. When it was not, the call is
-    /// answered from the database's row instead, exactly as if nothing had been kept; so it is when the
-    /// cached run's answer is a refusal and a read of the row finds the run moved on.
+    /// A cached run may no longer be the row (another instance moved it on): its save's compare-and-set
+    /// tells, and so does a read when the step refused; then the call is worked out again on the row, as
+    /// if nothing had been kept. A row another call moved on since it was read is worked out again too
+    /// (when that call only polled, the token still holds; when it moved the run, the token is refused).
     func submit(interactionID: String, bearer: String?, body: ByteBuffer?, origin: RequestOrigin) async throws -> Reply {
         // Read once for every try below, and refused only where a try uses it (after the token's checks).
         let response = Result { try Self.decodeClientResponse(body) }
         return try await recordingRefusal {
-            if let kept = runCache.lastCommitted(interactionID), Self.holds(bearer, of: kept.record),
-                services.clock.now() < kept.record.expiresAt,
-                let reply = try await submitUnlessOutdated(response, to: kept, bearer: bearer, origin: origin)
-            {
-                return reply
+            var cached = runCache.lastCommitted(interactionID).flatMap { run in
+                Self.holds(bearer, of: run.record) && services.clock.now() < run.record.expiresAt ? run : nil
             }
-            // A save that meets a row moved on since its read is worked out again on the new row: when the
-            // other call only polled, the token still holds (and this call is likely told to slow down);
-            // when it moved the run, the token is refused.
-            for _ in 0..<Self.answersOnMovedRow {
-                let row = try await storage.interactions.find(interactionID)
-                if let kept = try await replay(in: row, for: bearer) { return kept }
-                let interaction = try authorized(row, interactionID, bearer: bearer)
-                let answer = try await answer(
-                    response, to: interaction, bearer: bearer, state: try opened(interaction), approvalTerms: nil, origin: origin)
+            var readsLeft = Self.answersOnMovedRow
+            while cached != nil || readsLeft > 0 {
+                let run: RunCache.Run
+                if let kept = cached {
+                    run = kept
+                } else {
+                    readsLeft -= 1
+                    let row = try await storage.interactions.find(interactionID)
+                    if let replayed = try await replay(in: row, for: bearer) { return replayed }
+                    let interaction = try authorized(row, interactionID, bearer: bearer)
+                    run = RunCache.Run(record: interaction, state: try opened(interaction), approvalTerms: nil)
+                }
+                let answer: Answer
+                do {
+                    answer = try await self.answer(
+                        response, to: run.record, bearer: bearer, state: run.state, approvalTerms: run.approvalTerms, origin: origin)
+                } catch where cached != nil {
+                    // A refusal worked out on the cached run is the answer only if that run is still the row.
+                    guard try await storage.interactions.find(interactionID).map({ Self.isSameSave($0, as: run.record) }) == true else {
+                        runCache.forget(run.record)
+                        cached = nil
+                        continue
+                    }
+                    throw error
+                }
                 do {
                     return try await commit(answer, refusingWith: RowMovedOn())
                 } catch is RowMovedOn {
-                    continue
+                    if cached != nil { runCache.forget(run.record) }
+                    cached = nil
                 }
             }
             throw ServiceError.invalidToken("The interaction token was already used.")
@@ -160,31 +176,9 @@ struct InteractionService: Sendable {
     /// by another call or another instance, or it ended.
     private struct RowMovedOn: Error {}
 
-    /// Answers from a run as this instance committed it; nil when that is no longer the row (its save
-    /// changes no row, or a refusal worked out on it meets a row that has moved on), which then decides.
-    private func submitUnlessOutdated(
-        _ response: Result<ClientResponse, any Error>, to kept: RunCache.Run, bearer: String?, origin: RequestOrigin
-    ) async throws -> Reply? {
-        let answer: Answer
-        do {
-            answer = try await self.answer(
-                response, to: kept.record, bearer: bearer, state: kept.state, approvalTerms: kept.approvalTerms, origin: origin)
-        } catch {
-            // The refusal is the call's answer only if the run it was worked out on is still the row.
-            guard let row = try await storage.interactions.find(kept.record.id), row.version == kept.record.version,
-                row.tokenHash == kept.record.tokenHash
-            else {
-                runCache.forget(kept.record)
-                return nil
-            }
-            throw error
-        }
-        do {
-            return try await commit(answer, refusingWith: RowMovedOn())
-        } catch is RowMovedOn {
-            runCache.forget(kept.record)
-            return nil
-        }
+    /// Whether `row` is the save `record` is (its version and token).
+    private static func isSameSave(_ row: InteractionRecord, as record: InteractionRecord) -> Bool {
+        row.version == record.version && row.tokenHash == record.tokenHash
     }
 
     /// Runs `call`; a refusal it ends with that waits to be recorded (`RecordedRefusal`) is recorded, then thrown.
