@@ -4,21 +4,18 @@ import Foundation
 import Logging
 import Push
 
-/// The gateway of each push channel. APNs and FCM gateways are built from the stored provider
-/// configurations and rebuilt by `refresh` when those change (on any instance); between changes they
-/// are reused, and across a rebuild each unchanged key keeps its provider or access token.
+/// The gateway of each push channel. Each provider's gateway (`PushProviders.all`) is built from the
+/// stored configurations and rebuilt by `refresh` when those change (on any instance); between changes
+/// it is reused, and across a rebuild each unchanged key keeps its provider or access token.
 actor PushGateways {
     private let configs: PushConfigStore
     private let secrets: SecretBox
-    private let client: HTTPClient
     /// The inbox needs no configuration. Its pushes are rung at commit (`ApprovalLifecycle`) and saved as
     /// sent (`QueuedPush`), so the queue hands it none.
     nonisolated let inbox: InboxPushGateway
-    private let now: @Sendable () -> Date
-    /// The seconds one push attempt may take; a request for a provider credential is given as long.
-    private let attemptTimeLimit: TimeInterval
+    private let context: PushGatewayContext
     private let logger: Logger
-    private var built: (fingerprint: String, apns: APNsGateway, fcm: FCMGateway)?
+    private var built: (fingerprint: String, gateways: [PushChannel: any PushGateway])?
 
     init(
         configs: PushConfigStore, secrets: SecretBox, client: HTTPClient, inbox: InboxPushGateway, attemptTimeLimit: TimeInterval,
@@ -26,20 +23,17 @@ actor PushGateways {
     ) {
         self.configs = configs
         self.logger = logger
-        self.attemptTimeLimit = attemptTimeLimit
         self.secrets = secrets
-        self.client = client
         self.inbox = inbox
-        self.now = now
+        context = PushGatewayContext(client: client, attemptTimeLimit: attemptTimeLimit, now: now)
     }
 
     /// The gateway for `channel` as of the last `refresh`.
     func gateway(for channel: PushChannel) async throws -> any PushGateway {
-        switch channel {
-        case .inbox: return inbox
-        case .apns: return try await current().apns
-        case .fcm: return try await current().fcm
-        }
+        if channel == .inbox { return inbox }
+        if built == nil { try await refresh() }
+        guard let gateway = built?.gateways[channel] else { throw NoPushProvider(channel: channel) }
+        return gateway
     }
 
     /// Builds the gateways at start, opening every configuration: a key that does not open (a wrong
@@ -63,32 +57,30 @@ actor PushGateways {
     private func refresh(unopened: (PushConfigRecord, any Error) throws -> Void) async throws {
         let fingerprint = try await configs.version()
         if let built, built.fingerprint == fingerprint { return }
-        var apns: [APNsConfiguration] = []
-        var fcm: [FCMServiceAccount] = []
+        var opened: [String: [any Sendable]] = [:]
         var withheld: [String: Set<String>] = [:]
         for config in try await configs.all() {
             do {
-                switch try config.provider(opening: secrets) {
-                case .apns(let configuration): apns.append(configuration)
-                case .fcm(let account): fcm.append(account)
-                }
+                let (provider, configuration) = try config.opened(with: secrets)
+                opened[provider.name, default: []].append(configuration)
             } catch {
                 try unopened(config, error)
                 withheld[config.provider, default: []].insert(config.appID)
             }
         }
         // Provider and access tokens of keys that did not change are kept: a rename is no new key.
-        built = (
-            fingerprint,
-            await APNsGateway(
-                configurations: apns, withholding: withheld[APNsProvider().name] ?? [], client: client, now: now, reusing: built?.apns),
-            await FCMGateway(
-                accounts: fcm, withholding: withheld[FCMProvider().name] ?? [], client: client, tokenTimeLimit: attemptTimeLimit,
-                now: now, reusing: built?.fcm))
+        var gateways: [PushChannel: any PushGateway] = [:]
+        for provider in PushProviders.all {
+            gateways[provider.channel] = await provider.gateway(
+                opened[provider.name] ?? [], withholding: withheld[provider.name] ?? [], context,
+                reusing: built?.gateways[provider.channel])
+        }
+        built = (fingerprint, gateways)
     }
+}
 
-    private func current() async throws -> (fingerprint: String, apns: APNsGateway, fcm: FCMGateway) {
-        if built == nil { try await refresh() }
-        return built!
-    }
+/// A device's push channel that no provider serves.
+struct NoPushProvider: Error, CustomStringConvertible {
+    let channel: PushChannel
+    var description: String { "no push provider serves the channel \(channel.rawValue)" }
 }

@@ -1,3 +1,4 @@
+import CountersignCore
 import Push
 
 /// Apple's push service: a `.p8` signing key (`private_key_pem`) with its key id and team id, for one
@@ -5,6 +6,7 @@ import Push
 /// team id, `environment` as given.
 struct APNsProvider: PushProviderKind {
     var name: String { "apns" }
+    var channel: PushChannel { .apns }
 
     func apply(_ body: PushConfigRequest, to config: inout PushConfigRecord, _ fields: inout GivenFields, storedSecret: String) -> String {
         config.appID = fields.required(body.bundleID, stored: config.appID, "bundle_id")
@@ -14,14 +16,14 @@ struct APNsProvider: PushProviderKind {
         return fields.required(body.privateKeyPEM, stored: storedSecret, "private_key_pem")
     }
 
-    func open(_ config: PushConfigRecord, secret: String) throws(InvalidPushConfig) -> PushProviderConfiguration {
+    func open(_ config: PushConfigRecord, secret: String) throws(InvalidPushConfig) -> any Sendable {
         guard let environment = APNsConfiguration.Environment(rawValue: config.environment) else {
             throw InvalidPushConfig(message: "environment must be production or sandbox")
         }
         do {
-            return .apns(try APNsConfiguration(
+            return try APNsConfiguration(
                 keyPEM: secret, keyID: config.keyID, teamID: config.issuer, bundleID: config.appID, environment: environment,
-                baseURL: config.endpoint, caCertificatePEM: config.caCertificatePEM))
+                baseURL: config.endpoint, caCertificatePEM: config.caCertificatePEM)
         } catch {
             throw InvalidPushConfig(message: "\(error.field) \(error.reason)")
         }
@@ -31,5 +33,13 @@ struct APNsProvider: PushProviderKind {
         view.bundleID = config.appID
         view.teamID = config.issuer
         view.environment = config.environment
+    }
+
+    func gateway(
+        _ opened: [any Sendable], withholding withheld: Set<String>, _ context: PushGatewayContext, reusing previous: (any PushGateway)?
+    ) async -> any PushGateway {
+        await APNsGateway(
+            configurations: opened.compactMap { $0 as? APNsConfiguration }, withholding: withheld, client: context.client,
+            now: context.now, reusing: previous as? APNsGateway)
     }
 }

@@ -1,3 +1,4 @@
+import CountersignCore
 import Foundation
 import Push
 
@@ -6,6 +7,7 @@ import Push
 /// key id, `issuer` its client email, all read from the key file.
 struct FCMProvider: PushProviderKind {
     var name: String { "fcm" }
+    var channel: PushChannel { .fcm }
 
     func apply(_ body: PushConfigRequest, to config: inout PushConfigRecord, _ fields: inout GivenFields, storedSecret: String) throws
         -> String
@@ -19,19 +21,19 @@ struct FCMProvider: PushProviderKind {
         return secret
     }
 
-    func open(_ config: PushConfigRecord, secret: String) throws(InvalidPushConfig) -> PushProviderConfiguration {
+    func open(_ config: PushConfigRecord, secret: String) throws(InvalidPushConfig) -> any Sendable {
         do {
-            return .fcm(try FCMServiceAccount(
+            return try FCMServiceAccount(
                 json: Data(secret.utf8), projectID: config.appID.isEmpty ? nil : config.appID,
                 sendBaseURL: config.endpoint ?? FCMServiceAccount.defaultSendBaseURL, tokenEndpoint: config.tokenEndpoint,
-                caCertificatePEM: config.caCertificatePEM))
+                caCertificatePEM: config.caCertificatePEM)
         } catch {
             throw InvalidPushConfig(message: "service_account: \(error.reason)")
         }
     }
 
-    func adopt(_ opened: PushProviderConfiguration, into config: inout PushConfigRecord) {
-        guard case .fcm(let account) = opened else { return }
+    func adopt(_ opened: any Sendable, into config: inout PushConfigRecord) {
+        guard let account = opened as? FCMServiceAccount else { return }
         config.appID = account.projectID
         config.keyID = account.privateKeyID
         config.issuer = account.clientEmail
@@ -40,5 +42,13 @@ struct FCMProvider: PushProviderKind {
     func show(_ config: PushConfigRecord, in view: inout PushConfigView) {
         view.projectID = config.appID
         view.clientEmail = config.issuer
+    }
+
+    func gateway(
+        _ opened: [any Sendable], withholding withheld: Set<String>, _ context: PushGatewayContext, reusing previous: (any PushGateway)?
+    ) async -> any PushGateway {
+        await FCMGateway(
+            accounts: opened.compactMap { $0 as? FCMServiceAccount }, withholding: withheld, client: context.client,
+            tokenTimeLimit: context.attemptTimeLimit, now: context.now, reusing: previous as? FCMGateway)
     }
 }
