@@ -31,9 +31,12 @@ extension JSONDecoder {
 
 /// Reading JSON through `StrictJSON`: one pass, with every free-form value (`JSONValue`) taken from it.
 enum WireJSON {
-    /// A request body as `Body`, within the bounds of a request.
-    static func request<Body: Decodable>(_ type: Body.Type, from body: ByteBuffer?) throws -> Body {
-        try StrictJSON.decode(type, from: body.map { Data($0.readableBytesView) } ?? Data(), dates: .iso8601)
+    /// A request body as `Body`, within the bounds of a request; `parsed` is the body as
+    /// `StrictJSONMiddleware` parsed it, when it did, so that it is not parsed again.
+    static func request<Body: Decodable>(_ type: Body.Type, from body: ByteBuffer?, parsed: JSONValue? = nil) throws -> Body {
+        let data = body.map { Data($0.readableBytesView) } ?? Data()
+        if let parsed { return try StrictJSON.decode(type, from: data, parsed: parsed, dates: .iso8601) }
+        return try StrictJSON.decode(type, from: data, dates: .iso8601)
     }
 
     /// JSON text the server wrote itself as `T`: it nests a request's values a few levels down, so it is

@@ -13,6 +13,8 @@ public struct ServerRequestContext: RequestContext {
     var clientAddress: String?
     /// The `Origin` of a page on another origin than the server's own (`OriginPolicy.crossOrigin`).
     var crossOrigin: String?
+    /// The request body as `StrictJSONMiddleware` parsed it, when it is JSON: routes decode from it.
+    var parsedBody: JSONValue?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -72,7 +74,7 @@ extension Request {
     func decodeBody<Body: Decodable>(_ type: Body.Type, _ context: ServerRequestContext) async throws -> Body {
         let body = try await collectedBody(context)
         do {
-            return try WireJSON.request(Body.self, from: body)
+            return try WireJSON.request(Body.self, from: body, parsed: context.parsedBody)
         } catch is DecodingError, is StrictJSON.Problem {
             throw ServiceError.notValid("The request body is not valid JSON of the expected shape.")
         }

@@ -30,9 +30,10 @@ struct StrictJSONMiddleware: RouterMiddleware {
                 .unsupportedMediaType, ErrorCode.unsupportedMediaType,
                 "The body must be JSON sent as application/json (UTF-8), without a Content-Encoding.")
         }
-        // Collected once here; the route reads the same bytes.
+        // Collected and parsed once here; the route decodes the same bytes from this parse.
         var request = request
-        try Self.check(try await request.collectBody(upTo: context.maxUploadSize))
+        var context = context
+        context.parsedBody = try Self.check(try await request.collectBody(upTo: context.maxUploadSize))
         return try await next(request, context)
     }
 
@@ -55,17 +56,18 @@ struct StrictJSONMiddleware: RouterMiddleware {
         headers[values: .contentEncoding].allSatisfy { $0.trimmingCharacters(in: .whitespaces).lowercased() == "identity" }
     }
 
-    private static func check(_ body: ByteBuffer) throws {
+    /// The body parsed; nil when it is not JSON (each route says which shape it expected).
+    private static func check(_ body: ByteBuffer) throws -> JSONValue? {
         let bytes = body.readableBytesView
         guard bytes.first != 0xEF, String(validating: bytes, as: UTF8.self) != nil else {
             throw ServiceError.notValid("The body must be UTF-8 without a byte order mark.")
         }
         do {
-            _ = try StrictJSON.parse(bytes)
+            return try StrictJSON.parse(bytes)
         } catch {
             switch error {
             case .holdsNUL: throw holdsNUL
-            case .notJSON: break  // each route says which shape it expected
+            case .notJSON: return nil
             default: throw ServiceError.notValid("The body is refused: \(error).")
             }
         }

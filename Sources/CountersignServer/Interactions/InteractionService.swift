@@ -120,10 +120,12 @@ struct InteractionService: Sendable {
     /// tells, and so does a read when the step refused; then the call is worked out again on the row, as
     /// if nothing had been kept. A row another call moved on since it was read is worked out again too
     /// (when that call only polled, the token still holds; when it moved the run, the token is refused).
-    func submit(interactionID: String, bearer: String?, body: ByteBuffer?, origin: RequestOrigin) async throws -> Reply {
-        // Read once for every try below, and refused only where a try uses it (after the token's checks).
-        let response = Result { try Self.decodeClientResponse(body) }
-        return try await recordingRefusal {
+    /// `response` is the body as decoded, or why it could not be: refused only where a try uses it, after
+    /// the token's checks.
+    func submit(
+        interactionID: String, bearer: String?, response: Result<ClientResponse, any Error>, origin: RequestOrigin
+    ) async throws -> Reply {
+        try await recordingRefusal {
             var cached = runCache.lastCommitted(interactionID).flatMap { run in
                 Self.holds(bearer, of: run.record) && services.clock.now() < run.record.expiresAt ? run : nil
             }
@@ -346,15 +348,6 @@ struct InteractionService: Sendable {
     }
 
     private static func answerBinding(_ interactionID: String, for tokenHash: String) -> String { "\(interactionID) answer \(tokenHash)" }
-
-    private static func decodeClientResponse(_ body: ByteBuffer?) throws -> CountersignCore.ClientResponse {
-        guard let body, body.readableBytes > 0 else { throw ServiceError.notValid("The request body is empty.") }
-        do {
-            return try WireJSON.request(CountersignCore.ClientResponse.self, from: body)
-        } catch {
-            throw ServiceError.notValid("The body must be a JSON object with a string 'option' and optional 'data'.")
-        }
-    }
 
     private static func response(_ presentation: StepPresentation, interactionID: String, journeyID: String, token: String?) -> IdoResponse {
         IdoResponse(

@@ -25,7 +25,8 @@ struct ApprovalRoutes: RouteGroup {
     func startMobileApprove(request: Request, context: ServerRequestContext) async throws -> Response {
         let body: MobileApproveStartRequest
         do {
-            body = try WireJSON.request(MobileApproveStartRequest.self, from: try await request.collectedBody(context))
+            body = try WireJSON.request(
+                MobileApproveStartRequest.self, from: try await request.collectedBody(context), parsed: context.parsedBody)
         } catch {
             throw ServiceError.notValid("The body must hold client_id, payload, device_id, timestamp (integer) and device_signature.")
         }

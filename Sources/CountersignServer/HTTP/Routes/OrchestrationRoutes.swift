@@ -14,7 +14,7 @@ struct OrchestrationRoutes: RouteGroup {
     func start(request: Request, context: ServerRequestContext) async throws -> Response {
         let body: StartJourneyRequest
         do {
-            body = try WireJSON.request(StartJourneyRequest.self, from: try await request.collectedBody(context))
+            body = try WireJSON.request(StartJourneyRequest.self, from: try await request.collectedBody(context), parsed: context.parsedBody)
         } catch {
             throw ServiceError.notValid("The body must be a JSON object with a string 'client_id'.")
         }
@@ -24,9 +24,19 @@ struct OrchestrationRoutes: RouteGroup {
     }
 
     func submit(request: Request, context: ServerRequestContext) async throws -> Response {
+        let body = try await request.collectedBody(context)
+        // Refused only once the token holds: a wrong token is told so whatever the body.
+        let response = Result { () throws -> ClientResponse in
+            guard body.readableBytes > 0 else { throw ServiceError.notValid("The request body is empty.") }
+            do {
+                return try WireJSON.request(ClientResponse.self, from: body, parsed: context.parsedBody)
+            } catch {
+                throw ServiceError.notValid("The body must be a JSON object with a string 'option' and optional 'data'.")
+            }
+        }
         let reply = try await service.submit(
-            interactionID: context.parameter("interactionID"), bearer: request.bearerToken,
-            body: try await request.collectedBody(context), origin: RequestOrigin(request, context))
+            interactionID: context.parameter("interactionID"), bearer: request.bearerToken, response: response,
+            origin: RequestOrigin(request, context))
         return Self.response(reply)
     }
 

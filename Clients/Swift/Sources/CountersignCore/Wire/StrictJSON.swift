@@ -44,7 +44,14 @@ public enum StrictJSON {
         _ type: T.Type, from data: Data, maximumDepth: Int = requestDepth, maximumValues: Int = requestValues,
         dates: JSONDecoder.DateDecodingStrategy = .deferredToDate
     ) throws -> T {
-        let document = try parse(data, maximumDepth: maximumDepth, maximumValues: maximumValues)
+        try decode(type, from: data, parsed: try parse(data, maximumDepth: maximumDepth, maximumValues: maximumValues), dates: dates)
+    }
+
+    /// `type` decoded from `data`, which `parse` already read as `document` (within the bounds it was read
+    /// with): the text is not parsed again.
+    public static func decode<T: Decodable>(
+        _ type: T.Type, from data: Data, parsed document: JSONValue, dates: JSONDecoder.DateDecodingStrategy = .deferredToDate
+    ) throws -> T {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = dates
         decoder.userInfo[JSONValue.parsedDocument] = document
