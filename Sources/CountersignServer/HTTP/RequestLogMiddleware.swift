@@ -8,7 +8,8 @@ import Hummingbird
 /// request metrics.
 ///
 /// A caller (a proxy, say) may name the id in `X-Request-Id`; one that is not a short token (at most 64
-/// letters, digits and `.-_:`) is replaced by a fresh one, so no caller writes what it likes into the logs.
+/// letters, digits and `.-_:`) is replaced by the id Hummingbird gave the request (random per process,
+/// then counted), so no caller writes what it likes into the logs.
 struct RequestLogMiddleware: RouterMiddleware {
     let metrics: ServerMetrics
 
@@ -19,7 +20,8 @@ struct RequestLogMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let started = ContinuousClock.now
         let named = request.headers[.xRequestID]
-        let requestID = named.flatMap { Self.isToken($0) ? $0 : nil } ?? UUID().uuidString
+        let requestID = named.flatMap { Self.isToken($0) ? $0 : nil }
+            ?? context.logger[metadataKey: "hb.request.id"]?.description ?? RequestID().description
         var context = context
         context.logger[metadataKey: "hb.request.id"] = nil
         context.logger[metadataKey: "request-id"] = .string(requestID)
