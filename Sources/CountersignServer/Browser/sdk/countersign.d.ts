@@ -68,6 +68,8 @@ export interface InitializeOptions {
   clientId: string;
   /** The server's base URL; this page's origin when omitted. */
   serverPath?: string;
+  /** Keeps the browser credential a sign-in approved on the phone hands out (default `localStorage`; `null` keeps none). */
+  storage?: Storage | null;
 }
 
 export interface ClientOptions extends InitializeOptions {
@@ -75,8 +77,6 @@ export interface ClientOptions extends InitializeOptions {
   fetch?: typeof fetch;
   /** Replaces the SDK's timer (tests); must end early when `signal` is aborted. */
   sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
-  /** Keeps the browser credential a sign-in approved on the phone hands out (default `localStorage`; `null` keeps none). */
-  storage?: Storage | null;
 }
 
 export interface StartJourneyOptions {
