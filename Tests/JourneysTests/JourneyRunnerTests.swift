@@ -46,6 +46,12 @@ final class MemoryEffects: UnexpectedEffects, @unchecked Sendable {
         issued.withLock { $0.append(request) }
         return "token-for-\(request.user.userID)"
     }
+    /// The users whose browsers a run's success remembered.
+    let rememberedBrowsers = Mutex<[String]>([])
+    override func rememberBrowser(of user: UserContext) async throws -> String {
+        rememberedBrowsers.withLock { $0.append(user.userID) }
+        return "browser-of-\(user.userID)"
+    }
 }
 
 @Suite("The journey runner")
@@ -114,6 +120,22 @@ struct JourneyRunnerTests {
         #expect(rejected.data == [
             "name": "Ada", "source": "tests", "literal": "@home", "by_step": "usr_Ada", "by_variable": "usr_Ada",
         ])
+    }
+
+    @Test("a web run's success remembers the browser only when it ends as the user who approved on the phone in it")
+    func remembersTheApprovingUsersBrowser() async throws {
+        let journey = try JourneyLoader.parse(yaml: "id: done\nsteps:\n  - id: done\n    type: complete\n", file: "done.yaml").get()
+        for approver in ["usr_Bo", "usr_Ada"] {
+            let effects = MemoryEffects()
+            var state = InteractionState(journeyID: journey.id, clientID: "web")
+            state.user = UserContext(userID: "usr_Bo", externalUserID: "Bo", email: nil)
+            state.approvedOnPhoneBy = approver
+            let done = try await JourneyRunner(journey: journey, effects: effects, now: Date()).start(&state)
+            #expect(done.journeyStepID == JourneyStepID.success)
+            let remembered = approver == "usr_Bo"
+            #expect(effects.rememberedBrowsers.withLock { $0 } == (remembered ? ["usr_Bo"] : []))
+            #expect((done.data?["browser_credential"] != nil) == remembered)
+        }
     }
 
     @Test("custom branches are offered and followed; cancel follows the cancel branch")

@@ -10,7 +10,7 @@ import Journeys
 /// waits ever longer while the person's own sign-in goes through. Many sources together are kept from
 /// ringing the phone often by a cap on rings an hour, not by refusing the person: past it, requests from
 /// browsers she has not signed in with still reach her phone's inbox, without ringing. Her known browsers
-/// always ring, and no one else's request replaces theirs while it waits.
+/// always ring; while one's request waits, other sources' requests reach the inbox beside it, silently.
 struct ApprovalLimiter: Sendable {
     let storage: Storage
     let clock: any WallClock
@@ -25,7 +25,8 @@ struct ApprovalLimiter: Sendable {
 
     /// What a new request for a subject goes ahead with.
     struct Admission {
-        /// The subject's approvals and decoys still pending, newest first.
+        /// The subject's approvals and decoys still pending that the new one replaces (with one pending per
+        /// user), newest first: a known browser's are left to it unless the new one is a known browser's.
         let pending: [ApprovalOutcomeRow]
         /// The number a new approval takes among the user's approvals; nil when the limits do not depend on
         /// earlier requests.
@@ -60,11 +61,15 @@ struct ApprovalLimiter: Sendable {
             throw refusal(subject, until: reported.addingTimeInterval(limits.notMeBlock), now: now,
                 because: "the user reported a request from this source as not theirs")
         }
-        // The requests since the person last approved one, newest first.
+        // The requests since the person last approved one, newest first. A request of a known browser that
+        // still waits is none of another source's business: such a request neither waits on it nor replaces
+        // it, and does not ring (so that no answer tells a stranger she is signing in now).
         let unapproved = recent.prefix { $0.status(at: now) != .approved }
-        let waitingElsewhere = unapproved.filter { $0.status(at: now) == .pending && $0.sourceDigest != source }
-        if !knownBrowser, let own = waitingElsewhere.first(where: { RequestSource.isKnownBrowser($0.sourceDigest) }) {
-            throw refusal(subject, until: own.expiresAt, now: now, because: "a browser the user signed in with is waiting for an answer")
+        let knownBrowserWaiting = !knownBrowser && unapproved.contains {
+            $0.status(at: now) == .pending && $0.sourceDigest != source && RequestSource.isKnownBrowser($0.sourceDigest)
+        }
+        let waitingElsewhere = unapproved.filter {
+            $0.status(at: now) == .pending && $0.sourceDigest != source && (knownBrowser || !RequestSource.isKnownBrowser($0.sourceDigest))
         }
         let ownRequests = unapproved.filter { $0.sourceDigest == source }
         var counted = ownRequests.count
@@ -84,10 +89,11 @@ struct ApprovalLimiter: Sendable {
             guard limits.dependOnEarlierRequests else { return nil }
             return (recent.filter { DecoyApprovalRecord.isDecoy($0.id) == decoys }.compactMap(\.subjectSequence).max() ?? 0) + 1
         }
+        let withinCap = try await mayRing(subject.userID, from: source, limits: limits, at: now)
         return Admission(
-            pending: recent.filter { $0.status(at: now) == .pending }, approvalSequence: next(decoys: false),
-            decoySequence: next(decoys: true), source: source,
-            rings: try await mayRing(subject.userID, from: source, limits: limits, at: now))
+            pending: recent.filter { $0.status(at: now) == .pending && (knownBrowser || !RequestSource.isKnownBrowser($0.sourceDigest)) },
+            approvalSequence: next(decoys: false), decoySequence: next(decoys: true), source: source,
+            rings: withinCap && !knownBrowserWaiting)
     }
 
     /// Whether a push for user `userID` from `source` may ring the phone now. Asked for decoys too (for

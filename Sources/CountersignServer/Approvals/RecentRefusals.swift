@@ -28,19 +28,29 @@ final class RecentRefusals: Sendable {
     /// until there is room (they are refused from the database, as the first is).
     static let capacity = 10_000
 
-    private let refusedUntil = Mutex<[Key: Date]>([:])
+    private struct Entries {
+        var refusedUntil: [Key: Date] = [:]
+        /// When expired entries were last let go: at most once a second, so a full table costs a scan a
+        /// second, not one per refusal.
+        var prunedAt = Date.distantPast
+    }
+
+    private let entries = Mutex(Entries())
 
     /// The refusal to answer `key` with at `now`, while one is remembered.
     func refusal(for key: Key, at now: Date) -> ServiceError? {
-        guard let until = refusedUntil.withLock({ $0[key] }), now < until else { return nil }
+        guard let until = entries.withLock({ $0.refusedUntil[key] }), now < until else { return nil }
         return ApprovalLimiter.tooSoon(seconds: ApprovalLimiter.wholeSeconds(from: now, to: until))
     }
 
     func remember(_ key: Key, refusedFor seconds: Int, at now: Date) {
-        refusedUntil.withLock { entries in
-            if entries.count >= Self.capacity { entries = entries.filter { $0.value > now } }
-            guard entries.count < Self.capacity else { return }
-            entries[key] = now.addingTimeInterval(TimeInterval(seconds))
+        entries.withLock { entries in
+            if entries.refusedUntil.count >= Self.capacity, now.timeIntervalSince(entries.prunedAt) >= 1 {
+                entries.refusedUntil = entries.refusedUntil.filter { $0.value > now }
+                entries.prunedAt = now
+            }
+            guard entries.refusedUntil.count < Self.capacity else { return }
+            entries.refusedUntil[key] = now.addingTimeInterval(TimeInterval(seconds))
         }
     }
 }

@@ -8,8 +8,9 @@ import Hummingbird
 /// request metrics.
 ///
 /// A caller (a proxy, say) may name the id in `X-Request-Id`; one that is not a short token (at most 64
-/// letters, digits and `.-_:`) is replaced by the id Hummingbird gave the request (random per process,
-/// then counted), so no caller writes what it likes into the logs.
+/// letters, digits and `.-_:`) is replaced by a random one, so no caller writes what it likes into the
+/// logs. Not Hummingbird's own id, which counts requests: a client could tell from two answers how many
+/// requests the instance served between them.
 struct RequestLogMiddleware: RouterMiddleware {
     let metrics: ServerMetrics
 
@@ -20,8 +21,7 @@ struct RequestLogMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let started = ContinuousClock.now
         let named = request.headers[.xRequestID]
-        let requestID = named.flatMap { Self.isToken($0) ? $0 : nil }
-            ?? context.logger[metadataKey: "hb.request.id"]?.description ?? RequestID().description
+        let requestID = named.flatMap { Self.isToken($0) ? $0 : nil } ?? UUID().uuidString
         var context = context
         context.logger[metadataKey: "hb.request.id"] = nil
         context.logger[metadataKey: "request-id"] = .string(requestID)

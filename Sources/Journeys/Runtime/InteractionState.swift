@@ -37,9 +37,9 @@ public struct InteractionState: Codable, Sendable {
     public var approvalID: String?
     /// For a mobile approve journey: the person cancelled with "this wasn't me".
     public var reportedNotMine: Bool?
-    /// For a web journey: the person approved its request on their phone, so its success remembers the
-    /// browser (`rememberBrowser`). Nil until then.
-    public var approvedOnPhone: Bool?
+    /// For a web journey: the user who approved its request on their phone, whose browser its success
+    /// remembers (`rememberBrowser`) if it ends as that user. Nil until then.
+    public var approvedOnPhoneBy: String?
     /// Wrong credentials given so far, by step id, over the whole run: a step entered again (its `failure`
     /// edge, `cancel` or a branch leading back to it) goes on counting, and one whose tries are used up is
     /// not entered again. Nil while there are none.

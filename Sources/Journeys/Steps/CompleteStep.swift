@@ -20,7 +20,9 @@ struct CompleteStep: StepBehavior {
             token = try await environment.effects.issueToken(TokenRequest(
                 clientID: state.clientID, user: user, amr: state.amr, authTime: state.authTime,
                 deviceID: state.deviceID, journeyID: state.journeyID, approvalData: state.signedApprovalData))
-            if state.approvedOnPhone == true { data["browser_credential"] = .string(try await environment.effects.rememberBrowser(of: user)) }
+            if state.approvedOnPhoneBy == user.userID {
+                data["browser_credential"] = .string(try await environment.effects.rememberBrowser(of: user))
+            }
         }
         return .outcome(.finish(.success(data: data.isEmpty ? nil : .object(data), token: token)))
     }

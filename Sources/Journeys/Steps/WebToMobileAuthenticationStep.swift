@@ -103,7 +103,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
             state.amr = approval.amr
             state.authTime = approval.authTime
             state.deviceID = deviceID
-            state.approvedOnPhone = true
+            state.approvedOnPhoneBy = user.userID
             // An approval with details is approved only when the phone signed them.
             state.signedApprovalData = approval.approvalData
             return .next(output: ["approval_id": .string(approvalID), "device_id": .string(deviceID)])
