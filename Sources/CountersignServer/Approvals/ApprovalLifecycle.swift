@@ -118,8 +118,8 @@ struct ApprovalLifecycle: Sendable {
     /// that is valid and was issued to the subject's user in this application, else its address. The
     /// credential is looked up whoever the subject is, so that a decoy's request does the same work.
     private func source(of origin: RequestOrigin, for subject: ApprovalSubject, in applicationID: String) async throws -> String {
-        if let secret = origin.browserCredential,
-            let credential = try await storage.browserCredentials.find(secretHash: SecretDigest.hex(secret)),
+        if let secretHash = origin.browserCredentialHash,
+            let credential = try await storage.browserCredentials.find(secretHash: secretHash),
             credential.isValid(at: clock.now()), credential.userID == subject.userID, credential.applicationID == applicationID
         {
             return RequestSource.knownBrowser(credential)

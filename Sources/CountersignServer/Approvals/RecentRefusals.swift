@@ -11,7 +11,7 @@ import Synchronization
 /// read from the database, refuse the first repeat again).
 final class RecentRefusals: Sendable {
     /// Who was refused: the client, the identifier (canonical) and the source as the request presented
-    /// it (its address block, and the digest of any browser credential it sent).
+    /// it (its address block, and the hash of any browser credential it sent).
     struct Key: Hashable, Sendable {
         let clientID: String
         let identifier: String
@@ -20,7 +20,7 @@ final class RecentRefusals: Sendable {
         init(clientID: String, identifier: String, origin: RequestOrigin) {
             self.clientID = clientID
             self.identifier = ExternalUserID.canonical(identifier)
-            source = (origin.clientIP.map(AddressBlock.of) ?? "unknown") + "\n" + (origin.browserCredential.map(SecretDigest.hex) ?? "")
+            source = (origin.clientIP.map(AddressBlock.of) ?? "unknown") + "\n" + (origin.browserCredentialHash ?? "")
         }
     }
 

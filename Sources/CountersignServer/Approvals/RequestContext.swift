@@ -9,9 +9,10 @@ struct RequestOrigin: Sendable {
     let userAgent: String?
     /// The origin of the page that made the request, when a browser made it from another origin than the server's.
     let webOrigin: String?
-    /// The secret of the browser credential the request presented, if any: checked only when the request
-    /// asks for an approval (`ApprovalLifecycle`). Never logged nor stored.
-    var browserCredential: String? = nil
+    /// The SHA-256 of the browser credential the request presented, if any (how the credential is stored):
+    /// looked up only when the request asks for an approval (`ApprovalLifecycle`). The secret itself goes
+    /// no further than the HTTP layer.
+    var browserCredentialHash: String? = nil
 
     /// `{client_ip, browser, os}`: what an approval keeps of its web request. The rest of
     /// `data.request_context` is the approval's own (`ApprovalRequestContext`).

@@ -89,12 +89,12 @@ extension ServerRequestContext {
 }
 
 extension RequestOrigin {
-    /// The client's address, the User-Agent, the page's origin (when not this server's) and the browser
-    /// credential it presents (`Countersign-Browser-Credential`) of a request.
+    /// The client's address, the User-Agent, the page's origin (when not this server's) and the hash of the
+    /// browser credential it presents (`Countersign-Browser-Credential`) of a request.
     init(_ request: Request, _ context: ServerRequestContext) {
         self.init(
             clientIP: context.clientAddress, userAgent: request.headers[.userAgent], webOrigin: context.crossOrigin,
-            browserCredential: request.headers[.countersignBrowserCredential])
+            browserCredentialHash: request.headers[.countersignBrowserCredential].map(SecretDigest.hex))
     }
 }
 
