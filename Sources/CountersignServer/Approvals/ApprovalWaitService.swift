@@ -63,7 +63,7 @@ struct ApprovalWaitService: Sendable {
             try await opened()
             if let statusRead = wait.statusRead { status = statusRead } else { status = try await currentStatus(of: wait) }
             while status == .pending, clock.now() < wait.end, !Task.isShuttingDownGracefully {
-                let event = await Self.nextEvent(on: wait.mailbox, within: Self.keepAliveInterval)
+                let event = await wait.mailbox.nextUnlessStopping(within: Self.keepAliveInterval)
                 if event == nil { try await keepAlive() }
                 if await openWaits.wasEnded(wait.stream, of: wait.interactionID) { break }
                 // The close of this approval says how it ended; any other wake-up means look again.
@@ -86,11 +86,5 @@ struct ApprovalWaitService: Sendable {
     /// The approval's status now; a vanished approval reads as expired.
     private func currentStatus(of wait: Wait) async throws -> ApprovalStatus {
         try await storage.approvals.status(of: wait.approvalID, at: clock.now())
-    }
-
-    /// The next event on `mailbox` within `limit`; nil at once when the server begins to stop, so that no
-    /// open wait holds its shutdown.
-    static func nextEvent(on mailbox: EventMailbox, within limit: Duration) async -> String? {
-        await cancelWhenGracefulShutdown { await mailbox.next(within: limit) }
     }
 }

@@ -47,7 +47,7 @@ struct InboxService: Sendable {
         }
         guard let mailbox else { return pending.map(\.pushNotification.payload) }
         try await openWaits.openInboxWait(for: deviceID)
-        let event = pending.isEmpty ? await ApprovalWaitService.nextEvent(on: mailbox, within: .seconds(seconds)) : nil
+        let event = pending.isEmpty ? await mailbox.nextUnlessStopping(within: .seconds(seconds)) : nil
         await openWaits.closeInboxWait(for: deviceID)
         guard let event else { return pending.map(\.pushNotification.payload) }
         if let rung = ApprovalRung(message: event) { return [rung.payload] }

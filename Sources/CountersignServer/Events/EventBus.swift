@@ -2,6 +2,7 @@ import CountersignCore
 import Foundation
 import Journeys
 import NIOCore
+import ServiceLifecycle
 
 /// Wakes whoever waits on a topic: a browser's events stream on `interaction:<id>`, a device's inbox
 /// long-poll on `device:<id>`, the push sender on `push-queue`. In-process on SQLite; on PostgreSQL
@@ -141,5 +142,13 @@ actor InProcessEventBus: EventBus {
         for mailbox in subscribers.values.flatMap(\.values) {
             await mailbox.deliver("")
         }
+    }
+}
+
+extension EventMailbox {
+    /// The next event within `limit`; nil at once when the server begins to stop, so that no open wait
+    /// (an events stream, an inbox long-poll) holds its shutdown.
+    func nextUnlessStopping(within limit: Duration) async -> String? {
+        await cancelWhenGracefulShutdown { await self.next(within: limit) }
     }
 }
