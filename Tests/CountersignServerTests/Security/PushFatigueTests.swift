@@ -257,6 +257,28 @@ struct PushFatigueTests {
         }
     }
 
+    @Test("a browser credential counts for its 90 days only: past them it is no credential, and the sweep removes it")
+    func expiredCredential() async throws {
+        try await TestServer.runBehindBalancer(adjust: { $0.sweepInterval = 3600 }) { server, port in
+            let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let home = "198.51.100.20"
+            let credential = try await signInApproved(server, port: port, phone, from: home)
+            // Just before its end: behind a stranger's waiting request, it is admitted at once.
+            server.clock.advance(by: 90 * 86400 - 100)
+            #expect(try await startSignIn(port: port, from: "203.0.113.1").status == 200)
+            #expect(try await startSignIn(port: port, from: home, credential: credential).status == 200)
+            // Past it: the browser waits behind a stranger's request as any other.
+            server.clock.advance(by: 3600)
+            #expect(try await startSignIn(port: port, from: "203.0.113.2").status == 200)
+            let expired = try await startSignIn(port: port, from: home, credential: credential)
+            #expect(expired.status == 429)
+            #expect(expired.retryAfter == "10")
+            #expect(try await server.count("browser_credentials") == 1)
+            try await server.sweep()
+            #expect(try await server.count("browser_credentials") == 0)
+        }
+    }
+
     @Test("a browser credential counts only for the user it was issued to: presented for another person, or made up, it is no credential")
     func credentialOfAnotherUser() async throws {
         try await TestServer.runBehindBalancer(adjust: { _ in }) { server, port in
