@@ -1,5 +1,4 @@
 import CountersignCore
-import SQLKit
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -47,9 +46,6 @@ public struct CountersignApp: Sendable {
     let storage: Storage
     /// The expiry sweep, which also runs every `sweepInterval` on its own.
     let sweeper: ExpirySweeper
-
-    /// The server's database as SQL, for tools and tests that look inside it.
-    public var sql: any SQLDatabase { storage.sql }
 
     /// The HTTP server with the background parts, listening where the configuration says.
     public func application(

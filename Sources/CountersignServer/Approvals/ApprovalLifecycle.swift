@@ -50,7 +50,7 @@ struct ApprovalLifecycle: Sendable {
             otpLength: request.otp?.count, otpAttemptsLeft: request.otp == nil ? 0 : Self.otpAttempts, expiresAt: request.expiresAt,
             createdAt: clock.now(), subjectSequence: admission.approvalSequence, sourceDigest: admission.source)
         let limiter = limiter
-        await work.hold(try storage.approvals.insert(approval).refusing { _ in limiter.concurrentRequest(for: subject) })
+        await work.hold(storage.approvals.insert(approval).refusing { _ in limiter.concurrentRequest(for: subject) })
         let metrics = metrics
         await work.afterCommit { metrics.approvalCreated() }
         if admission.rings {
@@ -80,7 +80,7 @@ struct ApprovalLifecycle: Sendable {
             sourceDigest: admission.source)
         // A statement, as an approval's insert is: on PostgreSQL the decoy's call commits in one round trip too.
         let limiter = limiter
-        await work.hold(try storage.approvals.insertDecoy(decoy).refusing { _ in limiter.concurrentRequest(for: subject) })
+        await work.hold(storage.approvals.insertDecoy(decoy).refusing { _ in limiter.concurrentRequest(for: subject) })
         let metrics = metrics
         await work.afterCommit { metrics.decoyApprovalCreated() }
         return decoy.id
@@ -232,7 +232,7 @@ struct ApprovalLifecycle: Sendable {
     /// long-poll directly, sparing the queue's round trip.
     private func queuePush(of approval: AddressedApproval, to device: DeviceRecord, in work: UnitOfWork) async throws {
         let push = QueuedPush(approvalID: approval.approval.id, device: device, at: clock.now())
-        for statement in try storage.pushJobs.insert(push.job, delivery: push.delivery) { await work.hold(statement) }
+        for statement in storage.pushJobs.insert(push.job, delivery: push.delivery) { await work.hold(statement) }
         let (events, inbox, metrics) = (events, inbox, metrics)
         await work.afterCommit {
             if let delivery = push.delivery {

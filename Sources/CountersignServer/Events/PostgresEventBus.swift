@@ -49,7 +49,7 @@ final class PostgresEventBus: EventBus, ServerLifecycle {
         await local.publish(topic, message)
         let payload = [instanceID, topic, message].joined(separator: " ")
         do {
-            try await storage.sql.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: payload))").run()
+            try await storage.db.run("SELECT pg_notify($1, $2)", Self.channel, payload)
         } catch {
             logger.warning("an event could not be sent to the other instances", metadata: ["topic": "\(topic)", "error": "\(error)"])
         }

@@ -1,5 +1,4 @@
 import CountersignCore
-import SQLKit
 import Foundation
 import Journeys
 import NIOCore
@@ -104,7 +103,7 @@ struct InteractionService: Sendable {
                 finished: state.isFinished, expiresAt: now.addingTimeInterval(interactionLifetime),
                 state: try stored(state, interactionID: interactionID),
                 createdAt: now, userID: state.user?.userID)
-            try await work.commit(on: storage, first: try storage.interactions.insert(record))
+            try await work.commit(on: storage, first: storage.interactions.insert(record))
             if !state.isFinished { runCache.remember(record, state: state, approvalTerms: await effects.approvalTerms) }
             metrics.interactionStarted(journey: journey.id)
             if state.isFinished { metrics.interactionFinished(journey: journey.id, finalStep: presentation.journeyStepID) }
@@ -249,7 +248,7 @@ struct InteractionService: Sendable {
         let (save, saved) = storage.interactions.saveNext(
             of: answer.record, state: answer.sealedState, tokenHash: answer.token.map(SecretDigest.hex), finished: state.isFinished,
             userID: state.user?.userID)
-        if let kept = answer.kept { await answer.work.hold(try storage.idempotentReplays.insert(kept)) }
+        if let kept = answer.kept { await answer.work.hold(storage.idempotentReplays.insert(kept)) }
         try await answer.work.commit(on: storage, first: save.refusing { _ in refusal })
         if state.isFinished {
             runCache.forget(saved.id)

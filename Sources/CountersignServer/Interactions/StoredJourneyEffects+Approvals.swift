@@ -1,5 +1,4 @@
 import CountersignCore
-import SQLKit
 import Foundation
 import Journeys
 

@@ -1,4 +1,3 @@
-import SQLKit
 import Foundation
 import Logging
 
@@ -100,8 +99,8 @@ final class ExpirySweeper: ServerLifecycle {
         let now = clock.now()
         let cutoff = now.addingTimeInterval(-retention)
         var removed = Removed()
-        removed.deviceSignatures = try await inBatches { try await $0.deleteExpired(from: UsedDeviceSignatureStore.table, before: now, limit: $1) }
-        removed.idempotentReplays = try await inBatches { try await $0.deleteExpired(from: IdempotentReplayStore.table, before: now, limit: $1) }
+        removed.deviceSignatures = try await inBatches { try await $0.deleteExpired(.usedDeviceSignatures, before: now, limit: $1) }
+        removed.idempotentReplays = try await inBatches { try await $0.deleteExpired(.idempotentReplays, before: now, limit: $1) }
         while let batch = try await inTransaction({ try await $0.deleteExpiredApprovals(before: cutoff, limit: Self.batchSize) }),
             batch.approvals > 0
         {
@@ -112,21 +111,16 @@ final class ExpirySweeper: ServerLifecycle {
         }
         // Interactions that never reached a user go at expiry; the others after the retention; none while
         // its last answer is kept (removed above once its time is over).
-        let answerGone: SQLQueryString = """
-            NOT EXISTS (SELECT 1 FROM \(name: IdempotentReplayStore.table) k WHERE k.id = \(name: InteractionStore.table).id)
-            """
-        removed.interactions = try await inBatches {
-            try await $0.deleteExpired(from: InteractionStore.table, before: now, where: "user_id IS NULL AND \(answerGone)", limit: $1)
-        }
-            + inBatches { try await $0.deleteExpired(from: InteractionStore.table, before: cutoff, where: answerGone, limit: $1) }
-        removed.enrollmentCodes = try await inBatches { try await $0.deleteExpired(from: EnrollmentCodeStore.table, before: cutoff, limit: $1) }
-        removed.decoyApprovals = try await inBatches { try await $0.deleteExpired(from: ApprovalStore.decoyTable, before: cutoff, limit: $1) }
+        removed.interactions = try await inBatches { try await $0.deleteExpired(.anonymousInteractions, before: now, limit: $1) }
+            + inBatches { try await $0.deleteExpired(.interactions, before: cutoff, limit: $1) }
+        removed.enrollmentCodes = try await inBatches { try await $0.deleteExpired(.enrollmentCodes, before: cutoff, limit: $1) }
+        removed.decoyApprovals = try await inBatches { try await $0.deleteExpired(.decoyApprovals, before: cutoff, limit: $1) }
         let eventsCutoff = now.addingTimeInterval(-securityEventRetention)
         removed.securityEvents = try await inBatches {
-            try await $0.deleteExpired(from: SecurityEventStore.table, before: eventsCutoff, column: "created_at", limit: $1)
+            try await $0.deleteExpired(.securityEvents, before: eventsCutoff, limit: $1)
         }
         removed.browserCredentials = try await inBatches {
-            try await $0.deleteExpired(from: BrowserCredentialStore.table, before: now, limit: $1)
+            try await $0.deleteExpired(.browserCredentials, before: now, limit: $1)
         }
         return removed
     }

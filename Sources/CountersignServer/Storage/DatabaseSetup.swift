@@ -95,7 +95,7 @@ enum DatabaseSetup {
     ) async throws -> Storage {
         do {
             let engine = try SQLiteStorageEngine(
-                path: claim.path, releasingAtShutdown: claim, logger: runtime.logger, eventLoop: runtime.eventLoopGroup.any())
+                path: claim.path, releasingAtShutdown: claim, logger: runtime.logger)
             return Storage(engine: engine, metrics: metrics, observer: observer)
         } catch {
             claim.release()

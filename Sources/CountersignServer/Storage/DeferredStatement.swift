@@ -1,5 +1,3 @@
-import SQLKit
-
 /// One statement of a call's writes, built when the call decides on it and run at the call's commit
 /// (`UnitOfWork`). Being a statement rather than code, it can travel with the call's other statements:
 /// on PostgreSQL a call whose writes are all statements commits them as one statement, in one round trip
@@ -8,7 +6,7 @@ import SQLKit
 /// What it changed is its outcome: a compare-and-set that changed no row can refuse the whole call, and
 /// the call can be told, once it committed, whether the statement changed its row.
 struct DeferredStatement: Sendable {
-    let query: any SQLExpression
+    let query: BoundStatement
     /// Whether `query` ends in `RETURNING`, answering a row for each row it changed. One that does not
     /// (an insert) either changes its row or fails.
     let answersChangedRows: Bool
@@ -22,7 +20,7 @@ struct DeferredStatement: Sendable {
     private(set) var outcome: (@Sendable (_ changed: Bool) async -> Void)?
 
     /// A statement that changes its rows or fails.
-    init(_ query: any SQLExpression) {
+    init(_ query: BoundStatement) {
         self.query = query
         answersChangedRows = false
         row = nil
@@ -30,7 +28,7 @@ struct DeferredStatement: Sendable {
 
     /// A statement ending in `RETURNING`, so that what it changed is known; `row` names the one row it
     /// changes when the call may hold another statement on it.
-    init(returningChangedRows query: SQLQueryString, row: String? = nil) {
+    init(returningChangedRows query: BoundStatement, row: String? = nil) {
         self.query = query
         answersChangedRows = true
         self.row = row
@@ -59,14 +57,14 @@ struct DeferredStatementRefused: Error {
     let refusal: @Sendable (Storage) async throws -> any Error
 }
 
-extension SQLDatabase {
+extension SQLExecutor {
     /// Runs `statement` alone; returns whether it changed a row, or throws `DeferredStatementRefused`.
     func run(_ statement: DeferredStatement) async throws -> Bool {
         guard statement.answersChangedRows else {
-            try await raw("\(statement.query)").run()
+            try await run(statement.query)
             return true
         }
-        let changed = try await !raw("\(statement.query)").all().isEmpty
+        let changed = try await !all(statement.query).isEmpty
         if !changed, let refusal = statement.refusal { throw DeferredStatementRefused(refusal: refusal) }
         return changed
     }

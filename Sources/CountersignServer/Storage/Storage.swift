@@ -1,17 +1,16 @@
 import Foundation
 import GRDB
 import PostgresNIO
-import SQLKit
 
-/// The database as the services use it: one store per table, the only place with SQL. The same stores
-/// run on SQLite (GRDB) and PostgreSQL (PostgresNIO), through SQLKit.
+/// The database as the services use it: one store per table, the only place with SQL. The same stores,
+/// each statement fixed text (`BoundStatement`), run on SQLite (GRDB) and PostgreSQL (PostgresNIO).
 struct Storage: Sendable {
     private let engine: any StorageEngine
     /// The connection of the transaction this storage runs in, if any.
-    private let session: (any SQLDatabase)?
+    private let session: (any SQLExecutor)?
     /// Times every statement, when given.
     private let metrics: ServerMetrics?
-    /// Sees the SQL of every statement, when given (`TimedSQLDatabase`).
+    /// Sees the SQL of every statement, when given (`TimedExecutor`).
     private let observer: (@Sendable (String) -> Void)?
 
     init(engine: any StorageEngine, metrics: ServerMetrics?, observer: (@Sendable (String) -> Void)? = nil) {
@@ -21,7 +20,7 @@ struct Storage: Sendable {
         session = nil
     }
 
-    private init(engine: any StorageEngine, session: any SQLDatabase, metrics: ServerMetrics?, observer: (@Sendable (String) -> Void)?) {
+    private init(engine: any StorageEngine, session: any SQLExecutor, metrics: ServerMetrics?, observer: (@Sendable (String) -> Void)?) {
         self.engine = engine
         self.session = session
         self.metrics = metrics
@@ -29,10 +28,10 @@ struct Storage: Sendable {
     }
 
     /// Where a statement goes now: the transaction's connection, or the engine's for the calling thread.
-    var sql: any SQLDatabase {
-        let database = session ?? engine.sql
+    var db: any SQLExecutor {
+        let database = session ?? engine.executor
         guard let metrics else { return database }
-        return TimedSQLDatabase(base: database, metrics: metrics, observer: observer)
+        return TimedExecutor(base: database, metrics: metrics, observer: observer)
     }
 
     /// Commits a call's writes in one transaction: in their order, or, where the engine can and the writes
@@ -44,15 +43,15 @@ struct Storage: Sendable {
         let outcomes: [Bool]
         do {
             if writes.count == 1, let statement = statements.first {
-                outcomes = [try await sql.run(statement)]
+                outcomes = [try await db.run(statement)]
             } else if statements.count == writes.count, statements.count > 1, engine.commitsStatementsAsOne, Self.changeDistinctRows(statements) {
-                outcomes = try await OneStatementCommit.run(statements, on: sql)
+                outcomes = try await OneStatementCommit.run(statements, on: db)
             } else if !writes.isEmpty {
                 outcomes = try await transaction { storage in
                     var outcomes: [Bool] = []
                     for write in writes {
                         switch write {
-                        case .statement(let statement): outcomes.append(try await storage.sql.run(statement))
+                        case .statement(let statement): outcomes.append(try await storage.db.run(statement))
                         case .code(let body): try await body(storage)
                         }
                     }
@@ -77,7 +76,7 @@ struct Storage: Sendable {
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (Storage) async throws -> T) async throws -> T {
         let (engine, metrics) = (engine, metrics)
-        return try await engine.transaction { sql in try await body(Storage(engine: engine, session: sql, metrics: metrics, observer: observer)) }
+        return try await engine.transaction { executor in try await body(Storage(engine: engine, session: executor, metrics: metrics, observer: observer)) }
     }
 
     func shutdown() async throws {
@@ -89,36 +88,36 @@ struct Storage: Sendable {
         try await engine.writeBackup(into: directory, at: time)
     }
 
-    var interactions: InteractionStore { InteractionStore(sql: sql) }
-    var idempotentReplays: IdempotentReplayStore { IdempotentReplayStore(sql: sql) }
-    var approvals: ApprovalStore { ApprovalStore(sql: sql) }
-    var users: UserStore { UserStore(sql: sql) }
-    var memberships: MembershipStore { MembershipStore(sql: sql) }
-    var devices: DeviceStore { DeviceStore(sql: sql) }
-    var biometricKeys: BiometricKeyStore { BiometricKeyStore(sql: sql) }
-    var clients: ClientStore { ClientStore(sql: sql) }
-    var applicationOrigins: ApplicationOriginStore { ApplicationOriginStore(sql: sql) }
-    var usedDeviceSignatures: UsedDeviceSignatureStore { UsedDeviceSignatureStore(sql: sql) }
-    var pushJobs: PushJobStore { PushJobStore(sql: sql) }
-    var pushConfigs: PushConfigStore { PushConfigStore(sql: sql) }
-    var signingKeys: SigningKeyStore { SigningKeyStore(sql: sql) }
-    var serverSecrets: ServerSecretStore { ServerSecretStore(sql: sql) }
-    var evidence: EvidenceStore { EvidenceStore(sql: sql) }
-    var enrollmentCodes: EnrollmentCodeStore { EnrollmentCodeStore(sql: sql) }
-    var securityEvents: SecurityEventStore { SecurityEventStore(sql: sql) }
-    var retention: RetentionStore { RetentionStore(sql: sql) }
-    var browserCredentials: BrowserCredentialStore { BrowserCredentialStore(sql: sql) }
-    var statistics: StatisticsStore { StatisticsStore(sql: sql) }
+    var interactions: InteractionStore { InteractionStore(db: db) }
+    var idempotentReplays: IdempotentReplayStore { IdempotentReplayStore(db: db) }
+    var approvals: ApprovalStore { ApprovalStore(db: db) }
+    var users: UserStore { UserStore(db: db) }
+    var memberships: MembershipStore { MembershipStore(db: db) }
+    var devices: DeviceStore { DeviceStore(db: db) }
+    var biometricKeys: BiometricKeyStore { BiometricKeyStore(db: db) }
+    var clients: ClientStore { ClientStore(db: db) }
+    var applicationOrigins: ApplicationOriginStore { ApplicationOriginStore(db: db) }
+    var usedDeviceSignatures: UsedDeviceSignatureStore { UsedDeviceSignatureStore(db: db) }
+    var pushJobs: PushJobStore { PushJobStore(db: db) }
+    var pushConfigs: PushConfigStore { PushConfigStore(db: db) }
+    var signingKeys: SigningKeyStore { SigningKeyStore(db: db) }
+    var serverSecrets: ServerSecretStore { ServerSecretStore(db: db) }
+    var evidence: EvidenceStore { EvidenceStore(db: db) }
+    var enrollmentCodes: EnrollmentCodeStore { EnrollmentCodeStore(db: db) }
+    var securityEvents: SecurityEventStore { SecurityEventStore(db: db) }
+    var retention: RetentionStore { RetentionStore(db: db) }
+    var browserCredentials: BrowserCredentialStore { BrowserCredentialStore(db: db) }
+    var statistics: StatisticsStore { StatisticsStore(db: db) }
 }
 
 /// Where the stores' SQL runs, and how a transaction holds its connection.
 protocol StorageEngine: Sendable {
     /// Statements outside any transaction, from the calling thread.
-    var sql: any SQLDatabase { get }
+    var executor: any SQLExecutor { get }
     /// Whether a call's deferred statements can be committed as one statement (`OneStatementCommit`).
     var commitsStatementsAsOne: Bool { get }
     /// Runs `body` on one connection in one transaction: committed when it returns, rolled back when it throws.
-    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T
     /// Writes a copy of the whole database into `directory`, named after `time`; refused where the
     /// database's own tools do it (PostgreSQL).
     func writeBackup(into directory: String, at time: Date) async throws -> DatabaseBackup
@@ -132,7 +131,7 @@ struct DatabaseBackup: Sendable {
     let createdAt: Date
 }
 
-extension SQLDatabase {
+extension SQLExecutor {
     /// Runs `body` between `begin` and `COMMIT` on this connection, which the caller holds for the
     /// transaction; rolls back when the body or the commit throws, and runs `rollbackFailed` when the
     /// rollback throws too. Both engines write these statements themselves: PostgresNIO's
@@ -140,14 +139,14 @@ extension SQLDatabase {
     func runTransaction<T>(
         begin: String = "BEGIN", _ body: () async throws -> T, rollbackFailed: () async -> Void = {}
     ) async throws -> T {
-        try await raw("\(unsafeRaw: begin)").run()
+        try await run(begin)
         do {
             let result = try await body()
-            try await raw("COMMIT").run()
+            try await run("COMMIT")
             return result
         } catch {
             do {
-                try await raw("ROLLBACK").run()
+                try await run("ROLLBACK")
             } catch {
                 await rollbackFailed()
             }

@@ -3,7 +3,6 @@ import CountersignCore
 import Foundation
 import NIOCore
 import NIOHTTP1
-import SQLKit
 import Testing
 
 @Suite("Web-to-mobile approval")

@@ -1,13 +1,12 @@
 import CountersignCore
 import CountersignPushTesting
-import CountersignServer
+@testable import CountersignServer
 import Crypto
 import Foundation
 import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
-import SQLKit
 import Synchronization
 import Testing
 

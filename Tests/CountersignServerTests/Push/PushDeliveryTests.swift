@@ -1,12 +1,11 @@
 import CountersignClient
 import CountersignCore
 import CountersignPushTesting
-import CountersignServer
+@testable import CountersignServer
 import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
-import SQLKit
 import Testing
 
 /// The device tokens Apple and Google would hand the app.

@@ -1,8 +1,7 @@
 import CountersignCore
-import CountersignServer
+@testable import CountersignServer
 import Crypto
 import Foundation
-import SQLKit
 import Testing
 
 @Suite("The server's seal over evidence: its records checkable offline")

@@ -1,3 +1,4 @@
+@testable import CountersignServer
 import CountersignCore
 import Foundation
 import JWTKit
@@ -25,7 +26,7 @@ struct SecretsAtRestTests {
             // Nor in any other text the sign-in wrote (times left out: their digits are not the code's).
             for table in ["approvals", "push_jobs", "push_deliveries", "security_events"] {
                 for row in try await sql.raw("SELECT * FROM \(ident: table)").all() {
-                    for column in row.allColumns where !column.hasSuffix("_at") {
+                    for column in row.columns where !column.hasSuffix("_at") {
                         let value = try? row.decode(column: column, as: String.self)
                         #expect(value?.contains(otp) != true, "\(table).\(column)")
                     }

@@ -1,3 +1,4 @@
+@testable import CountersignServer
 import CountersignCore
 import Foundation
 import Logging
@@ -38,7 +39,7 @@ struct ServerFaultTests {
             let (id, token) = try await startedRun(server)
             let sql = server.sql
             // SQLite keeps text in an integer column as text; PostgreSQL needs the column's type changed.
-            if sql.dialect.name == "postgresql" {
+            if sql.database == .postgresql {
                 try await sql.raw("ALTER TABLE interactions ALTER COLUMN version TYPE TEXT").run()
             }
             let marker = "marker-9f27c1"

@@ -14,7 +14,7 @@ struct DeferredStatementsTests {
     func refusedCompareAndSetRollsBackTheRest() async throws {
         try await withFirstInteraction { storage, first in
             let work = UnitOfWork()
-            await work.hold(try storage.interactions.insert(interaction("int_held_second")))
+            await work.hold(storage.interactions.insert(interaction("int_held_second")))
             let stale = storage.interactions.saveNext(of: first.moved(toVersion: 7), state: "", tokenHash: nil, finished: true, userID: nil).statement
             let error = await #expect(throws: Refused.self) {
                 try await work.commit(on: storage, first: stale.refusing { storage in
@@ -31,7 +31,7 @@ struct DeferredStatementsTests {
     func laterRefusalIsTheOneThrown() async throws {
         try await withFirstInteraction { storage, first in
             let work = UnitOfWork()
-            await work.hold(try storage.interactions.insert(interaction("int_held_second")))
+            await work.hold(storage.interactions.insert(interaction("int_held_second")))
             await work.hold(
                 storage.interactions.saveNext(of: interaction("int_held_absent"), state: "", tokenHash: nil, finished: true, userID: nil).statement
                     .refusing { _ in Refused(secondWasKept: true) })
@@ -51,7 +51,7 @@ struct DeferredStatementsTests {
         try await withFirstInteraction { storage, first in
             let told = Told()
             let work = UnitOfWork()
-            await work.hold(try storage.interactions.insert(interaction("int_held_second")))
+            await work.hold(storage.interactions.insert(interaction("int_held_second")))
             await work.hold(
                 storage.interactions.saveNext(of: interaction("int_held_absent"), state: "", tokenHash: nil, finished: true, userID: nil).statement
                     .telling { await told.note("absent", $0) })
@@ -68,8 +68,8 @@ struct DeferredStatementsTests {
     func brokenKeyRollsBackTheRest() async throws {
         try await withFirstInteraction { storage, first in
             let work = UnitOfWork()
-            await work.hold(try storage.interactions.insert(interaction("int_held_second")))
-            await work.hold(try storage.interactions.insert(first))
+            await work.hold(storage.interactions.insert(interaction("int_held_second")))
+            await work.hold(storage.interactions.insert(first))
             let save = storage.interactions.saveNext(of: first, state: "", tokenHash: nil, finished: true, userID: nil).statement
             await #expect(throws: (any Error).self) { try await work.commit(on: storage, first: save) }
             #expect(try await storage.interactions.find("int_held_second") == nil)
@@ -82,7 +82,7 @@ struct DeferredStatementsTests {
         try await withFirstInteraction { storage, first in
             let work = UnitOfWork()
             let second = interaction("int_held_second")
-            await work.hold { storage in _ = try await storage.sql.run(try storage.interactions.insert(second)) }
+            await work.hold { storage in _ = try await storage.db.run(storage.interactions.insert(second)) }
             let stale = storage.interactions.saveNext(of: first.moved(toVersion: 7), state: "", tokenHash: nil, finished: true, userID: nil).statement
             await #expect(throws: Refused.self) {
                 try await work.commit(on: storage, first: stale.refusing { _ in Refused(secondWasKept: false) })
@@ -97,7 +97,7 @@ struct DeferredStatementsTests {
         try await TestServer.run { server in
             let storage = server.app.storage
             let first = interaction("int_held_first")
-            try await storage.commit([.statement(try storage.interactions.insert(first))])
+            try await storage.commit([.statement(storage.interactions.insert(first))])
             try await body(storage, first)
         }
     }

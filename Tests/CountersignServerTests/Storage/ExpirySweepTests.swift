@@ -2,7 +2,6 @@ import CountersignClient
 import CountersignCore
 @testable import CountersignServer
 import Foundation
-import SQLKit
 import Testing
 
 @Suite("Removing expired records")
@@ -191,7 +190,7 @@ struct ExpirySweepTests {
 extension TestServer {
     /// The number of rows in `table`.
     func count(_ table: String) async throws -> Int {
-        let sql = app.sql
+        let sql = app.storage.db
         let row = try #require(try await sql.raw("SELECT COUNT(*) AS n FROM \(ident: table)").first())
         return try row.decode(column: "n", as: Int.self)
     }

@@ -3,7 +3,6 @@ import CountersignCore
 import Foundation
 import NIOCore
 import NIOHTTP1
-import SQLKit
 import Testing
 
 @Suite("PostgreSQL: statements prepared once per connection, limited in time, and their rows read as stored", .enabled(if: TestDatabase.postgresURL != nil))
@@ -15,7 +14,7 @@ struct PostgresStatementsTests {
             let listing = "SELECT name, statement FROM pg_prepared_statements"
             // More runs than the pools have connections, so that some connection runs it again.
             for _ in 0..<12 {
-                let prepared = try await sql.raw(SQLQueryString(listing)).all().map {
+                let prepared = try await sql.raw(TestSQL(stringLiteral: listing)).all().map {
                     (name: try $0.decode(column: "name", as: String.self), statement: try $0.decode(column: "statement", as: String.self))
                 }
                 let listings = prepared.filter { $0.statement == listing }
@@ -29,7 +28,7 @@ struct PostgresStatementsTests {
     func failedPreparationIsPreparedAgain() async throws {
         try await TestServer.run { server in
             let sql = server.sql
-            let reading: SQLQueryString = "SELECT count(*) AS rows FROM added_later"
+            let reading: TestSQL = "SELECT count(*) AS rows FROM added_later"
             // More runs than the pools have connections, so that it fails on each of them.
             for _ in 0..<12 {
                 await #expect(throws: (any Error).self) { try await sql.raw(reading).run() }
@@ -47,17 +46,17 @@ struct PostgresStatementsTests {
             let sql = server.sql
             // As many texts as there are names, each differing by a literal (the server's own took some already).
             for number in 0..<PreparedStatements.limit {
-                #expect(try await sql.raw("SELECT \(literal: number) AS n").first()?.decode(column: "n", as: Int.self) == number)
+                #expect(try await sql.raw("SELECT \(unsafeRaw: String(number)) AS n").first()?.decode(column: "n", as: Int.self) == number)
             }
             let listing = "SELECT statement FROM pg_prepared_statements WHERE name LIKE 'countersign%'"
-            let prepared = try await sql.raw(SQLQueryString(listing)).all().map { try $0.decode(column: "statement", as: String.self) }
+            let prepared = try await sql.raw(TestSQL(stringLiteral: listing)).all().map { try $0.decode(column: "statement", as: String.self) }
             #expect(!prepared.isEmpty, "the connection holds the statements it prepared before")
             #expect(!prepared.contains(listing), "the listing itself came past the limit, so it is not prepared")
             #expect(prepared.count <= PreparedStatements.limit)
         }
     }
 
-    @Test("every kind of value the stores keep reads back as stored: bigint, text, boolean, timestamptz and NULL, and a type read through SQLKit's coding")
+    @Test("every kind of value the stores keep reads back as stored: bigint, text, boolean, timestamptz and NULL, and a string enum by its raw value")
     func everyKindOfValueReadsBack() async throws {
         try await TestServer.run { server in
             let sql = server.sql
@@ -65,13 +64,13 @@ struct PostgresStatementsTests {
                 SELECT 9007199254740993::bigint AS i, 'é z' AS t, true AS b, TIMESTAMPTZ '2026-11-27 10:00:00.25+00' AS d,
                     NULL::text AS n, 'revoked' AS s
                 """).first())
-            #expect(row.allColumns == ["i", "t", "b", "d", "n", "s"])
+            #expect(row.columns == ["i", "t", "b", "d", "n", "s"])
             #expect(try row.decode(column: "i", as: Int.self) == 9_007_199_254_740_993)
             #expect(try row.decode(column: "t", as: String.self) == "é z")
             #expect(try row.decode(column: "b", as: Bool.self))
             #expect(try row.decode(column: "d", as: Date.self) == Date(timeIntervalSince1970: 1_795_773_600.25))
-            #expect(try row.decodeNil(column: "n"))
-            #expect(try !row.decodeNil(column: "t"))
+            #expect(try row.isNull("n"))
+            #expect(try !row.isNull("t"))
             #expect(try row.decode(column: "n", as: String?.self) == nil)
             #expect(try row.decode(column: "s", as: CredentialStatus.self) == .revoked)
             #expect(throws: (any Error).self) { try row.decode(column: "missing", as: String.self) }
@@ -94,7 +93,7 @@ struct PostgresStatementsTests {
                 // Finished however the lock went, so that a failure here fails the test instead of hanging it.
                 defer { lockTaken.finish() }
                 try await storage.transaction { holder in
-                    try await holder.sql.raw("LOCK TABLE clients IN ACCESS EXCLUSIVE MODE").run()
+                    try await holder.db.raw("LOCK TABLE clients IN ACCESS EXCLUSIVE MODE").run()
                     lockTaken.finish()
                     for await _ in released {}
                 }
@@ -114,7 +113,7 @@ struct PostgresStatementsTests {
 
             #expect(refused.status == .serviceUnavailable)
             #expect(refused.body["error"]?["code"] == .string(ErrorCode.databaseUnavailable), "\(refused.body)")
-            let kept = try await storage.sql.raw("SELECT count(*) AS runs FROM interactions").first()?.decode(column: "runs", as: Int.self)
+            let kept = try await storage.db.raw("SELECT count(*) AS runs FROM interactions").first()?.decode(column: "runs", as: Int.self)
             #expect(kept == 0, "nothing of the refused start was kept")
 
             let served = try await start()

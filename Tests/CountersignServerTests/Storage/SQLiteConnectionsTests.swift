@@ -3,7 +3,6 @@ import Foundation
 import GRDB
 import Logging
 import NIOPosix
-import SQLKit
 import Testing
 
 /// On SQLite one writer connection serves every write and, while nobody holds it, the reads too; other
@@ -19,22 +18,22 @@ struct SQLiteConnectionsTests {
             try await engine.transaction { transaction in
                 try await transaction.raw("INSERT INTO notes (body) VALUES ('draft')").run()
                 // The transaction holds the writer, so this read must go elsewhere and must not wait.
-                #expect(try await notes(engine.sql) == 0)
+                #expect(try await notes(engine.executor) == 0)
                 #expect(try await notes(transaction) == 1)
             }
-            #expect(try await notes(engine.sql) == 1)
+            #expect(try await notes(engine.executor) == 1)
         }
     }
 
     @Test("a read while the writer is free runs on the writer, whose cache is warm; during a transaction, on a reader")
     func readsTakeTheFreeWriter() async throws {
         try await withEngine { engine, _ in
-            try await engine.sql.raw("INSERT INTO notes (body) VALUES ('kept')").run()
+            try await engine.executor.raw("INSERT INTO notes (body) VALUES ('kept')").run()
             // `last_insert_rowid()` is the connection's own: 1 on the writer that inserted, 0 on a reader.
-            #expect(try await lastInsertedRow(engine.sql) == 1)
+            #expect(try await lastInsertedRow(engine.executor) == 1)
             try await engine.transaction { transaction in
                 try await transaction.raw("INSERT INTO notes (body) VALUES ('draft')").run()
-                #expect(try await lastInsertedRow(engine.sql) == 0)
+                #expect(try await lastInsertedRow(engine.executor) == 0)
             }
         }
     }
@@ -42,8 +41,8 @@ struct SQLiteConnectionsTests {
     @Test("a read while the writer is free sees the last commit, and a rolled-back write is never seen")
     func readsAfterCommitAndRollback() async throws {
         try await withEngine { engine, _ in
-            try await engine.sql.raw("INSERT INTO notes (body) VALUES ('kept')").run()
-            #expect(try await notes(engine.sql) == 1)
+            try await engine.executor.raw("INSERT INTO notes (body) VALUES ('kept')").run()
+            #expect(try await notes(engine.executor) == 1)
             struct Abandoned: Error {}
             await #expect(throws: Abandoned.self) {
                 try await engine.transaction { transaction in
@@ -51,7 +50,7 @@ struct SQLiteConnectionsTests {
                     throw Abandoned()
                 }
             }
-            #expect(try await notes(engine.sql) == 1)
+            #expect(try await notes(engine.executor) == 1)
         }
     }
 
@@ -60,17 +59,17 @@ struct SQLiteConnectionsTests {
     @Test("a column added to a joined table after its statement was cached leaves every column read by its own name, on the writer and on a reader")
     func columnAddedUnderACachedStatement() async throws {
         try await withEngine { engine, _ in
-            try await engine.sql.raw("CREATE TABLE tags (label TEXT NOT NULL)").run()
-            try await engine.sql.raw("INSERT INTO notes (body) VALUES ('kept')").run()
-            try await engine.sql.raw("INSERT INTO tags (label) VALUES ('red')").run()
+            try await engine.executor.raw("CREATE TABLE tags (label TEXT NOT NULL)").run()
+            try await engine.executor.raw("INSERT INTO notes (body) VALUES ('kept')").run()
+            try await engine.executor.raw("INSERT INTO tags (label) VALUES ('red')").run()
             /// The join's label: on the writer, or on a reader while a transaction holds the writer.
             func label(onAReader: Bool) async throws -> String {
-                let read: @Sendable () async throws -> String = { try await engine.sql.raw("SELECT notes.*, tags.label FROM notes, tags").first()!.decode(column: "label", as: String.self) }
+                let read: @Sendable () async throws -> String = { try await engine.executor.raw("SELECT notes.*, tags.label FROM notes, tags").first()!.decode(column: "label", as: String.self) }
                 guard onAReader else { return try await read() }
                 return try await engine.transaction { _ in try await read() }
             }
             for onAReader in [false, true] { #expect(try await label(onAReader: onAReader) == "red") }
-            try await engine.sql.raw("ALTER TABLE notes ADD COLUMN added_later TEXT").run()
+            try await engine.executor.raw("ALTER TABLE notes ADD COLUMN added_later TEXT").run()
             for onAReader in [false, true] { #expect(try await label(onAReader: onAReader) == "red") }
         }
     }
@@ -92,7 +91,7 @@ struct SQLiteConnectionsTests {
                     }
                     group.addTask {
                         for _ in 0..<100 {
-                            let seen = try await notes(engine.sql)
+                            let seen = try await notes(engine.executor)
                             #expect(seen % 2 == 0)
                             await Task.yield()
                         }
@@ -100,7 +99,7 @@ struct SQLiteConnectionsTests {
                 }
                 try await group.waitForAll()
             }
-            #expect(try await notes(engine.sql) == 200)
+            #expect(try await notes(engine.executor) == 200)
         }
     }
 
@@ -111,7 +110,7 @@ struct SQLiteConnectionsTests {
             let body = String(repeating: "x", count: 4000)
             var rows = 0
             func insert(_ count: Int) async throws {
-                for _ in 0..<count { try await engine.sql.raw("INSERT INTO notes (body) VALUES (\(bind: body))").run() }
+                for _ in 0..<count { try await engine.executor.raw("INSERT INTO notes (body) VALUES (\(bind: body))").run() }
                 rows += count
             }
             func logSize() throws -> Int { try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0 }
@@ -127,10 +126,10 @@ struct SQLiteConnectionsTests {
             // not grows by them.
             try await insert(200)
             #expect(try logSize() < sizeBefore + 300 * 4096)
-            #expect(try await notes(engine.sql) == rows)
+            #expect(try await notes(engine.executor) == rows)
             // Another engine of this process opening the file reads every row.
-            let other = try SQLiteStorageEngine(path: path, logger: Logger(label: "test"), eventLoop: MultiThreadedEventLoopGroup.singleton.any())
-            #expect(try await notes(other.sql) == rows)
+            let other = try SQLiteStorageEngine(path: path, logger: Logger(label: "test"))
+            #expect(try await notes(other.executor) == rows)
             try await other.shutdown()
         }
     }
@@ -140,7 +139,7 @@ struct SQLiteConnectionsTests {
         let store = LogStore()
         try await withEngine(logger: Logger(label: "test") { _ in CapturingLogHandler(store: store) }) { engine, path in
             func lines(_ level: String) -> [String] { store.lines.withLock { $0 }.filter { $0.hasPrefix(level + " ") } }
-            @Sendable func insert(_ count: Int, bytes: Int = 4000, on database: any SQLDatabase) async throws {
+            @Sendable func insert(_ count: Int, bytes: Int = 4000, on database: any SQLExecutor) async throws {
                 let body = String(repeating: "x", count: bytes)
                 for _ in 0..<count { try await database.raw("INSERT INTO notes (body) VALUES (\(bind: body))").run() }
             }
@@ -149,7 +148,7 @@ struct SQLiteConnectionsTests {
                 return max(0, size - 32) / (4096 + 24)
             }
             // The log grows to just under the checkpointer's mark.
-            while try logPages() < SQLiteCheckpointer.pagesBeforeCheckpoint - 100 { try await insert(5, on: engine.sql) }
+            while try logPages() < SQLiteCheckpointer.pagesBeforeCheckpoint - 100 { try await insert(5, on: engine.executor) }
             #expect(engine.checkpoints == 0)
 
             // Another connection of the process starts a full checkpoint while the engine's writer holds
@@ -177,8 +176,8 @@ struct SQLiteConnectionsTests {
 
             // Commits go on while the other connection holds the lock, each asking for a checkpoint that
             // finds it busy; past 10,000 pages, that is worth a warning (one: the log stops short of 20,000).
-            while try logPages() < SQLiteCheckpointer.pagesBeforeWarning + 100 { try await insert(100, bytes: 40_000, on: engine.sql) }
-            try await insert(1, on: engine.sql)
+            while try logPages() < SQLiteCheckpointer.pagesBeforeWarning + 100 { try await insert(100, bytes: 40_000, on: engine.executor) }
+            try await insert(1, on: engine.executor)
             try await eventually("a warning about the long log") { !lines("warning").isEmpty }
             #expect(engine.checkpoints == 0)
             #expect(lines("warning").count == 1, "one warning for each 10,000 pages the log grows, not one a commit")
@@ -192,7 +191,7 @@ struct SQLiteConnectionsTests {
             var rows = 0
             while engine.checkpoints == 0 {
                 try #require(rows < 500, "no checkpoint after \(rows) more rows")
-                try await insert(10, bytes: 40_000, on: engine.sql)
+                try await insert(10, bytes: 40_000, on: engine.executor)
                 rows += 10
                 await Task.yield()
             }
@@ -224,26 +223,26 @@ struct SQLiteConnectionsTests {
     @Test("every kind of value reads back as stored: integer, real, text (with a NUL inside), blob, empty blob and NULL")
     func everyKindOfValueReadsBack() async throws {
         try await withEngine { engine, _ in
-            let row = try #require(try await engine.sql.raw("""
+            let row = try #require(try await engine.executor.raw("""
                 SELECT 9007199254740993 AS i, 2.5 AS f, 'é' || char(0) || 'z' AS t, x'00ff10' AS b, x'' AS e, NULL AS n
                 """).first())
-            #expect(row.allColumns == ["i", "f", "t", "b", "e", "n"])
+            #expect(row.columns == ["i", "f", "t", "b", "e", "n"])
             #expect(try row.decode(column: "i", as: Int.self) == 9_007_199_254_740_993)
             #expect(try row.decode(column: "f", as: Double.self) == 2.5)
             #expect(try row.decode(column: "t", as: String.self) == "é\u{0}z")
             #expect(try row.decode(column: "b", as: Data.self) == Data([0x00, 0xFF, 0x10]))
             #expect(try row.decode(column: "e", as: Data.self) == Data())
-            #expect(try row.decodeNil(column: "n"))
-            #expect(try !row.decodeNil(column: "e"))
-            #expect(throws: DecodingError.self) { try row.decode(column: "missing", as: String.self) }
+            #expect(try row.isNull("n"))
+            #expect(try !row.isNull("e"))
+            #expect(throws: DatabaseRowError.self) { try row.decode(column: "missing", as: String.self) }
         }
     }
 
-    private func lastInsertedRow(_ sql: any SQLDatabase) async throws -> Int {
+    private func lastInsertedRow(_ sql: any SQLExecutor) async throws -> Int {
         try await sql.raw("SELECT last_insert_rowid() AS id").first()!.decode(column: "id", as: Int.self)
     }
 
-    private func notes(_ sql: any SQLDatabase) async throws -> Int {
+    private func notes(_ sql: any SQLExecutor) async throws -> Int {
         try await sql.raw("SELECT count(*) AS n FROM notes").first()!.decode(column: "n", as: Int.self)
     }
 
@@ -297,9 +296,9 @@ struct SQLiteConnectionsTests {
     ) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-connections-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let engine = try SQLiteStorageEngine(path: path, logger: logger, eventLoop: MultiThreadedEventLoopGroup.singleton.any())
+        let engine = try SQLiteStorageEngine(path: path, logger: logger)
         do {
-            try await engine.sql.raw("CREATE TABLE notes (body TEXT NOT NULL)").run()
+            try await engine.executor.raw("CREATE TABLE notes (body TEXT NOT NULL)").run()
             try await body(engine, path)
         } catch {
             try? await engine.shutdown()

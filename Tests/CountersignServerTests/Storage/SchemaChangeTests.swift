@@ -1,6 +1,5 @@
 import CountersignCore
 @testable import CountersignServer
-import SQLKit
 import Testing
 
 @Suite("A running server and a schema that changes under it")
@@ -30,14 +29,14 @@ struct SchemaChangeTests {
             let versions = onPostgres ? "SELECT version AS name FROM countersign_schema" : "SELECT identifier AS name FROM grdb_migrations"
             for _ in 0..<2 {
                 try await TestServer.run(on: database, clock: TestClock(), masterKey: masterKey) { server in
-                    let applied = try await server.sql.raw(SQLQueryString(versions)).all().map { try $0.decode(column: "name", as: String.self) }
+                    let applied = try await server.sql.raw(TestSQL(stringLiteral: versions)).all().map { try $0.decode(column: "name", as: String.self) }
                     #expect(applied == ["0.1.0", "0.2.0"])
                 }
             }
             try await TestServer.run(on: database, clock: TestClock(), masterKey: masterKey) { server in
                 let phone = try await RegisteredPhone.register(server, email: "ada@example.com")
                 try await signIn(server, phone)
-                let recordLater: SQLQueryString = onPostgres
+                let recordLater: TestSQL = onPostgres
                     ? "INSERT INTO countersign_schema (version, applied_at) VALUES ('9.0.0', now())"
                     : "INSERT INTO grdb_migrations (identifier) VALUES ('9.0.0')"
                 try await server.sql.raw(recordLater).run()

@@ -17,7 +17,7 @@ extension TestServer {
             defer { writesHeld.finish() }
             try await storage.transaction { holder in
                 if TestDatabase.postgresURL != nil {
-                    try await holder.sql.raw("LOCK TABLE \(unsafeRaw: tables.joined(separator: ", ")) IN SHARE MODE").run()
+                    try await holder.db.raw("LOCK TABLE \(unsafeRaw: tables.joined(separator: ", ")) IN SHARE MODE").run()
                 }
                 writesHeld.finish()
                 for await _ in released {}

@@ -1,6 +1,6 @@
 import CountersignClient
 import CountersignCore
-import CountersignServer
+@testable import CountersignServer
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -8,7 +8,6 @@ import Logging
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
-import SQLKit
 import Synchronization
 import Testing
 
@@ -31,8 +30,8 @@ struct TestServer {
     let app: CountersignApp
     let clock: TestClock
 
-    /// The server's database as SQL, to look inside it.
-    var sql: any SQLDatabase { app.sql }
+    /// The server's database, to look inside it (`TestSQL`).
+    var sql: any SQLExecutor { app.storage.db }
 
     /// Runs `body` against a fresh server and removes its database afterwards. `logger` receives the
     /// server's logs (the default drops them below warning).

@@ -23,7 +23,7 @@ struct HealthRoutes: RouteGroup {
 
     private func readiness() async throws -> Response {
         let storage = storage
-        let databaseAnswers = await succeeds(within: Self.readinessTimeout) { try await storage.sql.raw("SELECT 1").run() }
+        let databaseAnswers = await succeeds(within: Self.readinessTimeout) { try await storage.db.run("SELECT 1") }
         let problem = !databaseAnswers ? "The database does not answer." : !events.isConnected ? "Other instances' events do not reach this one." : nil
         guard let problem else { return try Response.wire(["status": "ready"], cacheControl: "no-store") }
         return ErrorMiddleware.response(

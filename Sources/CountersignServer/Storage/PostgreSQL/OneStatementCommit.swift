@@ -1,5 +1,5 @@
 import PostgresNIO
-import SQLKit
+import Synchronization
 
 /// A call's deferred statements sent to PostgreSQL as one statement: each becomes a data-modifying `WITH`
 /// query, and the outer query reads what each changed. One statement is its own transaction, so the
@@ -16,25 +16,65 @@ enum OneStatementCommit {
     static let refusedState = "CS001"
 
     /// Runs `statements` as one; returns for each whether it changed a row, or throws `DeferredStatementRefused`.
-    static func run(_ statements: [DeferredStatement], on sql: any SQLDatabase) async throws -> [Bool] {
-        let queries = statements.enumerated().map { index, statement -> SQLQueryString in
-            "\(unsafeRaw: "w\(index)") AS (\(statement.query))"
-        }
-        let answers = statements.enumerated().map { index, statement -> SQLQueryString in
-            let changed: SQLQueryString = "EXISTS (SELECT 1 FROM \(unsafeRaw: "w\(index)"))"
-            guard statement.answersChangedRows else { return "TRUE AS \(unsafeRaw: "c\(index)")" }
-            guard statement.refusal != nil else { return "\(changed) AS \(unsafeRaw: "c\(index)")" }
-            return "countersign_refuse_unless(\(changed), \(literal: index)) AS \(unsafeRaw: "c\(index)")"
-        }
+    static func run(_ statements: [DeferredStatement], on db: any SQLExecutor) async throws -> [Bool] {
+        let statement = BoundStatement(sql(joining: statements), binds: statements.flatMap(\.query.binds))
         do {
-            guard let row = try await sql.raw("WITH \(queries.joined(separator: ", ")) SELECT \(answers.joined(separator: ", "))").first()
-            else { preconditionFailure("a SELECT without FROM answers one row") }
-            return try statements.indices.map { try row.decode(column: "c\($0)", as: Bool.self) }
+            guard let row = try await db.first(statement) else { preconditionFailure("a SELECT without FROM answers one row") }
+            return try statements.indices.map { try row.decode("c\($0)", as: Bool.self) }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == refusedState {
             guard let index = error.serverInfo?[.detail].flatMap(Int.init), statements.indices.contains(index),
                 let refusal = statements[index].refusal
             else { throw error }
             throw DeferredStatementRefused(refusal: refusal)
         }
+    }
+
+    /// The joined statement's SQL, made once for each sequence of statements a call commits (there are a
+    /// few dozen: one for each path through the services), so that it too is prepared once per connection.
+    private static func sql(joining statements: [DeferredStatement]) -> String {
+        let key = statements.map { "\($0.answersChangedRows ? ($0.refusal == nil ? "a" : "r") : "w")\($0.query.sql)" }.joined(separator: "\u{0}")
+        if let sql = joined.withLock({ $0[key] }) { return sql }
+        let sql = join(statements)
+        joined.withLock { cache in
+            if cache.count < PreparedStatements.limit { cache[key] = sql }
+        }
+        return sql
+    }
+
+    private static let joined = Mutex<[String: String]>([:])
+
+    private static func join(_ statements: [DeferredStatement]) -> String {
+        var offset = 0
+        let queries = statements.enumerated().map { index, statement in
+            defer { offset += statement.query.binds.count }
+            return "w\(index) AS (\(renumbered(statement.query.sql, by: offset)))"
+        }
+        let answers = statements.enumerated().map { index, statement in
+            let changed = "EXISTS (SELECT 1 FROM w\(index))"
+            guard statement.answersChangedRows else { return "TRUE AS c\(index)" }
+            guard statement.refusal != nil else { return "\(changed) AS c\(index)" }
+            return "countersign_refuse_unless(\(changed), \(index)) AS c\(index)"
+        }
+        return "WITH \(queries.joined(separator: ", ")) SELECT \(answers.joined(separator: ", "))"
+    }
+
+    /// `sql` with each parameter `$n` numbered `$(n + offset)` (statements' SQL holds `$` nowhere else).
+    private static func renumbered(_ sql: String, by offset: Int) -> String {
+        guard offset > 0 else { return sql }
+        var result = ""
+        var number: Int?
+        for character in sql {
+            if let digit = character.wholeNumberValue, let current = number {
+                number = current * 10 + digit
+                continue
+            }
+            if let current = number {
+                result += "$\(current + offset)"
+                number = nil
+            }
+            if character == "$" { number = 0 } else { result.append(character) }
+        }
+        if let current = number { result += "$\(current + offset)" }
+        return result
     }
 }

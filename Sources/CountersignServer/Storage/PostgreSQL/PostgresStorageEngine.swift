@@ -6,7 +6,6 @@ import NIOCore
 import NIOPosix
 import PostgresKit
 import PostgresNIO
-import SQLKit
 
 /// PostgreSQL through connection pools, one per event loop: a statement uses the pool of the loop it is
 /// made on, so its answer comes back to the same thread. Every statement is prepared once per connection
@@ -45,19 +44,19 @@ struct PostgresStorageEngine: StorageEngine, @unchecked Sendable {
         pools.pool(for: MultiThreadedEventLoopGroup.currentEventLoop ?? eventLoopGroup.any())
     }
 
-    var sql: any SQLDatabase {
-        PostgresSQLDatabase(session: .pooled(pool), statements: statements, answerLimit: answerLimit, logger: logger)
+    var executor: any SQLExecutor {
+        PostgresExecutor(session: .pooled(pool), statements: statements, answerLimit: answerLimit, logger: logger)
     }
 
     var commitsStatementsAsOne: Bool { true }
 
-    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         let pool = pool
         let connection = try await pool.requestConnection(logger: logger).get()
         defer { pool.releaseConnection(connection, logger: logger) }
-        let sql = PostgresSQLDatabase(session: .transaction(connection), statements: statements, answerLimit: answerLimit, logger: logger)
+        let executor = PostgresExecutor(session: .transaction(connection), statements: statements, answerLimit: answerLimit, logger: logger)
         // A connection that cannot roll back is not handed to the next caller half-way through.
-        return try await sql.runTransaction({ try await body(sql) }, rollbackFailed: { try? await connection.close() })
+        return try await executor.runTransaction({ try await body(executor) }, rollbackFailed: { try? await connection.close() })
     }
 
     /// Refused: PostgreSQL is backed up with its own tools (docs/DEPLOYMENT.md, "What to back up").

@@ -1,7 +1,5 @@
 import Logging
-import PostgresKit
 import PostgresNIO
-import SQLKit
 import Synchronization
 
 /// Gives each SQL text the stores send a statement name, so that PostgreSQL parses and plans it once per
@@ -26,11 +24,11 @@ final class PreparedStatements: Sendable {
 
     func run(
         _ sql: String, _ bindings: PostgresBindings, on connection: PostgresConnection, inTransaction: Bool, logger: Logger,
-        _ onRow: (any SQLRow) -> Void
+        _ onRow: (PostgresRow) -> Void
     ) async throws {
         guard let name = name(for: sql) else {
             for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) {
-                onRow(PostgresStoreRow(row))
+                onRow(row)
             }
             return
         }
@@ -45,12 +43,12 @@ final class PreparedStatements: Sendable {
 
     private func execute(
         _ text: NamedStatement.Text, _ bindings: PostgresBindings, on connection: PostgresConnection, logger: Logger,
-        _ onRow: (any SQLRow) -> Void
+        _ onRow: (PostgresRow) -> Void
     ) async throws {
         let rows = try await NamedStatement.$text.withValue(text) {
             try await connection.execute(NamedStatement(bindings: bindings), logger: logger)
         }
-        for try await row in rows { onRow(PostgresStoreRow(row)) }
+        for try await row in rows { onRow(row) }
     }
 
     /// The statement name of `sql`, given on first use; nil once `limit` texts have names.

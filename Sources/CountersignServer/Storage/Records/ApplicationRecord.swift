@@ -1,19 +1,13 @@
 import Foundation
 
 /// An application: the unit that groups a web client and a native client. Approvals never cross it.
-struct ApplicationRecord: Codable, Sendable {
+struct ApplicationRecord: Sendable {
     let id: String
     let name: String
     let createdAt: Date?
     /// JSON text: the ids of the journeys its clients may start (`AddApplicationJourneys`); nil lets them
     /// start any their kind may.
     let allowedJourneys: String?
-
-    enum CodingKeys: String, CodingKey {
-        case id, name
-        case createdAt = "created_at"
-        case allowedJourneys = "allowed_journeys"
-    }
 
     /// The ids `allowedJourneys` lists, or nil when there is no list (any journey). A list that cannot be
     /// read throws: it is never taken for no list.
@@ -30,19 +24,32 @@ struct ApplicationRecord: Codable, Sendable {
     }
 }
 
+extension ApplicationRecord: RowDecodable {
+    init(row: DatabaseRow) throws {
+        id = try row["id"]
+        name = try row["name"]
+        createdAt = try row["created_at"]
+        allowedJourneys = try row["allowed_journeys"]
+    }
+}
+
 /// A public client of an application: a browser (`web`) or a phone app (`native`).
-struct ClientRecord: Codable, Sendable {
+struct ClientRecord: Sendable {
     let id: String
     let applicationID: String
     let name: String
     /// A `ClientKind`.
     let kind: String
     let createdAt: Date?
+}
 
-    enum CodingKeys: String, CodingKey {
-        case id, name, kind
-        case applicationID = "application_id"
-        case createdAt = "created_at"
+extension ClientRecord: RowDecodable {
+    init(row: DatabaseRow) throws {
+        id = try row["id"]
+        applicationID = try row["application_id"]
+        name = try row["name"]
+        kind = try row["kind"]
+        createdAt = try row["created_at"]
     }
 }
 

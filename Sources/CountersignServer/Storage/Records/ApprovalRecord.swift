@@ -1,11 +1,10 @@
 import CountersignCore
 import Foundation
 import Journeys
-import SQLKit
 
 /// A request for a phone to approve what a browser started. The web interaction waits on it; the
 /// mobile approve journey settles it.
-struct ApprovalRecord: Codable, Sendable, ClosableApproval {
+struct ApprovalRecord: Sendable, ClosableApproval {
     /// The failure code of an approval denied as "this wasn't me": the push-fatigue limits read it.
     static let deniedAsNotMine = "not_me"
 
@@ -43,29 +42,18 @@ struct ApprovalRecord: Codable, Sendable, ClosableApproval {
     /// Where its request came from (`RequestSource`).
     let sourceDigest: String
 
-    enum CodingKeys: String, CodingKey {
-        case id, status, amr
-        case applicationID = "application_id"
-        case webClientID = "web_client_id"
-        case nativeClientID = "native_client_id"
-        case webInteractionID = "web_interaction_id"
-        case webJourneyID = "web_journey_id"
-        case mobileJourneyID = "mobile_journey_id"
-        case userID = "user_id"
-        case deviceID = "device_id"
-        case failureCode = "failure_code"
-        case authTime = "auth_time"
-        case approvalData = "approval_data"
-        case additionalData = "additional_data"
-        case requestContext = "request_context"
-        case correlationID = "correlation_id"
-        case otpHash = "otp_hash"
-        case otpLength = "otp_length"
-        case otpAttemptsLeft = "otp_attempts_left"
-        case expiresAt = "expires_at"
-        case createdAt = "created_at"
-        case subjectSequence = "subject_sequence"
-        case sourceDigest = "source_digest"
+    /// Its columns, in the order `insertBinds` binds them.
+    static let columns = """
+        id, application_id, web_client_id, native_client_id, web_interaction_id, web_journey_id, mobile_journey_id, user_id, \
+        device_id, status, failure_code, amr, auth_time, approval_data, additional_data, request_context, correlation_id, \
+        otp_hash, otp_length, otp_attempts_left, expires_at, created_at, subject_sequence, source_digest
+        """
+
+    var insertBinds: [SQLValue] {
+        let values: [any SQLBindable] = [id, applicationID, webClientID, nativeClientID, webInteractionID, webJourneyID, mobileJourneyID, userID, deviceID, status,
+         failureCode, amr, authTime, approvalData, additionalData, requestContext, correlationID, otpHash, otpLength,
+         otpAttemptsLeft, expiresAt, createdAt, subjectSequence, sourceDigest]
+        return values.map(\.sqlValue)
     }
 
     /// The status as of `now`: a pending approval past its expiry reads as expired.
@@ -82,6 +70,35 @@ struct ApprovalRecord: Codable, Sendable, ClosableApproval {
 /// Whose requests the push-fatigue limits count: one history per identifier, whichever path a request
 /// took — the approvals of the user it names (in any application) and the decoys made for it — so that
 /// an identifier's limits never tell whether it has a phone.
+extension ApprovalRecord: RowDecodable {
+    init(row: DatabaseRow) throws {
+        id = try row["id"]
+        applicationID = try row["application_id"]
+        webClientID = try row["web_client_id"]
+        nativeClientID = try row["native_client_id"]
+        webInteractionID = try row["web_interaction_id"]
+        webJourneyID = try row["web_journey_id"]
+        mobileJourneyID = try row["mobile_journey_id"]
+        userID = try row["user_id"]
+        deviceID = try row["device_id"]
+        status = try row["status"]
+        failureCode = try row["failure_code"]
+        amr = try row["amr"]
+        authTime = try row["auth_time"]
+        approvalData = try row["approval_data"]
+        additionalData = try row["additional_data"]
+        requestContext = try row["request_context"]
+        correlationID = try row["correlation_id"]
+        otpHash = try row["otp_hash"]
+        otpLength = try row["otp_length"]
+        otpAttemptsLeft = try row["otp_attempts_left"]
+        expiresAt = try row["expires_at"]
+        createdAt = try row["created_at"]
+        subjectSequence = try row["subject_sequence"]
+        sourceDigest = try row["source_digest"]
+    }
+}
+
 struct ApprovalSubject: Sendable {
     /// The user the identifier names, if there is one.
     let userID: String?
@@ -92,7 +109,7 @@ struct ApprovalSubject: Sendable {
 /// Where one approval (or decoy) stands, without the rest of its record.
 struct ApprovalOutcomeRow: Sendable, ClosableApproval {
     /// The columns it is read from, which both tables have.
-    static let columns = Column.allCases.map(\.rawValue).joined(separator: ", ")
+    static let columns = "id, web_interaction_id, status, failure_code, expires_at, created_at, resolved_at, subject_sequence, source_digest"
 
     let id: String
     let webInteractionID: String
@@ -110,33 +127,16 @@ struct ApprovalOutcomeRow: Sendable, ClosableApproval {
         ApprovalRecord.status(stored: status, expiresAt: expiresAt, at: now)
     }
 
-    enum Column: String, CaseIterable {
-        case id, status
-        case webInteractionID = "web_interaction_id"
-        case failureCode = "failure_code"
-        case expiresAt = "expires_at"
-        case createdAt = "created_at"
-        case resolvedAt = "resolved_at"
-        case subjectSequence = "subject_sequence"
-        case sourceDigest = "source_digest"
-    }
-
-    /// Read column by column, not through SQLKit's `Codable` row decoder: the push-fatigue limits read
-    /// up to 64 of these on every new approval, and that decoder's containers cost more than the values.
-    init(_ row: any SQLRow) throws {
-        func value<T: Decodable>(_ column: Column) throws -> T { try row.decode(column: column.rawValue, as: T.self) }
-        func valueIfPresent<T: Decodable>(_ column: Column) throws -> T? {
-            try row.decodeNil(column: column.rawValue) ? nil : value(column)
-        }
-        id = try value(.id)
-        webInteractionID = try value(.webInteractionID)
-        status = try value(.status)
-        failureCode = try valueIfPresent(.failureCode)
-        expiresAt = try value(.expiresAt)
-        createdAt = try value(.createdAt)
-        resolvedAt = try valueIfPresent(.resolvedAt)
-        subjectSequence = try valueIfPresent(.subjectSequence)
-        sourceDigest = try value(.sourceDigest)
+    init(_ row: DatabaseRow) throws {
+        id = try row["id"]
+        webInteractionID = try row["web_interaction_id"]
+        status = try row["status"]
+        failureCode = try row["failure_code"]
+        expiresAt = try row["expires_at"]
+        createdAt = try row["created_at"]
+        resolvedAt = try row["resolved_at"]
+        subjectSequence = try row["subject_sequence"]
+        sourceDigest = try row["source_digest"]
     }
 
     /// When the person denied this approval as "this wasn't me", if they did.

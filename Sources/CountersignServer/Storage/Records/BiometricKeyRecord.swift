@@ -1,7 +1,7 @@
 import Foundation
 
 /// A public key a phone keeps behind biometrics, registered for one user.
-struct BiometricKeyRecord: Codable, Sendable {
+struct BiometricKeyRecord: Sendable {
     let id: String
     let userID: String
     /// The id the phone chose for the key (`publicKeyId` on the wire).
@@ -17,15 +17,19 @@ struct BiometricKeyRecord: Codable, Sendable {
     let status: String
     let createdAt: Date?
     let revokedAt: Date?
+}
 
-    enum CodingKeys: String, CodingKey {
-        case id, os, status
-        case userID = "user_id"
-        case publicKeyID = "public_key_id"
-        case publicKey = "public_key"
-        case keyFamily = "key_family"
-        case deviceID = "device_id"
-        case createdAt = "created_at"
-        case revokedAt = "revoked_at"
+extension BiometricKeyRecord: RowDecodable {
+    init(row: DatabaseRow) throws {
+        id = try row["id"]
+        userID = try row["user_id"]
+        publicKeyID = try row["public_key_id"]
+        publicKey = try row["public_key"]
+        keyFamily = try row["key_family"]
+        os = try row["os"]
+        deviceID = try row["device_id"]
+        status = try row["status"]
+        createdAt = try row["created_at"]
+        revokedAt = try row["revoked_at"]
     }
 }

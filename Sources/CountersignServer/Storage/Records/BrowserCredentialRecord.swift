@@ -3,7 +3,7 @@ import Foundation
 /// A browser that signed in as a user with an approval on their phone (OWASP's "device cookie"): the
 /// push-fatigue limits count its requests apart from everyone else's, so strangers cannot hold it back.
 /// The browser keeps the secret; only its SHA-256 is stored.
-struct BrowserCredentialRecord: Codable, Sendable {
+struct BrowserCredentialRecord: Sendable {
     static let idPrefix = "bcr"
     /// How long a browser stays known after it last signed in (each sign-in issues a new credential).
     static let lifetime: TimeInterval = 90 * 86400
@@ -23,14 +23,17 @@ struct BrowserCredentialRecord: Codable, Sendable {
     func isValid(at now: Date) -> Bool {
         status == CredentialStatus.active.rawValue && now < expiresAt
     }
+}
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, status
-        case userID = "user_id"
-        case applicationID = "application_id"
-        case secretHash = "secret_hash"
-        case createdAt = "created_at"
-        case expiresAt = "expires_at"
-        case revokedAt = "revoked_at"
+extension BrowserCredentialRecord: RowDecodable {
+    init(row: DatabaseRow) throws {
+        id = try row["id"]
+        userID = try row["user_id"]
+        applicationID = try row["application_id"]
+        secretHash = try row["secret_hash"]
+        status = try row["status"]
+        createdAt = try row["created_at"]
+        expiresAt = try row["expires_at"]
+        revokedAt = try row["revoked_at"]
     }
 }

@@ -7,7 +7,7 @@ import Journeys
 /// it ends as an unanswered one would (expired), can be cancelled or superseded, and counts toward the
 /// same push-fatigue limits, per identifier. No push is sent and no phone can answer it. Its id never
 /// leaves the server (it is kept in the interaction's sealed state).
-struct DecoyApprovalRecord: Codable, Sendable {
+struct DecoyApprovalRecord: Sendable {
     static let idPrefix = "dcy"
 
     let id: String
@@ -25,17 +25,16 @@ struct DecoyApprovalRecord: Codable, Sendable {
     /// Where its request came from (`RequestSource`).
     let sourceDigest: String
 
-    enum CodingKeys: String, CodingKey {
-        case id, status
-        case applicationID = "application_id"
-        case subjectDigest = "subject_digest"
-        case webInteractionID = "web_interaction_id"
-        case failureCode = "failure_code"
-        case expiresAt = "expires_at"
-        case createdAt = "created_at"
-        case resolvedAt = "resolved_at"
-        case subjectSequence = "subject_sequence"
-        case sourceDigest = "source_digest"
+    /// Its columns, in the order `insertBinds` binds them.
+    static let columns = """
+        id, application_id, subject_digest, web_interaction_id, status, failure_code, expires_at, created_at, resolved_at, \
+        subject_sequence, source_digest
+        """
+
+    var insertBinds: [SQLValue] {
+        let values: [any SQLBindable] = [id, applicationID, subjectDigest, webInteractionID, status, failureCode, expiresAt, createdAt, resolvedAt, subjectSequence,
+         sourceDigest]
+        return values.map(\.sqlValue)
     }
 
     static func isDecoy(_ approvalID: String) -> Bool {

@@ -2,7 +2,7 @@ import Foundation
 
 /// A one-time enrollment code: the relying party vouches that the person holding it is
 /// `externalUserID`, so a phone redeeming it may register for that user. Only the code's keyed hash is kept.
-struct EnrollmentCodeRecord: Codable, Sendable {
+struct EnrollmentCodeRecord: Sendable {
     let id: String
     let codeHash: String
     let externalUserID: String
@@ -13,15 +13,17 @@ struct EnrollmentCodeRecord: Codable, Sendable {
     let createdAt: Date
     let expiresAt: Date
     let usedAt: Date?
+}
 
-    enum CodingKeys: String, CodingKey {
-        case id
-        case codeHash = "code_hash"
-        case externalUserID = "external_user_id"
-        case applicationID = "application_id"
-        case clientID = "client_id"
-        case createdAt = "created_at"
-        case expiresAt = "expires_at"
-        case usedAt = "used_at"
+extension EnrollmentCodeRecord: RowDecodable {
+    init(row: DatabaseRow) throws {
+        id = try row["id"]
+        codeHash = try row["code_hash"]
+        externalUserID = try row["external_user_id"]
+        applicationID = try row["application_id"]
+        clientID = try row["client_id"]
+        createdAt = try row["created_at"]
+        expiresAt = try row["expires_at"]
+        usedAt = try row["used_at"]
     }
 }

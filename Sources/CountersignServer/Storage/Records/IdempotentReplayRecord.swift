@@ -6,16 +6,19 @@ import Foundation
 ///
 /// A table of its own, not columns of `interactions`: the save that ends a run then changes no indexed
 /// column there, which PostgreSQL can make a heap-only update.
-struct IdempotentReplayRecord: Codable, Sendable {
+struct IdempotentReplayRecord: Sendable {
     /// The interaction's id.
     let id: String
     let tokenHash: String
     let answer: String
     let expiresAt: Date
+}
 
-    enum CodingKeys: String, CodingKey {
-        case id, answer
-        case tokenHash = "token_hash"
-        case expiresAt = "expires_at"
+extension IdempotentReplayRecord: RowDecodable {
+    init(row: DatabaseRow) throws {
+        id = try row["id"]
+        tokenHash = try row["token_hash"]
+        answer = try row["answer"]
+        expiresAt = try row["expires_at"]
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// A plain record rather than a Fluent model: every browser and phone call loads and saves one, and the
 /// model machinery (reflection per row, generated SQL) cost more than the query.
-struct InteractionRecord: Codable, Sendable {
+struct InteractionRecord: Sendable {
     let id: String
     let journeyID: String
     let clientID: String
@@ -20,19 +20,22 @@ struct InteractionRecord: Codable, Sendable {
     /// The user the run has identified, once it has. An interaction that never reached one is removed
     /// at expiry rather than kept for the retention: anonymous starts must not fill the database.
     let userID: String?
-
-    enum CodingKeys: String, CodingKey {
-        case id, version, finished, state
-        case journeyID = "journey_id"
-        case clientID = "client_id"
-        case userID = "user_id"
-        case tokenHash = "token_hash"
-        case expiresAt = "expires_at"
-        case createdAt = "created_at"
-    }
 }
 
-extension InteractionRecord {
+extension InteractionRecord: RowDecodable {
+    init(row: DatabaseRow) throws {
+        id = try row["id"]
+        journeyID = try row["journey_id"]
+        clientID = try row["client_id"]
+        tokenHash = try row["token_hash"]
+        version = try row["version"]
+        finished = try row["finished"]
+        expiresAt = try row["expires_at"]
+        state = try row["state"]
+        createdAt = try row["created_at"]
+        userID = try row["user_id"]
+    }
+
     /// This row as its next save leaves it (`InteractionStore.saveNext(of:…)` writes exactly this).
     func savedNext(state: String, tokenHash: String?, finished: Bool, userID: String?) -> InteractionRecord {
         InteractionRecord(

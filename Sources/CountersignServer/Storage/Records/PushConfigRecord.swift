@@ -2,7 +2,7 @@ import Foundation
 
 /// One provider configuration: an Apple signing key for a bundle id, or a Firebase service account for
 /// a project. The key material is sealed under the master key (`sealedSecret`); the rest is shown.
-struct PushConfigRecord: Codable, Sendable {
+struct PushConfigRecord: Sendable {
     let id: String
     /// `apns` or `fcm` (`type` in the admin API).
     let provider: String
@@ -31,15 +31,21 @@ struct PushConfigRecord: Codable, Sendable {
         self.id = id
         self.provider = provider
     }
+}
 
-    enum CodingKeys: String, CodingKey {
-        case id, provider, name, issuer, environment, endpoint
-        case appID = "app_id"
-        case keyID = "key_id"
-        case tokenEndpoint = "token_endpoint"
-        case caCertificatePEM = "ca_certificate_pem"
-        case sealedSecret = "sealed_secret"
-        case createdAt = "created_at"
-        case updatedAt = "updated_at"
+extension PushConfigRecord: RowDecodable {
+    init(row: DatabaseRow) throws {
+        self.init(id: try row["id"], provider: try row["provider"])
+        name = try row["name"]
+        appID = try row["app_id"]
+        keyID = try row["key_id"]
+        issuer = try row["issuer"]
+        environment = try row["environment"]
+        endpoint = try row["endpoint"]
+        tokenEndpoint = try row["token_endpoint"]
+        caCertificatePEM = try row["ca_certificate_pem"]
+        sealedSecret = try row["sealed_secret"]
+        createdAt = try row["created_at"]
+        updatedAt = try row["updated_at"]
     }
 }

@@ -2,7 +2,7 @@ import CountersignCore
 import Foundation
 
 /// One delivery attempt, as the admin API lists it.
-struct PushDeliveryRecord: Codable, Sendable {
+struct PushDeliveryRecord: Sendable {
     let id: String
     let jobID: String
     let approvalID: String
@@ -15,15 +15,6 @@ struct PushDeliveryRecord: Codable, Sendable {
     let attemptedAt: Date
     /// When the next attempt is due, for `retry_scheduled`.
     let nextAttemptAt: Date?
-
-    enum CodingKeys: String, CodingKey {
-        case id, channel, status, reason, attempt
-        case jobID = "job_id"
-        case approvalID = "approval_id"
-        case deviceID = "device_id"
-        case attemptedAt = "attempted_at"
-        case nextAttemptAt = "next_attempt_at"
-    }
 
     /// Attempt number `attempt` of `job`, made at `now`.
     init(of job: PushJobRecord, attempt: Int, at now: Date, status: DeliveryStatus, reason: String? = nil, nextAttemptAt: Date? = nil) {
@@ -41,6 +32,21 @@ struct PushDeliveryRecord: Codable, Sendable {
 }
 
 /// How one delivery attempt ended, as the admin API lists it.
+extension PushDeliveryRecord: RowDecodable {
+    init(row: DatabaseRow) throws {
+        id = try row["id"]
+        jobID = try row["job_id"]
+        approvalID = try row["approval_id"]
+        deviceID = try row["device_id"]
+        channel = try row["channel"]
+        status = try row["status"]
+        reason = try row["reason"]
+        attempt = try row["attempt"]
+        attemptedAt = try row["attempted_at"]
+        nextAttemptAt = try row["next_attempt_at"]
+    }
+}
+
 enum DeliveryStatus: String {
     case delivered
     case retryScheduled = "retry_scheduled"

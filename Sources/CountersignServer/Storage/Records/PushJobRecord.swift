@@ -1,7 +1,7 @@
 import Foundation
 
 /// A push waiting to be sent, being sent, or finished: the durable queue the push sender works from.
-struct PushJobRecord: Codable, Sendable {
+struct PushJobRecord: Sendable {
     let id: String
     let approvalID: String
     let deviceID: String
@@ -15,17 +15,23 @@ struct PushJobRecord: Codable, Sendable {
     /// The claim of the instance sending it now.
     let lease: String?
     let createdAt: Date?
-
-    enum CodingKeys: String, CodingKey {
-        case id, channel, status, attempts, lease
-        case approvalID = "approval_id"
-        case deviceID = "device_id"
-        case nextAttemptAt = "next_attempt_at"
-        case createdAt = "created_at"
-    }
 }
 
 /// What the browser is told about its approval's push.
+extension PushJobRecord: RowDecodable {
+    init(row: DatabaseRow) throws {
+        id = try row["id"]
+        approvalID = try row["approval_id"]
+        deviceID = try row["device_id"]
+        channel = try row["channel"]
+        status = try row["status"]
+        attempts = try row["attempts"]
+        nextAttemptAt = try row["next_attempt_at"]
+        lease = try row["lease"]
+        createdAt = try row["created_at"]
+    }
+}
+
 enum PushStatus: String {
     case queued
     case sent

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Something an operator must be able to see afterwards: a "this wasn't me" report, a rate limit hit.
-/// Never a secret; the admin API lists the records as they are.
+/// Never a secret; the admin API lists the records as they are (hence `Codable`: its JSON is theirs).
 struct SecurityEventRecord: Codable, Sendable {
     let id: String
     /// What happened, one of `SecurityEventKind`.
@@ -19,6 +19,18 @@ struct SecurityEventRecord: Codable, Sendable {
         case approvalID = "approval_id"
         case deviceID = "device_id"
         case createdAt = "created_at"
+    }
+}
+
+extension SecurityEventRecord: RowDecodable {
+    init(row: DatabaseRow) throws {
+        id = try row["id"]
+        kind = try row["kind"]
+        userID = try row["user_id"]
+        approvalID = try row["approval_id"]
+        deviceID = try row["device_id"]
+        detail = try row["detail"]
+        createdAt = try row["created_at"]
     }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// A token signing key (ES256). The newest unretired key signs; retired keys stay published in the
 /// JWKS until every token they signed has expired.
-struct SigningKeyRecord: Codable, Sendable {
+struct SigningKeyRecord: Sendable {
     /// The JWT `kid`.
     let id: String
     /// The PEM of the private key; in the database sealed with the master key (`SigningKeyVault`).
@@ -21,12 +21,14 @@ struct SigningKeyRecord: Codable, Sendable {
     func signs(at date: Date) -> Bool {
         activatesAt <= date && retiredAt.map { date < $0 } ?? true
     }
+}
 
-    enum CodingKeys: String, CodingKey {
-        case id
-        case privateKeyPEM = "private_key_pem"
-        case createdAt = "created_at"
-        case activatesAt = "activates_at"
-        case retiredAt = "retired_at"
+extension SigningKeyRecord: RowDecodable {
+    init(row: DatabaseRow) throws {
+        id = try row["id"]
+        privateKeyPEM = try row["private_key_pem"]
+        createdAt = try row["created_at"]
+        activatesAt = try row["activates_at"]
+        retiredAt = try row["retired_at"]
     }
 }

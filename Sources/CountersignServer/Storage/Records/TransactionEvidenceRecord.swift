@@ -3,7 +3,7 @@ import Foundation
 import Journeys
 
 /// A verified transaction signature, kept as evidence of what the person signed (F31).
-struct TransactionEvidenceRecord: Codable, Sendable {
+struct TransactionEvidenceRecord: Sendable {
     let id: String
     let userID: String
     let externalUserID: String
@@ -22,19 +22,6 @@ struct TransactionEvidenceRecord: Codable, Sendable {
     /// The server's seal over the bundle, made as the signature was recorded (`EvidenceSealer`): set once
     /// the bundle is sealed, before the record is stored.
     var seal: String?
-
-    enum CodingKeys: String, CodingKey {
-        case id, nonce, challenge, signature, seal
-        case userID = "user_id"
-        case externalUserID = "external_user_id"
-        case deviceID = "device_id"
-        case publicKeyID = "public_key_id"
-        case publicKey = "public_key"
-        case approvalData = "approval_data"
-        case journeyID = "journey_id"
-        case approvalID = "approval_id"
-        case signedAt = "signed_at"
-    }
 
     init(id: String, signature: TransactionSignature) {
         self.id = id
@@ -63,5 +50,24 @@ struct TransactionEvidenceRecord: Codable, Sendable {
             signedAt: signedAt.formatted(.iso8601))
         bundle.seal = seal
         return bundle
+    }
+}
+
+extension TransactionEvidenceRecord: RowDecodable {
+    init(row: DatabaseRow) throws {
+        id = try row["id"]
+        userID = try row["user_id"]
+        externalUserID = try row["external_user_id"]
+        deviceID = try row["device_id"]
+        publicKeyID = try row["public_key_id"]
+        publicKey = try row["public_key"]
+        approvalData = try row["approval_data"]
+        nonce = try row["nonce"]
+        challenge = try row["challenge"]
+        signature = try row["signature"]
+        journeyID = try row["journey_id"]
+        approvalID = try row["approval_id"]
+        signedAt = try row["signed_at"]
+        seal = try row["seal"]
     }
 }

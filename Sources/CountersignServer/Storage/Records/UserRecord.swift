@@ -2,7 +2,7 @@ import Foundation
 import Journeys
 
 /// A person known to the server, identified to applications by their external user id.
-struct UserRecord: Codable, Sendable {
+struct UserRecord: Sendable {
     let id: String
     let externalUserID: String
     let email: String?
@@ -16,14 +16,18 @@ struct UserRecord: Codable, Sendable {
         self.createdAt = createdAt
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, email
-        case externalUserID = "external_user_id"
-        case createdAt = "created_at"
-    }
-
     /// The user as a journey sees it.
     var context: UserContext {
         UserContext(userID: id, externalUserID: externalUserID, email: email)
+    }
+}
+
+extension UserRecord: RowDecodable {
+    /// The external id is read as stored (canonical already).
+    init(row: DatabaseRow) throws {
+        id = try row["id"]
+        externalUserID = try row["external_user_id"]
+        email = try row["email"]
+        createdAt = try row["created_at"]
     }
 }

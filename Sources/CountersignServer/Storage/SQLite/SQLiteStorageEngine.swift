@@ -3,7 +3,6 @@ import Foundation
 import GRDB
 import Logging
 import NIOCore
-import SQLKit
 
 /// SQLite through GRDB: a pool in WAL mode with one writer connection and concurrent readers. Its
 /// connections hold the file against other processes and coordinate with one another in memory
@@ -14,11 +13,9 @@ struct SQLiteStorageEngine: StorageEngine {
     private let readers: SQLiteReaders
     private let lock = SQLiteWriteLock()
     private let claim: SQLiteFileClaim?
-    private let logger: Logger
-    private let eventLoop: any EventLoop
 
     /// Opens the engine's connections to `path`; `claim`, when given, is released by a shutdown that closed them all.
-    init(path: String, releasingAtShutdown claim: SQLiteFileClaim? = nil, logger: Logger, eventLoop: any EventLoop) throws {
+    init(path: String, releasingAtShutdown claim: SQLiteFileClaim? = nil, logger: Logger) throws {
         guard Self.processSettingsApplied else { throw SQLiteCannotHoldFiles() }
         var configuration = GRDB.Configuration()
         configuration.foreignKeysEnabled = true
@@ -51,8 +48,6 @@ struct SQLiteStorageEngine: StorageEngine {
         }
         checkpointer.watch(pool)
         self.claim = claim
-        self.logger = logger
-        self.eventLoop = eventLoop
     }
 
     /// SQLite's process-wide settings (`CSQLiteSettings.h` says why each), told once, before the first
@@ -80,15 +75,15 @@ struct SQLiteStorageEngine: StorageEngine {
         }
     }
 
-    var sql: any SQLDatabase {
-        GRDBSQLDatabase(pool: pool, session: .autocommit(lock, readers), logger: logger, eventLoop: eventLoop)
+    var executor: any SQLExecutor {
+        SQLiteExecutor(pool: pool, session: .autocommit(lock, readers))
     }
 
     /// SQLite has no data-modifying `WITH` queries; its statements cost no round trip.
     var commitsStatementsAsOne: Bool { false }
 
-    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        let database = GRDBSQLDatabase(pool: pool, session: .transaction, logger: logger, eventLoop: eventLoop)
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        let database = SQLiteExecutor(pool: pool, session: .transaction)
         // IMMEDIATE: the write lock is SQLite's from the start, not at the first write.
         return try await lock.withLock { try await database.runTransaction(begin: "BEGIN IMMEDIATE") { try await body(database) } }
     }

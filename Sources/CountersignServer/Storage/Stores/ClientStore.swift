@@ -1,4 +1,3 @@
-import SQLKit
 import Foundation
 
 /// Every statement on `applications` and `clients` (a client belongs to exactly one application).
@@ -7,10 +6,10 @@ struct ClientStore {
     static let applicationTable = "applications"
     /// The application's list of the journeys its clients may start (`AddApplicationJourneys`).
     static let allowedJourneysColumn = "allowed_journeys"
-    let sql: any SQLDatabase
+    let db: any SQLExecutor
 
     func client(_ id: String) async throws -> ClientRecord? {
-        try await sql.raw("SELECT * FROM \(name: Self.table) WHERE id = \(bind: id)").first(decoding: ClientRecord.self)
+        try await db.first(ClientRecord.self, "SELECT * FROM clients WHERE id = $1", id)
     }
 
     /// A client as a start checks it.
@@ -25,18 +24,19 @@ struct ClientStore {
     /// Client `id`, with what its application says of the journeys its clients may start and of the web
     /// origin `webOrigin` (nil: the start came from no other origin), in one read.
     func startingClient(_ id: String, webOrigin: String?) async throws -> StartingClient? {
-        guard let row = try await sql.raw("""
-            SELECT client.*, app.\(name: Self.allowedJourneysColumn), EXISTS (
-                SELECT 1 FROM \(name: ApplicationOriginStore.table) listed
-                WHERE listed.application_id = client.application_id AND listed.origin = \(bind: webOrigin)) AS lists_origin
-            FROM \(name: Self.table) client JOIN \(name: Self.applicationTable) app ON app.id = client.application_id
-            WHERE client.id = \(bind: id)
-            """).first()
+        // A nil origin binds NULL, which equals no listed origin.
+        guard let row = try await db.first("""
+            SELECT client.*, app.allowed_journeys, EXISTS (
+                SELECT 1 FROM application_origins listed
+                WHERE listed.application_id = client.application_id AND listed.origin = $1) AS lists_origin
+            FROM clients client JOIN applications app ON app.id = client.application_id
+            WHERE client.id = $2
+            """, webOrigin, id)
         else { return nil }
         return StartingClient(
-            record: try row.decode(model: ClientRecord.self),
-            allowedJourneys: try ApplicationRecord.journeyList(row.decode(column: Self.allowedJourneysColumn, as: String?.self)),
-            listsOrigin: try row.decode(column: "lists_origin", as: Bool.self))
+            record: try ClientRecord(row: row),
+            allowedJourneys: try ApplicationRecord.journeyList(row.decode(Self.allowedJourneysColumn, as: String?.self)),
+            listsOrigin: try row.decode("lists_origin", as: Bool.self))
     }
 
     /// The application of a web client, as approvals for it need it.
@@ -50,78 +50,84 @@ struct ClientStore {
 
     /// The application of web client `webClientID`; nil when the web client does not exist.
     func application(ofWebClient webClientID: String) async throws -> WebClientApplication? {
-        try await sql.raw("""
-            SELECT \(Self.webClientApplicationColumns)
-            FROM \(Self.webClientWithApplication(webClientID))
-            """).first().map(Self.webClientApplication(in:))
+        try await db.first(Self.applicationOfWebClient, webClientID).map(Self.webClientApplication(in:))
     }
+
+    private static let applicationOfWebClient = """
+        SELECT \(webClientApplicationColumns)
+        FROM \(webClientWithApplication("$1"))
+        """
 
     /// Web client `webClientID` as `web`, joined to its application as `app`: what follows the `FROM` of a
-    /// read of `webClientApplicationColumns`, to which a caller may join more.
-    static func webClientWithApplication(_ webClientID: String) -> SQLQueryString {
-        """
-        \(name: table) web JOIN \(name: applicationTable) app ON app.id = web.application_id AND web.id = \(bind: webClientID)
-        """
+    /// read of `webClientApplicationColumns`, to which a caller may join more. `webClientID` is the
+    /// parameter the caller binds the web client's id to (`"$1"`), the fragment's only one; build the
+    /// statement once, as a constant.
+    static func webClientWithApplication(_ webClientID: String) -> String {
+        "clients web JOIN applications app ON app.id = web.application_id AND web.id = \(webClientID)"
     }
 
-    /// The columns `webClientApplication(in:)` reads, from `webClientWithApplication`.
-    static var webClientApplicationColumns: SQLQueryString {
-        """
+    /// The columns `webClientApplication(in:)` reads, from `webClientWithApplication`. They bind nothing:
+    /// the kind is written in (`ClientKind.native`).
+    static let webClientApplicationColumns = """
         web.application_id AS web_application_id, app.name AS web_application_name, (
-            SELECT native.id FROM \(name: table) native
-            WHERE native.application_id = web.application_id AND native.kind = \(bind: ClientKind.native.rawValue)
+            SELECT native.id FROM clients native
+            WHERE native.application_id = web.application_id AND native.kind = 'native'
             ORDER BY native.id LIMIT 1) AS web_native_client_id
         """
-    }
 
-    static func webClientApplication(in row: any SQLRow) throws -> WebClientApplication {
+    static func webClientApplication(in row: DatabaseRow) throws -> WebClientApplication {
         WebClientApplication(
-            id: try row.decode(column: "web_application_id", as: String.self),
-            name: try row.decode(column: "web_application_name", as: String.self),
-            nativeClientID: try row.decode(column: "web_native_client_id", as: String?.self))
+            id: try row["web_application_id"],
+            name: try row["web_application_name"],
+            nativeClientID: try row["web_native_client_id"])
     }
 
     func application(_ id: String) async throws -> ApplicationRecord? {
-        try await sql.raw("SELECT * FROM \(name: Self.applicationTable) WHERE id = \(bind: id)").first(decoding: ApplicationRecord.self)
+        try await db.first(ApplicationRecord.self, "SELECT * FROM applications WHERE id = $1", id)
     }
 
     /// Every application, by id.
     func applications() async throws -> [ApplicationRecord] {
-        try await sql.raw("SELECT * FROM \(name: Self.applicationTable) ORDER BY id").all(decoding: ApplicationRecord.self)
+        try await db.all(ApplicationRecord.self, "SELECT * FROM applications ORDER BY id")
     }
 
     /// Every client, or the clients of one application, by id.
     func clients(ofApplication applicationID: String? = nil) async throws -> [ClientRecord] {
-        var query = sql.select().column("*").from(Self.table)
-        if let applicationID { query = query.where("application_id", .equal, applicationID) }
-        return try await query.orderBy("id").all(decoding: ClientRecord.self)
+        if let applicationID {
+            try await db.all(ClientRecord.self, "SELECT * FROM clients WHERE application_id = $1 ORDER BY id", applicationID)
+        } else {
+            try await db.all(ClientRecord.self, "SELECT * FROM clients ORDER BY id")
+        }
     }
 
     /// Adds an application; an id already taken fails with a constraint violation.
     func insert(_ application: ApplicationRecord) async throws {
-        try await sql.insert(application, into: Self.applicationTable).run()
+        try await db.run(
+            "INSERT INTO applications (id, name, created_at, allowed_journeys) VALUES ($1, $2, $3, $4)",
+            application.id, application.name, application.createdAt, application.allowedJourneys)
     }
 
     func rename(application id: String, to name: String) async throws {
-        try await sql.update(Self.applicationTable).set("name", to: name).where("id", .equal, id).run()
+        try await db.run("UPDATE applications SET name = $1 WHERE id = $2", name, id)
     }
 
     /// Sets the journeys application `id`'s clients may start; nil lets them start any their kind may.
     func setAllowedJourneys(of id: String, to journeys: [String]?) async throws {
-        try await sql.update(Self.applicationTable).set(Self.allowedJourneysColumn, to: try ApplicationRecord.journeysText(journeys))
-            .where("id", .equal, id).run()
+        try await db.run("UPDATE applications SET allowed_journeys = $1 WHERE id = $2", try ApplicationRecord.journeysText(journeys), id)
     }
 
     /// Adds a client; an id already taken fails with a constraint violation.
     func insert(_ client: ClientRecord) async throws {
-        try await sql.insert(client, into: Self.table).run()
+        try await db.run(
+            "INSERT INTO clients (id, application_id, name, kind, created_at) VALUES ($1, $2, $3, $4, $5)",
+            client.id, client.applicationID, client.name, client.kind, client.createdAt)
     }
 
     /// Removes an application, its clients, its web origins and its users' memberships (the users stay).
     func delete(application id: String) async throws {
-        try await sql.delete(from: MembershipStore.table).where("application_id", .equal, id).run()
-        try await sql.delete(from: ApplicationOriginStore.table).where("application_id", .equal, id).run()
-        try await sql.delete(from: Self.table).where("application_id", .equal, id).run()
-        try await sql.delete(from: Self.applicationTable).where("id", .equal, id).run()
+        try await db.run("DELETE FROM user_applications WHERE application_id = $1", id)
+        try await db.run("DELETE FROM application_origins WHERE application_id = $1", id)
+        try await db.run("DELETE FROM clients WHERE application_id = $1", id)
+        try await db.run("DELETE FROM applications WHERE id = $1", id)
     }
 }

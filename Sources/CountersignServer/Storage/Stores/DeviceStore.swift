@@ -1,14 +1,13 @@
-import SQLKit
 import Foundation
 import Journeys
 
 /// Every statement on `devices`.
 struct DeviceStore {
     static let table = "devices"
-    let sql: any SQLDatabase
+    let db: any SQLExecutor
 
     func find(_ id: String) async throws -> DeviceRecord? {
-        try await sql.raw("SELECT * FROM \(name: Self.table) WHERE id = \(bind: id)").first(decoding: DeviceRecord.self)
+        try await db.first(DeviceRecord.self, "SELECT * FROM devices WHERE id = $1", id)
     }
 
     /// Whom web client `clientID`'s request for `externalUserID` goes to.
@@ -27,47 +26,61 @@ struct DeviceStore {
     /// application, that user of it with their active devices, and the user of that id in any application;
     /// nil when the web client does not exist.
     func active(ofUser externalUserID: String, inApplicationOfClient clientID: String) async throws -> Addressees? {
-        // One row per device, or one with no device (and no user): the user's columns renamed, as a device
-        // has some of the same names.
-        let rows = try await sql.raw("""
-            SELECT dev.*, \(ClientStore.webClientApplicationColumns),
-                \(unsafeRaw: UserRecord.CodingKeys.columns(of: "users", prefixedWith: Self.userPrefix)), owner.id AS identifier_owner_id
-            FROM \(ClientStore.webClientWithApplication(clientID))
-            LEFT JOIN \(name: UserStore.table) owner ON owner.external_user_id = \(bind: ExternalUserID.canonical(externalUserID))
-            LEFT JOIN \(name: UserStore.table) users ON \(UserStore.isUser(externalUserID, ofApplication: "web.application_id"))
-            LEFT JOIN \(name: Self.table) dev ON dev.user_id = users.id AND dev.status = \(bind: CredentialStatus.active.rawValue)
-            ORDER BY dev.created_at DESC
-            """).all()
+        let rows = try await db.all(Self.activeOfUser, clientID, ExternalUserID.canonical(externalUserID), CredentialStatus.active)
         guard let first = rows.first else { return nil }
         return Addressees(
             application: try ClientStore.webClientApplication(in: first),
-            user: try first.decode(joined: UserRecord.self, prefix: Self.userPrefix),
-            devices: try rows.compactMap { try $0.decode(joined: DeviceRecord.self) },
-            identifierOwnerID: try first.decode(column: "identifier_owner_id", as: String?.self))
+            user: try first.isNull("id") ? nil : try UserRecord(row: first),
+            devices: try rows.compactMap { try DeviceRecord(joinedIn: $0, prefix: Self.devicePrefix) },
+            identifierOwnerID: try first["identifier_owner_id"])
     }
 
-    /// How the user's columns are named beside their devices'.
-    private static let userPrefix = "member_"
+    /// One row per device, or one with no device (and no user): web client `$1` and its application, the
+    /// user of canonical external id `$2` if they belong to it, with their devices of status `$3`, and the
+    /// id of the user `$2` in any application. The device's columns are renamed, as a user has some of the
+    /// same names.
+    private static let activeOfUser = """
+        SELECT users.*, owner.id AS identifier_owner_id, \(ClientStore.webClientApplicationColumns),
+            \(DeviceRecord.columns(of: "dev", prefixedWith: devicePrefix))
+        FROM \(ClientStore.webClientWithApplication("$1"))
+        LEFT JOIN users owner ON owner.external_user_id = $2
+        LEFT JOIN users users ON \(UserStore.isUser("$2", ofApplication: "web.application_id"))
+        LEFT JOIN devices dev ON dev.user_id = users.id AND dev.status = $3
+        ORDER BY dev.created_at DESC
+        """
+
+    /// How the device's columns are named beside the user's.
+    private static let devicePrefix = "device_"
 
     /// All the user's devices, revoked ones too, oldest first.
     func all(ofUser userID: String) async throws -> [DeviceRecord] {
-        try await sql.raw("SELECT * FROM \(name: Self.table) WHERE user_id = \(bind: userID) ORDER BY created_at")
-            .all(decoding: DeviceRecord.self)
+        try await db.all(DeviceRecord.self, "SELECT * FROM devices WHERE user_id = $1 ORDER BY created_at", userID)
     }
 
     func insert(_ device: DeviceRecord) async throws {
-        try await sql.insert(device, into: Self.table).run()
+        try await db.run("""
+            INSERT INTO devices (
+                id, user_id, public_key, name, model, os, push_channel, push_token, push_app_id,
+                push_token_invalid_at, push_token_invalid_reason, status, created_at, revoked_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+            """,
+            device.id, device.userID, device.publicKey, device.name, device.model, device.os, device.pushChannel,
+            device.pushToken, device.pushAppID, device.pushTokenInvalidAt, device.pushTokenInvalidReason, device.status,
+            device.createdAt, device.revokedAt)
     }
 
+    /// Revokes the device if it is active; revoking again changes nothing.
     func revoke(_ id: String, at now: Date) async throws {
-        try await revokeCredential(id, in: Self.table, at: now, on: sql)
+        try await db.run(
+            "UPDATE devices SET status = $1, revoked_at = $2 WHERE id = $3 AND status = $4",
+            CredentialStatus.revoked, now, id, CredentialStatus.active)
     }
 
     /// Records that the push provider refused the device's token (the first refusal is kept).
     func markPushTokenInvalid(_ id: String, reason: String, at now: Date) async throws {
-        try await sql.raw("""
-            UPDATE \(name: Self.table) SET push_token_invalid_at = \(bind: now), push_token_invalid_reason = \(bind: reason)
-            WHERE id = \(bind: id) AND push_token_invalid_at IS NULL
-            """).run()
+        try await db.run("""
+            UPDATE devices SET push_token_invalid_at = $1, push_token_invalid_reason = $2
+            WHERE id = $3 AND push_token_invalid_at IS NULL
+            """, now, reason, id)
     }
 }

@@ -1,29 +1,31 @@
-import SQLKit
 import Foundation
 
 /// Every statement on `enrollment_codes`.
 struct EnrollmentCodeStore {
     static let table = "enrollment_codes"
-    let sql: any SQLDatabase
+    let db: any SQLExecutor
 
     func insert(_ code: EnrollmentCodeRecord) async throws {
-        try await sql.insert(code, into: Self.table).run()
+        try await db.run("""
+            INSERT INTO enrollment_codes (id, code_hash, external_user_id, application_id, client_id, created_at, expires_at, used_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            """,
+            code.id, code.codeHash, code.externalUserID, code.applicationID, code.clientID, code.createdAt, code.expiresAt,
+            code.usedAt)
     }
 
     /// The unused, unexpired code with this hash that `clientID` may redeem.
     func redeemable(codeHash: String, clientID: String, at now: Date) async throws -> EnrollmentCodeRecord? {
-        try await sql.raw("""
-            SELECT * FROM \(name: Self.table)
-            WHERE code_hash = \(bind: codeHash) AND used_at IS NULL AND expires_at > \(bind: now)
-              AND (client_id IS NULL OR client_id = \(bind: clientID))
-              AND application_id = (SELECT application_id FROM \(name: ClientStore.table) WHERE id = \(bind: clientID))
-            """).first(decoding: EnrollmentCodeRecord.self)
+        try await db.first(EnrollmentCodeRecord.self, """
+            SELECT * FROM enrollment_codes
+            WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $2
+              AND (client_id IS NULL OR client_id = $3)
+              AND application_id = (SELECT application_id FROM clients WHERE id = $3)
+            """, codeHash, now, clientID)
     }
 
     /// Marks the code used; false when it was used meanwhile (by a registration running alongside).
     func markUsed(_ id: String, at now: Date) async throws -> Bool {
-        try await !sql.raw("""
-            UPDATE \(name: Self.table) SET used_at = \(bind: now) WHERE id = \(bind: id) AND used_at IS NULL RETURNING id
-            """).all().isEmpty
+        try await !db.all("UPDATE enrollment_codes SET used_at = $1 WHERE id = $2 AND used_at IS NULL RETURNING id", now, id).isEmpty
     }
 }

@@ -1,31 +1,42 @@
-import SQLKit
 import Foundation
 import Journeys
 
 /// Every statement on `interactions`.
 struct InteractionStore {
     static let table = "interactions"
-    let sql: any SQLDatabase
+    let db: any SQLExecutor
 
     func find(_ id: String) async throws -> InteractionRecord? {
-        try await sql.raw("SELECT * FROM \(name: Self.table) WHERE id = \(bind: id)").first(decoding: InteractionRecord.self)
+        try await db.first(InteractionRecord.self, "SELECT * FROM interactions WHERE id = $1", id)
     }
 
     /// The interaction `id` and, in the same read, how approval (or decoy) `approvalID` stands as of `now`
     /// (`ApprovalStore.status(in:at:)`): for a browser's wait on the approval its run is expected to wait on.
     func find(_ id: String, withStatusOf approvalID: String, at now: Date) async throws -> (record: InteractionRecord, approvalStatus: ApprovalStatus)? {
-        let prefix = ApprovalStore.statusPrefix
-        guard let row = try await sql.raw("""
-            SELECT i.*, a.status AS \(name: prefix + "status"), a.expires_at AS \(name: prefix + "expires_at")
-            FROM \(name: Self.table) i LEFT JOIN \(name: ApprovalStore.table(of: approvalID)) a ON a.id = \(bind: approvalID)
-            WHERE i.id = \(bind: id)
-            """).first()
+        let sql = DecoyApprovalRecord.isDecoy(approvalID) ? Self.findWithDecoyStatus : Self.findWithApprovalStatus
+        guard let row = try await db.first(sql, approvalID, id)
         else { return nil }
-        return (try row.decode(model: InteractionRecord.self), try ApprovalStore.status(in: row, at: now))
+        return (try InteractionRecord(row: row), try ApprovalStore.status(in: row, at: now))
     }
 
-    func insert(_ record: InteractionRecord) throws -> DeferredStatement {
-        DeferredStatement(try sql.insert(record, into: Self.table).query)
+    private static func findWithStatus(in table: String) -> String {
+        """
+        SELECT i.*, a.status AS \(ApprovalStore.statusPrefix)status, a.expires_at AS \(ApprovalStore.statusPrefix)expires_at
+        FROM interactions i LEFT JOIN \(table) a ON a.id = $1
+        WHERE i.id = $2
+        """
+    }
+
+    private static let findWithApprovalStatus = findWithStatus(in: ApprovalStore.table)
+    private static let findWithDecoyStatus = findWithStatus(in: ApprovalStore.decoyTable)
+
+    func insert(_ record: InteractionRecord) -> DeferredStatement {
+        DeferredStatement(BoundStatement("""
+            INSERT INTO interactions (id, journey_id, client_id, token_hash, version, finished, expires_at, state, created_at, user_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+            """,
+            record.id, record.journeyID, record.clientID, record.tokenHash, record.version, record.finished, record.expiresAt,
+            record.state, record.createdAt, record.userID))
     }
 
     /// Saves the run's next state if nobody saved one since `record` was read: it changes no row otherwise.
@@ -37,13 +48,12 @@ struct InteractionStore {
         of record: InteractionRecord, state: String, tokenHash: String?, finished: Bool, userID: String?
     ) -> (statement: DeferredStatement, saved: InteractionRecord) {
         let saved = record.savedNext(state: state, tokenHash: tokenHash, finished: finished, userID: userID)
-        let statement = DeferredStatement(returningChangedRows: """
-            UPDATE \(name: Self.table)
-            SET token_hash = \(bind: saved.tokenHash), version = \(bind: saved.version), finished = \(bind: saved.finished),
-                state = \(bind: saved.state), user_id = \(bind: saved.userID)
-            WHERE id = \(bind: record.id) AND version = \(bind: record.version) AND token_hash = \(bind: record.tokenHash)
+        let statement = DeferredStatement(returningChangedRows: BoundStatement("""
+            UPDATE interactions SET token_hash = $1, version = $2, finished = $3, state = $4, user_id = $5
+            WHERE id = $6 AND version = $7 AND token_hash = $8
             RETURNING id
-            """)
+            """,
+            saved.tokenHash, saved.version, saved.finished, saved.state, saved.userID, record.id, record.version, record.tokenHash))
         return (statement, saved)
     }
 }

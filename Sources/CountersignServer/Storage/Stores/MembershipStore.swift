@@ -1,4 +1,3 @@
-import SQLKit
 import Foundation
 
 /// Every statement on `user_applications`: which applications know which users. A user is found, and gets
@@ -6,36 +5,35 @@ import Foundation
 /// enrolled through, or one the admin linked.
 struct MembershipStore {
     static let table = "user_applications"
-    let sql: any SQLDatabase
+    let db: any SQLExecutor
 
     /// Makes `userID` a member of the application of client `clientID` (no change when already one).
     func add(userID: String, applicationOfClient clientID: String, at now: Date) async throws {
-        try await sql.raw("""
-            INSERT INTO \(name: Self.table) (user_id, application_id, created_at)
-            SELECT \(bind: userID), application_id, \(bind: now) FROM \(name: ClientStore.table) WHERE id = \(bind: clientID)
+        try await db.run("""
+            INSERT INTO user_applications (user_id, application_id, created_at)
+            SELECT $1, application_id, $2 FROM clients WHERE id = $3
             ON CONFLICT DO NOTHING
-            """).run()
+            """, userID, now, clientID)
     }
 
     /// Makes `userID` a member of `applicationID` (no change when already one).
     func add(userID: String, applicationID: String, at now: Date) async throws {
-        try await sql.raw("""
-            INSERT INTO \(name: Self.table) (user_id, application_id, created_at) VALUES (\(bind: userID), \(bind: applicationID), \(bind: now))
+        try await db.run("""
+            INSERT INTO user_applications (user_id, application_id, created_at) VALUES ($1, $2, $3)
             ON CONFLICT DO NOTHING
-            """).run()
+            """, userID, applicationID, now)
     }
 
     /// Ends the membership; false when there was none.
     func remove(userID: String, applicationID: String) async throws -> Bool {
-        try await sql.raw("""
-            DELETE FROM \(name: Self.table) WHERE user_id = \(bind: userID) AND application_id = \(bind: applicationID) RETURNING user_id
-            """).first() != nil
+        try await db.first(
+            "DELETE FROM user_applications WHERE user_id = $1 AND application_id = $2 RETURNING user_id", userID, applicationID
+        ) != nil
     }
 
     /// The applications `userID` belongs to, by id.
     func applications(ofUser userID: String) async throws -> [String] {
-        try await sql.raw("""
-            SELECT application_id FROM \(name: Self.table) WHERE user_id = \(bind: userID) ORDER BY application_id
-            """).all().map { try $0.decode(column: "application_id", as: String.self) }
+        try await db.all("SELECT application_id FROM user_applications WHERE user_id = $1 ORDER BY application_id", userID)
+            .map { try $0.decode("application_id", as: String.self) }
     }
 }

@@ -1,38 +1,39 @@
-import SQLKit
 import Foundation
 
 /// Every statement on `signing_keys`.
 struct SigningKeyStore {
     static let table = "signing_keys"
-    let sql: any SQLDatabase
+    let db: any SQLExecutor
 
     /// The key that signs at `now`: the newest one active then.
     func active(at now: Date) async throws -> SigningKeyRecord? {
-        try await sql.raw("""
-            SELECT * FROM \(name: Self.table) WHERE activates_at <= \(bind: now) AND (retired_at IS NULL OR retired_at > \(bind: now))
+        try await db.first(SigningKeyRecord.self, """
+            SELECT * FROM signing_keys WHERE activates_at <= $1 AND (retired_at IS NULL OR retired_at > $1)
             ORDER BY activates_at DESC LIMIT 1
-            """).first(decoding: SigningKeyRecord.self)
+            """, now)
     }
 
     /// The keys not retired, or retired after `cutoff` (those rotated in and not signing yet among them),
     /// newest first.
     func published(retiredAfter cutoff: Date) async throws -> [SigningKeyRecord] {
-        try await sql.raw("""
-            SELECT * FROM \(name: Self.table) WHERE retired_at IS NULL OR retired_at > \(bind: cutoff) ORDER BY activates_at DESC
-            """).all(decoding: SigningKeyRecord.self)
+        try await db.all(SigningKeyRecord.self, """
+            SELECT * FROM signing_keys WHERE retired_at IS NULL OR retired_at > $1 ORDER BY activates_at DESC
+            """, cutoff)
     }
 
     /// Every key, newest first.
     func all() async throws -> [SigningKeyRecord] {
-        try await sql.raw("SELECT * FROM \(name: Self.table) ORDER BY created_at DESC").all(decoding: SigningKeyRecord.self)
+        try await db.all(SigningKeyRecord.self, "SELECT * FROM signing_keys ORDER BY created_at DESC")
     }
 
     func insert(_ key: SigningKeyRecord) async throws {
-        try await sql.insert(key, into: Self.table).run()
+        try await db.run("""
+            INSERT INTO signing_keys (id, private_key_pem, created_at, activates_at, retired_at) VALUES ($1, $2, $3, $4, $5)
+            """, key.id, key.privateKeyPEM, key.createdAt, key.activatesAt, key.retiredAt)
     }
 
     /// Retires, at `date`, every key not retired yet.
     func retireAll(at date: Date) async throws {
-        try await sql.raw("UPDATE \(name: Self.table) SET retired_at = \(bind: date) WHERE retired_at IS NULL").run()
+        try await db.run("UPDATE signing_keys SET retired_at = $1 WHERE retired_at IS NULL", date)
     }
 }

@@ -1,10 +1,9 @@
-import SQLKit
 import Foundation
 import Journeys
 
 /// Counts of what the server holds, to watch load and the expiry sweep.
 struct StatisticsStore {
-    let sql: any SQLDatabase
+    let db: any SQLExecutor
 
     struct Counts {
         /// Approvals waiting for a phone now (pending, not past expiry).
@@ -22,20 +21,24 @@ struct StatisticsStore {
     }
 
     func counts(at now: Date) async throws -> Counts {
-        func count(_ table: String, where condition: SQLQueryString = "1 = 1") async throws -> Int {
-            try await sql.raw("SELECT COUNT(*) AS n FROM \(name: table) WHERE \(condition)").first(decodingColumn: "n", as: Int.self) ?? 0
+        func count(_ statement: BoundStatement) async throws -> Int {
+            guard let row = try await db.first(statement) else { return 0 }
+            return try row.decode("n", as: Int.self)
         }
         // Pending and not yet past its expiry, for approvals and decoys alike.
-        let waiting: SQLQueryString = "status = \(bind: ApprovalStatus.pending.rawValue) AND expires_at > \(bind: now)"
+        let pending = ApprovalStatus.pending.rawValue
         return Counts(
-            approvalsPending: try await count(ApprovalStore.table, where: waiting),
-            approvalsStored: try await count(ApprovalStore.table),
-            decoyApprovalsPending: try await count(ApprovalStore.decoyTable, where: waiting),
-            decoyApprovalsStored: try await count(ApprovalStore.decoyTable),
-            interactionsStored: try await count(InteractionStore.table),
-            pushJobsQueued: try await count(PushJobStore.table, where: "status = \(bind: PushStatus.queued.rawValue)"),
-            pushJobsStored: try await count(PushJobStore.table),
-            pushDeliveriesStored: try await count(PushJobStore.deliveryTable),
-            usedDeviceSignaturesStored: try await count(UsedDeviceSignatureStore.table))
+            approvalsPending: try await count(BoundStatement(
+                "SELECT COUNT(*) AS n FROM approvals WHERE status = $1 AND expires_at > $2", pending, now)),
+            approvalsStored: try await count(BoundStatement("SELECT COUNT(*) AS n FROM approvals")),
+            decoyApprovalsPending: try await count(BoundStatement(
+                "SELECT COUNT(*) AS n FROM decoy_approvals WHERE status = $1 AND expires_at > $2", pending, now)),
+            decoyApprovalsStored: try await count(BoundStatement("SELECT COUNT(*) AS n FROM decoy_approvals")),
+            interactionsStored: try await count(BoundStatement("SELECT COUNT(*) AS n FROM interactions")),
+            pushJobsQueued: try await count(BoundStatement(
+                "SELECT COUNT(*) AS n FROM push_jobs WHERE status = $1", PushStatus.queued.rawValue)),
+            pushJobsStored: try await count(BoundStatement("SELECT COUNT(*) AS n FROM push_jobs")),
+            pushDeliveriesStored: try await count(BoundStatement("SELECT COUNT(*) AS n FROM push_deliveries")),
+            usedDeviceSignaturesStored: try await count(BoundStatement("SELECT COUNT(*) AS n FROM used_device_signatures")))
     }
 }

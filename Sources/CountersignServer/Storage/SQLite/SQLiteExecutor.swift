@@ -1,19 +1,13 @@
 import Foundation
 import GRDB
 import GRDBSQLite
-import Logging
-import NIOCore
-import SQLKit
-import SQLiteKit
-import SQLiteNIO
 
-/// SQLKit's `SQLDatabase` over a GRDB connection pool: the stores' statements run on the calling thread,
-/// with GRDB's cached prepared statements, instead of a hop to a thread pool and back for each one.
+/// The stores' statements on a GRDB connection pool, run on the calling thread with GRDB's cached
+/// prepared statements, instead of a hop to a thread pool and back for each one.
 ///
 /// SQLite statements are short and in memory (WAL, no fsync at commit), so running them inline costs
-/// less than handing them to another thread. Values are encoded and decoded as sqlite-nio does, so files
-/// written before (dates as Unix time) read the same.
-struct GRDBSQLDatabase: AsyncSQLDatabase {
+/// less than handing them to another thread.
+struct SQLiteExecutor: SQLExecutor {
     /// Where statements go: everything to the pool's single writer, except reads outside a transaction
     /// while the writer is taken, which go to a reader connection.
     enum Session: Sendable {
@@ -26,18 +20,23 @@ struct GRDBSQLDatabase: AsyncSQLDatabase {
 
     let pool: DatabasePool
     let session: Session
-    let logger: Logger
-    let eventLoop: any EventLoop
 
-    var dialect: any SQLDialect { SQLiteDialect() }
-    var queryLogLevel: Logger.Level? { nil }
+    var database: DatabaseKind { .sqlite }
 
-    func execute(sql query: any SQLKit.SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) async throws {
-        let (sql, binds) = serialize(query)
+    func execute(_ statement: BoundStatement, _ onRow: @escaping @Sendable (DatabaseRow) -> Void) async throws {
         // As optionals of GRDB's protocol: its initializer for concrete values maps them through a key path
         // built anew at every call (1.5 % of a flow's CPU in the profile).
-        let arguments = StatementArguments(try binds.map { try Self.databaseValue($0) as (any DatabaseValueConvertible)? })
-        let statement = Self.statement(sql, arguments, onRow)
+        let arguments = StatementArguments(statement.binds.map { $0.sqliteValue as (any DatabaseValueConvertible)? })
+        try await dispatch(statement.sql) { db in
+            let prepared = try db.cachedStatement(sql: statement.sql)
+            assert(Self.numbersParametersInOrder(prepared), "parameters of \(statement.sql) not first used as $1, $2…")
+            let rows = try RowCursor(prepared, arguments: arguments)
+            while let row = try rows.next() { onRow(row) }
+        }
+    }
+
+    /// Runs `statement` on the connection its session gives it.
+    private func dispatch(_ sql: String, _ statement: (GRDB.Database) throws -> Void) async throws {
         switch session {
         case .transaction:
             try pool.writeWithoutTransaction(statement)
@@ -60,33 +59,9 @@ struct GRDBSQLDatabase: AsyncSQLDatabase {
     private static func isRead(_ sql: String) -> Bool {
         sql.prefix(7).uppercased().hasPrefix("SELECT")
     }
-
-    /// One statement, to run on whichever connection it is handed, here and now (GRDB's synchronous access).
-    private static func statement(
-        _ sql: String, _ arguments: StatementArguments, _ onRow: @escaping (any SQLRow) -> Void
-    ) -> (GRDB.Database) throws -> Void {
-        { db in
-            let rows = try SQLRowCursor(try db.cachedStatement(sql: sql), arguments: arguments)
-            while let row = try rows.next() { onRow(row) }
-        }
-    }
-
-    /// One encoder for every bind: each `SQLiteDataEncoder()` would make a `JSONEncoder` of its own.
-    private static let encoder = SQLiteDataEncoder()
-
-    /// A bind as sqlite-nio would store it.
-    private static func databaseValue(_ bind: any Encodable & Sendable) throws -> DatabaseValue {
-        switch try encoder.encode(bind) {
-        case .integer(let value): Int64(value).databaseValue
-        case .float(let value): value.databaseValue
-        case .text(let value): value.databaseValue
-        case .blob(let buffer): Data(buffer.readableBytesView).databaseValue
-        case .null: .null
-        }
-    }
 }
 
-/// A statement's rows as SQLKit reads them, each copied out of the statement as it steps.
+/// A statement's rows, each copied out of the statement as it steps.
 ///
 /// GRDB's own `Row` cursor would build a table of the statement's column names (and one of their
 /// lowercased forms) each time the statement runs; this one takes the names the cached statement keeps.
@@ -95,8 +70,8 @@ struct GRDBSQLDatabase: AsyncSQLDatabase {
 /// because the schema changed (a column added by a later schema version), may have other columns: a `SELECT a.*, b.x`
 /// moves `b.x` one place on. Its names are read afresh, after the first step, which is when SQLite
 /// prepares it again.
-private final class SQLRowCursor: DatabaseCursor {
-    typealias Element = GRDBRow
+private final class RowCursor: DatabaseCursor {
+    typealias Element = DatabaseRow
     let _statement: Statement
     var _isDone = false
     private lazy var columns: [String] = Self.columnNames(of: _statement)
@@ -118,62 +93,54 @@ private final class SQLRowCursor: DatabaseCursor {
         sqlite3_reset(_statement.sqliteStatement)
     }
 
-    func _element(sqliteStatement: SQLiteStatement) -> GRDBRow {
-        GRDBRow(columns: columns, sqliteStatement: sqliteStatement)
+    func _element(sqliteStatement: SQLiteStatement) -> DatabaseRow {
+        DatabaseRow(columns: columns, sqliteStatement: sqliteStatement)
     }
 }
 
-/// A result row, copied out of the statement and decoded as sqlite-nio would.
-struct GRDBRow: SQLRow {
-    /// One decoder for every value: each `SQLiteDataDecoder()` would make a `JSONDecoder` of its own.
-    private static let decoder = SQLiteDataDecoder()
+extension SQLiteExecutor {
+    /// Whether SQLite numbered the statement's parameters as PostgreSQL does (`BoundStatement`): `$1`
+    /// first, then `$2`, and so on.
+    private static func numbersParametersInOrder(_ statement: Statement) -> Bool {
+        let sqliteStatement = statement.sqliteStatement
+        return (1..<(sqlite3_bind_parameter_count(sqliteStatement) + 1)).allSatisfy { index in
+            sqlite3_bind_parameter_name(sqliteStatement, index).map { String(cString: $0) } == "$\(index)"
+        }
+    }
+}
 
-    /// The statement's column names, shared by its rows.
-    private let columns: [String]
-    private let values: [SQLiteData]
+extension SQLValue {
+    /// The value as the SQLite schema keeps it: a boolean as 0 or 1, a time as Unix seconds.
+    var sqliteValue: DatabaseValue {
+        switch self {
+        case .null: .null
+        case .integer(let value): value.databaseValue
+        case .real(let value): value.databaseValue
+        case .text(let value): value.databaseValue
+        case .boolean(let value): Int64(value ? 1 : 0).databaseValue
+        case .date(let value): value.timeIntervalSince1970.databaseValue
+        case .blob(let value): Data(value).databaseValue
+        }
+    }
+}
 
+extension DatabaseRow {
+    /// The row SQLite's statement stands on, copied out of it.
     init(columns: [String], sqliteStatement: SQLiteStatement) {
-        self.columns = columns
-        values = (0..<CInt(columns.count)).map { index in
+        self.init(columns: columns, values: (0..<CInt(columns.count)).map { index in
             switch sqlite3_column_type(sqliteStatement, index) {
-            case SQLITE_INTEGER: .integer(SQLiteInt64(sqlite3_column_int64(sqliteStatement, index)))
-            case SQLITE_FLOAT: .float(sqlite3_column_double(sqliteStatement, index))
+            case SQLITE_INTEGER: .integer(sqlite3_column_int64(sqliteStatement, index))
+            case SQLITE_FLOAT: .real(sqlite3_column_double(sqliteStatement, index))
             case SQLITE_TEXT:
                 .text(String(decoding: UnsafeRawBufferPointer(
                     start: sqlite3_column_text(sqliteStatement, index),
                     count: Int(sqlite3_column_bytes(sqliteStatement, index))), as: UTF8.self))
             case SQLITE_BLOB:
-                .blob(ByteBuffer(bytes: UnsafeRawBufferPointer(
+                .blob([UInt8](UnsafeRawBufferPointer(
                     start: sqlite3_column_blob(sqliteStatement, index),
                     count: Int(sqlite3_column_bytes(sqliteStatement, index)))))
             default: .null
             }
-        }
-    }
-
-    var allColumns: [String] { columns }
-
-    func contains(column: String) -> Bool { columns.contains(column) }
-
-    func decodeNil(column: String) throws -> Bool { data(column) == .null }
-
-    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
-        guard let data = data(column) else {
-            throw DecodingError.keyNotFound(
-                SQLiteColumnKey(column), .init(codingPath: [], debugDescription: "No column named '\(column)'."))
-        }
-        return try Self.decoder.decode(D.self, from: data)
-    }
-
-    private func data(_ column: String) -> SQLiteData? {
-        columns.firstIndex(of: column).map { values[$0] }
-    }
-
-    private struct SQLiteColumnKey: CodingKey {
-        let stringValue: String
-        var intValue: Int? { nil }
-        init(_ name: String) { stringValue = name }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
+        })
     }
 }
