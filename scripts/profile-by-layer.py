@@ -13,16 +13,15 @@ import sys
 # A frame's function belongs to the module that names it: the conforming type's for a protocol witness,
 # the extension's for a member added by an extension, else the first module-qualified name.
 OWNER = [re.compile(r" in conformance (\w+)\."), re.compile(r"\(extension in (\w+)\):"), re.compile(r"\b([A-Za-z_]\w*)\.")]
-# Frames of the server's own adapter between the stores and the databases' libraries.
-ADAPTER = re.compile(r"CountersignServer\.(GRDBSQLDatabase|GRDBRow|SQLRowCursor|TimedSQLDatabase)\b")
+# Frames of the server's own statement layer between the stores and the databases' libraries.
+ADAPTER = re.compile(r"CountersignServer\.(SQLiteExecutor|PostgresExecutor|TimedExecutor|DatabaseRow|BoundStatement|SQLValue|RowCursor)\b")
 LOG = re.compile(r"CountersignServer\.\w*Log\w*\b")
 C_CRYPTO = re.compile(r"CCryptoBoringSSL|ecp_nistz|ecdsa|^bn_|sha256_block|aes_|gcm_")
 MODULES = {
     "HTTP (Hummingbird, SwiftNIO)": {"Hummingbird", "HummingbirdCore", "HTTPTypes", "NIOHTTPTypes", "NIOHTTPTypesHTTP1",
                                      "NIOCore", "NIOPosix", "NIOHTTP1", "NIOHTTP2", "NIOExtras", "NIOConcurrencyHelpers",
                                      "NIOTLS", "NIOSSL", "NIOFoundationCompat", "ServiceLifecycle", "AsyncAlgorithms"},
-    "SQLKit and the GRDB / PostgresNIO adapter": {"SQLKit", "SQLiteKit", "SQLiteNIO", "GRDB", "FluentKit", "FluentSQL",
-                                                   "PostgresNIO", "PostgresKit", "FluentSQLiteDriver", "FluentPostgresDriver"},
+    "statements: GRDB, PostgresNIO and the executors": {"GRDB", "PostgresNIO", "PostgresKit", "AsyncKit"},
     "crypto": {"Crypto", "_CryptoExtras", "JWTKit", "CryptoKit"},
     "logging": {"Logging"},
     "journey interpreter": {"Journeys"},
@@ -41,7 +40,7 @@ def layer(symbol, dso):
     if "c_nio_llhttp" in symbol:
         return "HTTP (Hummingbird, SwiftNIO)"
     if ADAPTER.search(symbol):
-        return "SQLKit and the GRDB / PostgresNIO adapter"
+        return "statements: GRDB, PostgresNIO and the executors"
     if LOG.search(symbol):
         return "logging"
     for pattern in OWNER:

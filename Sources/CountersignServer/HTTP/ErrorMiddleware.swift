@@ -35,6 +35,9 @@ struct ErrorMiddleware: RouterMiddleware {
             // one that gets here is a stored row or state the server could not read. Its description may
             // quote the value read (a token's hash, a push token), so only where it failed is logged.
             return Self.failure(Self.whereDecodingFailed(error), context: context)
+        case let error as DatabaseRowError:
+            // Named by its column, never by its value.
+            return Self.failure(error.description, context: context)
         case let refusal as HTTPError where refusal.status.code < 500:
             return Self.refusal(refusal)
         case is NIOTooManyBytesError:

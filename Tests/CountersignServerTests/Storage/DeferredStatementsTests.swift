@@ -12,7 +12,7 @@ struct DeferredStatementsTests {
 
     @Test("a compare-and-set that changed no row refuses the call: the writes held with it are rolled back before the refusal is read")
     func refusedCompareAndSetRollsBackTheRest() async throws {
-        try await withFirstInteraction { storage, first in
+        try await withFirstInteraction { storage, first throws in
             let work = UnitOfWork()
             await work.hold(storage.interactions.insert(interaction("int_held_second")))
             let stale = storage.interactions.saveNext(of: first.moved(toVersion: 7), state: "", tokenHash: nil, finished: true, userID: nil).statement
@@ -29,7 +29,7 @@ struct DeferredStatementsTests {
 
     @Test("a refusing statement held after others is the one whose refusal the call gets, and the call's own write is rolled back too")
     func laterRefusalIsTheOneThrown() async throws {
-        try await withFirstInteraction { storage, first in
+        try await withFirstInteraction { storage, first throws in
             let work = UnitOfWork()
             await work.hold(storage.interactions.insert(interaction("int_held_second")))
             await work.hold(
@@ -48,7 +48,7 @@ struct DeferredStatementsTests {
 
     @Test("a compare-and-set that holds commits with the writes held with it, and each statement is told it changed its row")
     func heldCompareAndSetCommitsTheRest() async throws {
-        try await withFirstInteraction { storage, first in
+        try await withFirstInteraction { storage, first throws in
             let told = Told()
             let work = UnitOfWork()
             await work.hold(storage.interactions.insert(interaction("int_held_second")))
@@ -66,7 +66,7 @@ struct DeferredStatementsTests {
 
     @Test("a statement that breaks a unique key fails the call with the key's error, and the writes held with it are rolled back")
     func brokenKeyRollsBackTheRest() async throws {
-        try await withFirstInteraction { storage, first in
+        try await withFirstInteraction { storage, first throws in
             let work = UnitOfWork()
             await work.hold(storage.interactions.insert(interaction("int_held_second")))
             await work.hold(storage.interactions.insert(first))
@@ -79,7 +79,7 @@ struct DeferredStatementsTests {
 
     @Test("deferred code beside deferred statements runs in the same transaction, and a refusal rolls it back too")
     func heldCodeRollsBackWithTheStatements() async throws {
-        try await withFirstInteraction { storage, first in
+        try await withFirstInteraction { storage, first throws in
             let work = UnitOfWork()
             let second = interaction("int_held_second")
             await work.hold { storage in _ = try await storage.db.run(storage.interactions.insert(second)) }

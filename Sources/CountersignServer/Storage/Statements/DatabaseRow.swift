@@ -34,8 +34,8 @@ enum DatabaseRowError: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .noColumn(let column): "The statement answered no column '\(column)'."
-        case .typeMismatch(let column, let type): "The column '\(column)' does not hold a \(type)."
+        case .noColumn(let column): "a stored value could not be decoded: the statement answered no column '\(column)'"
+        case .typeMismatch(let column, let type): "a stored value could not be decoded: the column '\(column)' does not hold a \(type)"
         }
     }
 }
