@@ -288,14 +288,8 @@ public enum DatabaseLocation: Sendable, Equatable {
 
     /// Parses the value of `COUNTERSIGN_DATABASE_URL`; nil when it is none of the accepted forms.
     public init?(_ text: String) {
-        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
-            guard let url = URL(string: text), url.host != nil, url.path.count > 1 else { return nil }
-            self = .postgres(text)
-        } else if text.hasPrefix("postgres+uds://") || text.hasPrefix("postgresql+uds://") {
-            // PostgreSQL on this machine, through its Unix socket: `postgres+uds://user@localhost/path/to/.s.PGSQL.5432#database`.
-            guard let url = URLComponents(string: text), url.user != nil, [nil, "", "localhost"].contains(url.host), url.port == nil,
-                url.path.count > 1, url.fragment?.isEmpty == false
-            else { return nil }
+        if text.hasPrefix("postgres") {
+            guard (try? PostgresURL(text)) != nil else { return nil }
             self = .postgres(text)
         } else if text == "sqlite::memory:" {
             self = .sqliteMemory

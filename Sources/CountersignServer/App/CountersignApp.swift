@@ -195,7 +195,7 @@ public struct CountersignApp: Sendable {
     /// How waiters are woken: across instances through the PostgreSQL database they share, in-process on SQLite.
     private static func eventBus(for database: DatabaseLocation, storage: Storage, logger: Logger, parts: ServerParts) throws -> any EventBus {
         guard case .postgres(let url) = database else { return InProcessEventBus() }
-        let bus = PostgresEventBus(configuration: try DatabaseSetup.postgresConfiguration(url).coreConfiguration, storage: storage, logger: logger)
+        let bus = PostgresEventBus(configuration: try DatabaseSetup.postgresConfiguration(url), storage: storage, logger: logger)
         parts.add(bus)
         return bus
     }

@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
-import PostgresKit
 import PostgresNIO
 
 /// Opens the configured database and brings its schema up to date.
@@ -25,7 +24,7 @@ enum DatabaseSetup {
         case .postgres(let url):
             let configuration = try postgresConfiguration(url)
             do {
-                try await migratePostgres(configuration.coreConfiguration, runtime: runtime)
+                try await migratePostgres(configuration, runtime: runtime)
             } catch {
                 throw PostgresStartFailure.explaining(error, url: url)
             }
@@ -47,7 +46,7 @@ enum DatabaseSetup {
     static func startupLock(for location: DatabaseLocation, on runtime: Runtime) async throws -> PostgresStartupLock? {
         guard case .postgres(let url) = location else { return nil }
         do {
-            return try await PostgresStartupLock.acquire(try postgresConfiguration(url).coreConfiguration, logger: runtime.logger)
+            return try await PostgresStartupLock.acquire(try postgresConfiguration(url), logger: runtime.logger)
         } catch {
             throw PostgresStartFailure.explaining(error, url: url)
         }
@@ -72,19 +71,18 @@ enum DatabaseSetup {
     static let postgresAnswerLimit = Duration.nanoseconds((postgresStatementLimit + postgresWaitLimit).nanoseconds)
 
     /// `configuration`, with `postgresStatementLimit` set on every connection it opens.
-    private static func limitingStatements(_ configuration: SQLPostgresConfiguration) -> SQLPostgresConfiguration {
+    private static func limitingStatements(_ configuration: PostgresConnection.Configuration) -> PostgresConnection.Configuration {
         var limited = configuration
         let milliseconds = postgresStatementLimit.nanoseconds / 1_000_000
-        limited.coreConfiguration.options.additionalStartupParameters.append(("statement_timeout", "\(milliseconds)"))
+        limited.options.additionalStartupParameters.append(("statement_timeout", "\(milliseconds)"))
         return limited
     }
 
     /// The connection settings of a `postgres://` URL, with `postgresWaitLimit` to connect and the TLS
     /// `PostgresTransportSecurity` decides.
-    static func postgresConfiguration(_ url: String) throws -> SQLPostgresConfiguration {
-        var configuration = try SQLPostgresConfiguration(url: url)
-        configuration.coreConfiguration.tls = try PostgresTransportSecurity(url: url).tls()
-        configuration.coreConfiguration.options.connectTimeout = postgresWaitLimit
+    static func postgresConfiguration(_ url: String) throws -> PostgresConnection.Configuration {
+        var configuration = try PostgresURL(url).connection(tls: try PostgresTransportSecurity(url: url).tls())
+        configuration.options.connectTimeout = postgresWaitLimit
         return configuration
     }
 

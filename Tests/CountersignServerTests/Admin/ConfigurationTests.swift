@@ -75,6 +75,13 @@ struct ConfigurationTests {
         #expect(configuration.port == 9100)
     }
 
+    @Test("a postgres URL without a user, a host or a database is refused at start", arguments: [
+        "postgres://db:5432/cs", "postgres://u:p@:5432/cs", "postgres://u:p@db:5432", "postgres://u:p@db:5432/", "postgresx://u:p@db/cs",
+    ])
+    func postgresIncomplete(url: String) {
+        #expect(throws: ConfigurationError.self) { try Configuration.load(environment: ["COUNTERSIGN_DATABASE_URL": url]) }
+    }
+
     @Test("a postgres+uds URL selects PostgreSQL through its Unix socket; one without a user, socket path or database, or naming another host or a port, is refused")
     func postgresSocket() throws {
         let url = "postgres+uds://countersign@localhost/var/run/postgresql/.s.PGSQL.5432#countersign"

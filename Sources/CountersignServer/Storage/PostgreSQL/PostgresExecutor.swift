@@ -2,7 +2,6 @@ import AsyncKit
 import Foundation
 import Logging
 import NIOCore
-import PostgresKit
 import PostgresNIO
 
 /// The stores' statements on PostgresNIO connections, each statement prepared once per connection and
@@ -11,7 +10,7 @@ struct PostgresExecutor: SQLExecutor {
     /// Where statements go. `@unchecked Sendable` for AsyncKit's pool, as `PostgresStorageEngine` explains.
     enum Session: @unchecked Sendable {
         /// Outside a transaction: each statement on a connection of the pool, returned when it is done.
-        case pooled(EventLoopConnectionPool<PostgresConnectionSource>)
+        case pooled(EventLoopConnectionPool<PostgresConnectionFactory>)
         /// Inside a transaction, on its connection.
         case transaction(PostgresConnection)
     }

@@ -4,7 +4,6 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
-import PostgresKit
 import PostgresNIO
 
 /// PostgreSQL through connection pools, one per event loop: a statement uses the pool of the loop it is
@@ -18,7 +17,7 @@ struct PostgresStorageEngine: StorageEngine, @unchecked Sendable {
     /// statements (docs/BENCHMARKS.md: 107 → 129 flows/s with four).
     static let connectionsPerEventLoop = 4
 
-    private let pools: EventLoopGroupConnectionPool<PostgresConnectionSource>
+    private let pools: EventLoopGroupConnectionPool<PostgresConnectionFactory>
     private let eventLoopGroup: any EventLoopGroup
     private let statements = PreparedStatements()
     private let answerLimit: Duration
@@ -27,11 +26,11 @@ struct PostgresStorageEngine: StorageEngine, @unchecked Sendable {
     /// A request waits at most `waitLimit` for a connection, and `answerLimit` for each statement's answer,
     /// before it is refused (`DatabaseOutage`).
     init(
-        configuration: SQLPostgresConfiguration, waitLimit: TimeAmount, answerLimit: Duration, eventLoopGroup: any EventLoopGroup,
+        configuration: PostgresConnection.Configuration, waitLimit: TimeAmount, answerLimit: Duration, eventLoopGroup: any EventLoopGroup,
         logger: Logger
     ) {
         pools = EventLoopGroupConnectionPool(
-            source: PostgresConnectionSource(sqlConfiguration: configuration),
+            source: PostgresConnectionFactory(configuration: configuration),
             maxConnectionsPerEventLoop: Self.connectionsPerEventLoop, requestTimeout: waitLimit, pruneInterval: nil,
             logger: logger, on: eventLoopGroup)
         self.eventLoopGroup = eventLoopGroup
@@ -40,7 +39,7 @@ struct PostgresStorageEngine: StorageEngine, @unchecked Sendable {
     }
 
     /// The pool of the calling event loop.
-    private var pool: EventLoopConnectionPool<PostgresConnectionSource> {
+    private var pool: EventLoopConnectionPool<PostgresConnectionFactory> {
         pools.pool(for: MultiThreadedEventLoopGroup.currentEventLoop ?? eventLoopGroup.any())
     }
 

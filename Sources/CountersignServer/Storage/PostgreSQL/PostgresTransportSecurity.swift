@@ -2,8 +2,8 @@ import Foundation
 import NIOSSL
 import PostgresNIO
 
-/// Whether the server's connections to PostgreSQL use TLS, as the database URL's `sslmode` (or PostgresKit's
-/// other names for it: `tlsmode`, `ssl`, `tls`) and `sslrootcert` say.
+/// Whether the server's connections to PostgreSQL use TLS, as the database URL's `sslmode` (or its other
+/// names: `tlsmode`, `ssl`, `tls`) and `sslrootcert` say.
 ///
 /// A database on another host is reached over TLS, its certificate checked for its chain and its name,
 /// unless the URL says `sslmode=disable`. `sslmode=prefer` is refused there: it goes on in plain text
@@ -50,7 +50,7 @@ struct PostgresTransportSecurity {
         let items = url.queryItems ?? []
         let throughSocket = url.scheme?.hasSuffix("+uds") == true
         let local = throughSocket || Self.isLoopback(url.host ?? "")
-        // Read as PostgresKit reads them: any of the four names, the last one given, its value as written.
+        // Any of the four names, the last one given, its value as written.
         let setting = items.last { ["tlsmode", "sslmode", "ssl", "tls"].contains($0.name.lowercased()) }
         let name = setting?.name ?? "sslmode"
         switch setting?.value {
@@ -127,14 +127,18 @@ struct PostgresTransportSecurity {
     /// The TLS of PostgresNIO's connections.
     func tls() throws -> PostgresConnection.Configuration.TLS {
         guard mode != .disabled else { return .disable }
+        let context = try NIOSSLContext(configuration: tlsConfiguration)
+        return mode == .required ? .require(context) : .prefer(context)
+    }
+
+    private var tlsConfiguration: TLSConfiguration {
         var configuration = TLSConfiguration.makeClientConfiguration()
         if let authorities { configuration.trustRoots = .certificates(authorities) }
         if let clientCertificate {
             configuration.certificateChain = clientCertificate.chain.map { .certificate($0) }
             configuration.privateKey = .privateKey(clientCertificate.key)
         }
-        let context = try NIOSSLContext(configuration: configuration)
-        return mode == .required ? .require(context) : .prefer(context)
+        return configuration
     }
 
     /// The host written as `localhost`, an address in 127.0.0.0/8, or `::1`. Judged by the URL's text,
