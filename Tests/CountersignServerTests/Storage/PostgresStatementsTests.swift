@@ -56,15 +56,15 @@ struct PostgresStatementsTests {
         }
     }
 
-    @Test("every kind of value the stores keep reads back as stored: bigint, text, boolean, timestamptz and NULL, and a string enum by its raw value")
+    @Test("every kind of value the stores keep reads back as stored: bigint, text, boolean, timestamptz and NULL, a string enum by its raw value, and a type no store keeps is not read as NULL")
     func everyKindOfValueReadsBack() async throws {
         try await TestServer.run { server in
             let sql = server.sql
             let row = try #require(try await sql.raw("""
                 SELECT 9007199254740993::bigint AS i, 'é z' AS t, true AS b, TIMESTAMPTZ '2026-11-27 10:00:00.25+00' AS d,
-                    NULL::text AS n, 'revoked' AS s
+                    NULL::text AS n, 'revoked' AS s, POINT(1, 2) AS p
                 """).first())
-            #expect(row.columns == ["i", "t", "b", "d", "n", "s"])
+            #expect(row.columns == ["i", "t", "b", "d", "n", "s", "p"])
             #expect(try row.decode(column: "i", as: Int.self) == 9_007_199_254_740_993)
             #expect(try row.decode(column: "t", as: String.self) == "é z")
             #expect(try row.decode(column: "b", as: Bool.self))
@@ -75,6 +75,8 @@ struct PostgresStatementsTests {
             #expect(try row.decode(column: "s", as: CredentialStatus.self) == .revoked)
             #expect(throws: (any Error).self) { try row.decode(column: "missing", as: String.self) }
             #expect(throws: (any Error).self) { try row.decode(column: "t", as: Int.self) }
+            // A type no store keeps is not taken for NULL.
+            #expect(throws: DatabaseRowError.self) { try row.decode(column: "p", as: String?.self) }
         }
     }
 

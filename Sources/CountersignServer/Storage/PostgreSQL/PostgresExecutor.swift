@@ -74,21 +74,22 @@ struct PostgresExecutor: SQLExecutor {
 
 extension DatabaseRow {
     /// The row's cells, decoded by their PostgreSQL types: the types of the schema's columns and of what
-    /// the stores compute from them (counts, `EXISTS`).
+    /// the stores compute from them (counts, `EXISTS`). Any other type, `bytea` among them, is its bytes.
     init(columns: [String], postgresRow row: PostgresRow) {
         self.init(columns: columns, values: row.map { cell in
-            guard cell.bytes != nil else { return .null }
+            guard let bytes = cell.bytes else { return .null }
             let value: SQLValue? = switch cell.dataType {
             case .bool: (try? cell.decode(Bool.self)).map(SQLValue.boolean)
             case .int2, .int4, .int8: (try? cell.decode(Int64.self)).map(SQLValue.integer)
             case .float4, .float8: (try? cell.decode(Double.self)).map(SQLValue.real)
             case .timestamptz, .timestamp: (try? cell.decode(Date.self)).map(SQLValue.date)
-            case .bytea: (try? cell.decode(ByteBuffer.self)).map { .blob(Array($0.readableBytesView)) }
             case .numeric: (try? cell.decode(String.self)).flatMap(Double.init).map(SQLValue.real)
-            default: (try? cell.decode(String.self)).map(SQLValue.text)
+            case .text, .varchar, .bpchar, .name: (try? cell.decode(String.self)).map(SQLValue.text)
+            default: nil
             }
-            // Undecodable, it reads as NULL: a store reading the column then fails naming it.
-            return value ?? .null
+            // Anything else is kept as its bytes: a store reading it as text, a number or a time then
+            // fails naming the column, rather than reading a value that is not there.
+            return value ?? .blob(Array(bytes.readableBytesView))
         })
     }
 }
