@@ -2,9 +2,6 @@ import Foundation
 
 /// One journey run. The run's state is one JSON document; `version` guards it against two submits
 /// racing with the same interaction token.
-///
-/// A plain record rather than a Fluent model: every browser and phone call loads and saves one, and the
-/// model machinery (reflection per row, generated SQL) cost more than the query.
 struct InteractionRecord: Sendable {
     let id: String
     let journeyID: String
