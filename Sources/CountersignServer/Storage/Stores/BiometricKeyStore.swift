@@ -45,10 +45,10 @@ struct BiometricKeyStore {
 
     /// Revokes the active keys registered with device `deviceID`, as the device is revoked.
     func revoke(onDevice deviceID: String, at now: Date) async throws {
-        try await db.run(
-            "UPDATE biometric_keys SET status = $1, revoked_at = $2 WHERE device_id = $3 AND status = $4",
-            CredentialStatus.revoked, now, deviceID, CredentialStatus.active)
+        try await CredentialStatus.revoke(deviceID, with: Self.revocationOnDevice, at: now, on: db)
     }
+
+    private static let revocationOnDevice = CredentialStatus.revocation(in: "biometric_keys", by: "device_id")
 
     /// Adds `key`, revoking the user's active key of the same `public_key_id` it replaces.
     func replace(with key: BiometricKeyRecord, at now: Date) async throws {
@@ -66,8 +66,8 @@ struct BiometricKeyStore {
 
     /// Revokes the key if it is active; revoking again changes nothing.
     func revoke(_ id: String, at now: Date) async throws {
-        try await db.run(
-            "UPDATE biometric_keys SET status = $1, revoked_at = $2 WHERE id = $3 AND status = $4",
-            CredentialStatus.revoked, now, id, CredentialStatus.active)
+        try await CredentialStatus.revoke(id, with: Self.revocation, at: now, on: db)
     }
+
+    private static let revocation = CredentialStatus.revocation(in: "biometric_keys")
 }

@@ -30,8 +30,8 @@ struct BrowserCredentialStore {
 
     /// Revokes the credential if it is active; revoking again changes nothing.
     func revoke(_ id: String, at now: Date) async throws {
-        try await db.run(
-            "UPDATE browser_credentials SET status = $1, revoked_at = $2 WHERE id = $3 AND status = $4",
-            CredentialStatus.revoked, now, id, CredentialStatus.active)
+        try await CredentialStatus.revoke(id, with: Self.revocation, at: now, on: db)
     }
+
+    private static let revocation = CredentialStatus.revocation(in: "browser_credentials")
 }

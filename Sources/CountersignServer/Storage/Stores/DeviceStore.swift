@@ -71,10 +71,10 @@ struct DeviceStore {
 
     /// Revokes the device if it is active; revoking again changes nothing.
     func revoke(_ id: String, at now: Date) async throws {
-        try await db.run(
-            "UPDATE devices SET status = $1, revoked_at = $2 WHERE id = $3 AND status = $4",
-            CredentialStatus.revoked, now, id, CredentialStatus.active)
+        try await CredentialStatus.revoke(id, with: Self.revocation, at: now, on: db)
     }
+
+    private static let revocation = CredentialStatus.revocation(in: "devices")
 
     /// Records that the push provider refused the device's token (the first refusal is kept).
     func markPushTokenInvalid(_ id: String, reason: String, at now: Date) async throws {
