@@ -107,7 +107,7 @@ struct JourneyLoaderTests {
         #expect(found.contains { $0.stepID == stepID && $0.reason.contains(reason) && $0.file == "sample.yaml" }, "\(name): \(found)")
     }
 
-    @Test("a misspelt config key, or a switch written as a string, left empty or wrapped, is refused: number matching must not quietly go off", arguments: [
+    @Test("a misspelt config key, a switch written as a string, left empty or wrapped, or a limit written as words is refused: no protection may quietly go to its default", arguments: [
         ("display_web_opt: true", "unknown config 'display_web_opt' for a web_to_mobile_authentication step"),
         ("display_web_otp: \"true\"", "config 'display_web_otp' must be true, false or an expression"),
         ("one_pending_per_user: \"no\"", "config 'one_pending_per_user' must be true, false or an expression"),
@@ -115,6 +115,10 @@ struct JourneyLoaderTests {
         ("display_web_otp: null", "config 'display_web_otp' must be true, false or an expression"),
         ("display_web_otp: [\"@login.email\"]", "config 'display_web_otp' must be true, false or an expression"),
         ("show_device_names: {on: \"@login.email\"}", "config 'show_device_names' must be true, false or an expression"),
+        // A limit written as words would run at its default.
+        ("rings_per_hour: ten", "config 'rings_per_hour' must be a number or an expression"),
+        ("backoff_seconds: \"60\"", "config 'backoff_seconds' must be a number or an expression"),
+        ("device_selection: newest", "config 'device_selection' must be one of: ask, most_recent"),
     ])
     func misspeltProtection(line: String, reason: String) {
         // The sample with its create step turned into a web-to-mobile step carrying `line`.

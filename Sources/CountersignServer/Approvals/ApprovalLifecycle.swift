@@ -137,8 +137,10 @@ struct ApprovalLifecycle: Sendable {
 
     /// Settles the approval with the phone's answer. Details shown in the browser count as approved only
     /// when the phone signed exactly them. An approval no longer pending refuses the answer (410), so the
-    /// phone learns the browser cancelled or the approval expired.
-    func settle(_ approval: ApprovalTerms, with outcome: ApprovalOutcome, in work: UnitOfWork) async throws {
+    /// phone learns the browser cancelled or the approval expired. It reads only what never changes of
+    /// `approval`, so a copy read by an earlier call of the run serves as well as a fresh read: whether the
+    /// approval is still open is the close's own compare-and-set.
+    func settle(_ approval: ApprovalRecord, with outcome: ApprovalOutcome, in work: UnitOfWork) async throws {
         switch outcome {
         case .approved(let amr, let authTime, let signedApprovalData):
             if let shown = try approval.approvalData.map(ApprovalData.init(jsonText:)), shown != signedApprovalData {

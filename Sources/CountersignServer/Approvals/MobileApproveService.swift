@@ -67,7 +67,7 @@ struct MobileApproveService: Sendable {
         state.approvalID = approval.id
         state.addAuthenticationMethod("hwk", at: clock.now())
         return try await interactions.begin(
-            journey, state: state, origin: origin, approvalRead: snapshot, approvalTerms: ApprovalTerms(approval),
+            journey, state: state, origin: origin, approvalRead: snapshot, cachedApproval: approval,
             committing: signatureUse)
     }
 

@@ -83,7 +83,7 @@ struct InteractionService: Sendable {
     /// `callerWrite`: a write of the caller's own (a device signature's use), committed with the interaction or not at all.
     func begin(
         _ journey: JourneyDefinition, state initial: InteractionState, origin: RequestOrigin, approvalRead: ApprovalSnapshot? = nil,
-        approvalTerms: ApprovalTerms? = nil, committing callerWrite: DeferredStatement? = nil
+        cachedApproval: ApprovalRecord? = nil, committing callerWrite: DeferredStatement? = nil
     ) async throws -> Reply {
         var state = initial
         let now = services.clock.now()
@@ -92,7 +92,7 @@ struct InteractionService: Sendable {
         if let callerWrite { await work.hold(callerWrite) }
         let effects = StoredJourneyEffects(
             services: services, interactionID: interactionID, clientID: state.clientID, work: work, origin: origin,
-            approvalRead: approvalRead, approvalTerms: approvalTerms)
+            approvalRead: approvalRead, cachedApproval: cachedApproval)
         // A refusal worked out by the journey, or by a statement at the commit, is recorded once the call ends with it.
         return try await recordingRefusal {
             let presentation = try await run { try await JourneyRunner(journey: journey, effects: effects, now: now).start(&state) }
@@ -104,7 +104,7 @@ struct InteractionService: Sendable {
                 state: try stored(state, interactionID: interactionID),
                 createdAt: now, userID: state.user?.userID)
             try await work.commit(on: storage, first: storage.interactions.insert(record))
-            if !state.isFinished { runCache.remember(record, state: state, approvalTerms: await effects.approvalTerms) }
+            if !state.isFinished { runCache.remember(record, state: state, cachedApproval: await effects.cachedApproval) }
             metrics.interactionStarted(journey: journey.id)
             if state.isFinished { metrics.interactionFinished(journey: journey.id, finalStep: presentation.journeyStepID) }
             return try Reply(Self.response(presentation, interactionID: interactionID, journeyID: journey.id, token: token))
@@ -138,12 +138,12 @@ struct InteractionService: Sendable {
                     let row = try await storage.interactions.find(interactionID)
                     if let replayed = try await replay(in: row, for: bearer) { return replayed }
                     let interaction = try authorized(row, interactionID, bearer: bearer)
-                    run = RunCache.Run(record: interaction, state: try opened(interaction), approvalTerms: nil)
+                    run = RunCache.Run(record: interaction, state: try opened(interaction), cachedApproval: nil)
                 }
                 let answer: Answer
                 do {
                     answer = try await self.answer(
-                        response, to: run.record, bearer: bearer, state: run.state, approvalTerms: run.approvalTerms, origin: origin)
+                        response, to: run.record, bearer: bearer, state: run.state, cachedApproval: run.cachedApproval, origin: origin)
                 } catch where cached != nil {
                     // A refusal worked out on the cached run is the answer only if that run is still the row.
                     guard try await storage.interactions.find(interactionID).map({ Self.isSameSave($0, as: run.record) }) == true else {
@@ -204,14 +204,14 @@ struct InteractionService: Sendable {
         /// When the answer ends the run: the answer as it is kept for the token that asked.
         let kept: IdempotentReplayRecord?
         let work: UnitOfWork
-        let approvalTerms: ApprovalTerms?
+        let cachedApproval: ApprovalRecord?
     }
 
     /// Works out the answer to `response` (the body as read, or why it could not be) for `interaction`,
     /// whose current token `bearer` is.
     private func answer(
         _ read: Result<ClientResponse, any Error>, to interaction: InteractionRecord, bearer: String?, state opened: InteractionState,
-        approvalTerms: ApprovalTerms?, origin: RequestOrigin
+        cachedApproval: ApprovalRecord?, origin: RequestOrigin
     ) async throws -> Answer {
         let now = services.clock.now()
         let response = try read.get()
@@ -222,7 +222,7 @@ struct InteractionService: Sendable {
         let work = UnitOfWork()
         let effects = StoredJourneyEffects(
             services: services, interactionID: interaction.id, clientID: state.clientID, work: work, origin: origin,
-            approvalTerms: approvalTerms)
+            cachedApproval: cachedApproval)
         let presentation = try await run {
             try await JourneyRunner(journey: journey, effects: effects, now: now).submit(response, to: &state)
         }
@@ -238,7 +238,7 @@ struct InteractionService: Sendable {
         }
         return Answer(
             record: interaction, journeyID: journey.id, presentation: presentation, reply: reply, state: state, token: token,
-            sealedState: try stored(state, interactionID: interaction.id), kept: kept, work: work, approvalTerms: await effects.approvalTerms)
+            sealedState: try stored(state, interactionID: interaction.id), kept: kept, work: work, cachedApproval: await effects.cachedApproval)
     }
 
     /// Saves the answer's state if nobody saved one since its row was read (else the call is refused with
@@ -254,7 +254,7 @@ struct InteractionService: Sendable {
             runCache.forget(saved.id)
             metrics.interactionFinished(journey: answer.journeyID, finalStep: answer.presentation.journeyStepID)
         } else {
-            runCache.remember(saved, state: state, approvalTerms: answer.approvalTerms)
+            runCache.remember(saved, state: state, cachedApproval: answer.cachedApproval)
         }
         return answer.reply
     }

@@ -21,8 +21,9 @@ final class RunCache: Sendable {
     struct Run: Sendable {
         let record: InteractionRecord
         let state: InteractionState
-        /// For a mobile approve run: what never changes of the approval it settles, once a call has read it.
-        let approvalTerms: ApprovalTerms?
+        /// For a mobile approve run: the approval it settles, once a call has read it (`settle` uses only what
+        /// never changes of it).
+        let cachedApproval: ApprovalRecord?
     }
 
     private struct Generations {
@@ -49,7 +50,7 @@ final class RunCache: Sendable {
     }
 
     /// Keeps `record`, just committed, with its state decoded.
-    func remember(_ record: InteractionRecord, state: InteractionState, approvalTerms: ApprovalTerms? = nil) {
+    func remember(_ record: InteractionRecord, state: InteractionState, cachedApproval: ApprovalRecord? = nil) {
         let dropped = generations.withLock { generations -> [String: Run] in
             generations.older[record.id] = nil
             var dropped: [String: Run] = [:]
@@ -58,7 +59,7 @@ final class RunCache: Sendable {
                 generations.older = generations.newer
                 generations.newer = [:]
             }
-            generations.newer[record.id] = Run(record: record, state: state, approvalTerms: approvalTerms)
+            generations.newer[record.id] = Run(record: record, state: state, cachedApproval: cachedApproval)
             return dropped
         }
         // The dropped generation is freed here, after the lock, so that no other call waits for it.

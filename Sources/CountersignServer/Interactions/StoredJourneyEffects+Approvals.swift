@@ -94,19 +94,19 @@ extension StoredJourneyEffects {
         await approvals.cancel(approval, in: work)
     }
 
-    /// Settles the approval with the terms this run already knows of it, or else read now. An approval gone
-    /// from the database (swept after its expiry) refuses the answer as expired, as its close would.
+    /// Settles the approval as this run already read it, or else read now. An approval gone from the
+    /// database (swept after its expiry) refuses the answer as expired, as its close would.
     func settleApproval(approvalID: String, outcome: ApprovalOutcome) async throws {
-        var terms = approvalTerms?.id == approvalID ? approvalTerms : nil
-        if terms == nil { terms = try await storage.approvals.find(approvalID).map(ApprovalTerms.init) }
-        guard let terms else { throw ServiceError.approvalNotPending(.expired) }
-        approvalTerms = terms
-        try await approvals.settle(terms, with: outcome, in: work)
+        var approval = cachedApproval?.id == approvalID ? cachedApproval : nil
+        if approval == nil { approval = try await storage.approvals.find(approvalID) }
+        guard let approval else { throw ServiceError.approvalNotPending(.expired) }
+        cachedApproval = approval
+        try await approvals.settle(approval, with: outcome, in: work)
     }
 
     func checkApprovalOTP(approvalID: String, code: String) async throws -> OTPCheck {
         guard let approval = try await storage.approvals.find(approvalID) else { return .exhausted }
-        approvalTerms = ApprovalTerms(approval)
+        cachedApproval = approval
         return await approvals.checkOTP(approval, code: code, in: work)
     }
 }

@@ -27,13 +27,13 @@ actor StoredJourneyEffects: JourneyEffects {
     /// wait for its commit, so reading it again here would find the same row (unless another call
     /// committed in between, which can happen after the read as well).
     let approvalRead: ApprovalSnapshot?
-    /// What never changes of the approval this run settles, once any call of the run has read it: kept with
-    /// the run (`RunCache`), so that the call that settles it need not read it again.
-    var approvalTerms: ApprovalTerms?
+    /// The approval this run settles, once any call of the run has read it: kept with the run (`RunCache`),
+    /// so that the call that settles it need not read it again.
+    var cachedApproval: ApprovalRecord?
 
     init(
         services: JourneyServices, interactionID: String, clientID: String, work: UnitOfWork, origin: RequestOrigin,
-        approvalRead: ApprovalSnapshot? = nil, approvalTerms: ApprovalTerms? = nil
+        approvalRead: ApprovalSnapshot? = nil, cachedApproval: ApprovalRecord? = nil
     ) {
         self.services = services
         self.interactionID = interactionID
@@ -41,7 +41,7 @@ actor StoredJourneyEffects: JourneyEffects {
         self.work = work
         self.origin = origin
         self.approvalRead = approvalRead
-        self.approvalTerms = approvalTerms
+        self.cachedApproval = cachedApproval
         storage = services.storage
     }
 

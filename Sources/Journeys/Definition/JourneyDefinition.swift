@@ -40,7 +40,7 @@ public struct JourneyDefinition: Sendable {
     /// The mobile journeys its web-to-mobile steps push to the phone, by step id.
     public var mobileJourneys: [(stepID: String, journeyID: String)] {
         steps.compactMap { step in
-            guard step.type == .webToMobileAuthentication, let target = step.config["mobile_journey"]?.stringValue else { return nil }
+            guard step.type == .webToMobileAuthentication, let target = step.config[WebToMobileAuthenticationStep.mobileJourney.name]?.stringValue else { return nil }
             return (step.id, target)
         }
     }
@@ -90,10 +90,13 @@ public struct StepDefinition: Sendable {
     /// Variable names the step writes besides its id: `output_variable`, `error_output_variable` and
     /// `branch_output_variable`.
     var declaredVariables: [String] {
-        StepDefinition.variableKeys.compactMap { config[$0]?.stringValue }
+        CommonStepConfig.variables.compactMap { self[$0] }
     }
 
-    static let variableKeys = ["output_variable", "error_output_variable", "branch_output_variable"]
+    /// The value of one of its config keys as written (before any expression in it is resolved).
+    subscript<Value>(key: ConfigKey<Value>) -> Value {
+        key.read(from: config)
+    }
 }
 
 /// A custom option the client may choose at a step, and what it must send with it.

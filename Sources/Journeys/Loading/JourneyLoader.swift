@@ -201,30 +201,15 @@ private struct DocumentValidator {
             config = object
         }
         let takes = type.behavior.configuration
-        for key in config.keys.sorted() where !takes.known.contains(key) && !StepConfiguration.common.contains(key) {
-            let known = (takes.known.union(StepConfiguration.common)).sorted().joined(separator: ", ")
-            problem(id, "unknown config '\(key)' for a \(type.rawValue) step (known: \(known))")
+        let known = Set((takes.keys + CommonStepConfig.rules).map(\.name))
+        for key in config.keys.sorted() where !known.contains(key) {
+            problem(id, "unknown config '\(key)' for a \(type.rawValue) step (known: \(known.sorted().joined(separator: ", ")))")
         }
-        // A switch left empty or holding a list or mapping would read as off, silently.
-        for key in takes.switches {
-            guard let value = config[key] else { continue }
-            if case .bool = value { continue }
-            if case .string = value, (try? ConfigValue.expressions(in: value))?.isEmpty == false { continue }
-            problem(id, "config '\(key)' must be true, false or an expression")
-        }
-        for key in takes.journeyNames {
-            if let value = config[key], value != .null, value.stringValue == nil { problem(id, "config '\(key)' must name a journey") }
-        }
-        for key in takes.required where config[key] == nil || config[key] == .null {
-            problem(id, "missing required config '\(key)'")
+        for rule in takes.keys + CommonStepConfig.rules {
+            if let reason = rule.problem(with: config[rule.name]) { problem(id, reason) }
         }
         for group in takes.oneOf where !group.contains(where: { config[$0] != nil && config[$0] != .null }) {
             problem(id, "config needs one of: \(group.joined(separator: ", "))")
-        }
-        for (key, choices) in takes.choices.sorted(by: { $0.key < $1.key }) {
-            if let value = config[key], value != .null, !choices.contains(value.stringValue ?? "") {
-                problem(id, "config '\(key)' must be one of: \(choices.joined(separator: ", "))")
-            }
         }
         if let check = takes.check, let reason = check(config) { problem(id, reason) }
         var branches: [String: BranchDefinition] = [:]
@@ -277,25 +262,25 @@ private struct DocumentValidator {
     /// variables must be plain names.
     mutating func checkBehaviors(of step: StepDefinition) {
         let behaviors = [
-            (key: "failure_behavior", branchValue: "failure_branch", branchKey: "failure", branch: step.failure),
-            (key: "cancel_behavior", branchValue: "cancel_branch", branchKey: "cancel", branch: step.cancel),
+            (key: CommonStepConfig.failureBehavior, branchValue: "failure_branch", branchKey: "failure", branch: step.failure),
+            (key: CommonStepConfig.cancelBehavior, branchValue: "cancel_branch", branchKey: "cancel", branch: step.cancel),
         ]
         for (key, branchValue, branchKey, branch) in behaviors {
-            guard let value = step.config[key] else { continue }
-            switch value.stringValue {
+            guard step.config[key.name] != nil else { continue }
+            switch step[key] {
             case branchValue? where branch == nil:
-                problem(step.id, "\(key) '\(branchValue)' needs a '\(branchKey)' step")
+                problem(step.id, "\(key.name) '\(branchValue)' needs a '\(branchKey)' step")
             case "abort"? where branch != nil:
-                problem(step.id, "\(key) 'abort' takes no '\(branchKey)' step")
+                problem(step.id, "\(key.name) 'abort' takes no '\(branchKey)' step")
             case branchValue?, "abort"?:
                 break
             default:
-                problem(step.id, "\(key) must be '\(branchValue)' or 'abort'")
+                problem(step.id, "\(key.name) must be '\(branchValue)' or 'abort'")
             }
         }
-        for key in StepDefinition.variableKeys where step.config[key] != nil {
-            if step.config[key]?.stringValue.map(Expression.isIdentifier) != true {
-                problem(step.id, "'\(key)' must be a name of letters, digits and underscores")
+        for key in CommonStepConfig.variables where step.config[key.name] != nil {
+            if step[key].map(Expression.isIdentifier) != true {
+                problem(step.id, "'\(key.name)' must be a name of letters, digits and underscores")
             }
         }
     }

@@ -100,7 +100,7 @@ public struct JourneyRunner: Sendable {
         }
         if let accepted {
             state.variables[step.id] = ["branch": .string(option), "data": accepted]
-            if let name = step.config["branch_output_variable"]?.stringValue { state.variables[name] = accepted }
+            if let name = step[CommonStepConfig.branchOutputVariable] { state.variables[name] = accepted }
         }
         return try await advance(to: branch.target, &state)
     }
@@ -163,7 +163,7 @@ public struct JourneyRunner: Sendable {
 
     /// The wrong credentials `step` accepts in a run before it fails.
     private static func maxAttempts(of step: StepDefinition) -> Int {
-        step.config["max_attempts"]?.wholeNumber(clampedTo: 1...mostMaxAttempts) ?? defaultMaxAttempts
+        step[CommonStepConfig.maxAttempts]
     }
 
     /// Enters `step` again (fresh secrets), for a repeat after a wrong credential.
@@ -232,14 +232,14 @@ public struct JourneyRunner: Sendable {
     private func record(_ error: WireError, of step: StepDefinition, _ state: inout InteractionState) {
         let recorded: JSONValue = ["code": .string(error.code), "message": .string(error.message)]
         state.variables[step.id + "_error"] = recorded
-        if let name = step.config["error_output_variable"]?.stringValue { state.variables[name] = recorded }
+        if let name = step[CommonStepConfig.errorOutputVariable] { state.variables[name] = recorded }
     }
 
     /// Keeps a finished step's output under its id and its `output_variable`.
     private func store(_ output: JSONValue?, of step: StepDefinition, _ state: inout InteractionState) {
         guard let output else { return }
         state.variables[step.id] = output
-        if let name = step.config["output_variable"]?.stringValue { state.variables[name] = output }
+        if let name = step[CommonStepConfig.outputVariable] { state.variables[name] = output }
     }
 
     private func environment(for step: StepDefinition, state: InteractionState, secrets: [String: String]) -> StepEnvironment {

@@ -48,20 +48,9 @@ struct StepEnvironment: Sendable {
     /// The secrets presented with the current step, e.g. its challenge.
     let secrets: [String: String]
 
-    /// A configured string, or nil when absent or not a string.
-    func string(_ key: String) -> String? {
-        config[key]?.stringValue
-    }
-
-    /// A configured user identifier in its canonical form; nil when absent, or when it cannot name a user
-    /// (`ExternalUserID.isAcceptable`: a control character in it would go into logs and security events).
-    func userIdentifier(_ key: String) -> String? {
-        string(key).map(ExternalUserID.canonical).flatMap { ExternalUserID.isAcceptable($0) ? $0 : nil }
-    }
-
-    /// A configured whole number, clamped to `range`; `fallback` when absent or not a number.
-    func integer(_ key: String, default fallback: Int, in range: ClosedRange<Int>) -> Int {
-        config[key]?.wholeNumber(clampedTo: range) ?? fallback
+    /// The value of one of the step's config keys.
+    subscript<Value>(key: ConfigKey<Value>) -> Value {
+        key.read(from: config)
     }
 }
 

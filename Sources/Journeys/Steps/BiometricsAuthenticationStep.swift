@@ -5,7 +5,10 @@ import CountersignCore
 /// With `user_identifier` configured, the answer must be for that user; without it, the answer's
 /// `userIdentifier` names the user.
 struct BiometricsAuthenticationStep: StepBehavior {
-    var configuration: StepConfiguration { StepConfiguration(known: ["user_identifier"]) }
+    /// Read as text, not as a user identifier: one that could name no user must stay (below).
+    static let userIdentifier = ConfigKey.text("user_identifier")
+
+    var configuration: StepConfiguration { StepConfiguration(keys: [Self.userIdentifier.rule]) }
     var isPhoneOnly: Bool { true }
 
     static let method = "mobile_biometrics"
@@ -33,7 +36,7 @@ struct BiometricsAuthenticationStep: StepBehavior {
     /// The configured `user_identifier`, in its canonical form. One that could name no user stays, so
     /// that no answer matches it: read as absent, it would let any user's key sign in.
     private static func expectedUser(_ environment: StepEnvironment) -> String? {
-        environment.string("user_identifier").map(ExternalUserID.canonical)
+        environment[userIdentifier].map(ExternalUserID.canonical)
     }
 }
 

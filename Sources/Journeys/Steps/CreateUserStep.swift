@@ -7,15 +7,20 @@ import CountersignCore
 /// (outside development-only journeys). A user of another application is neither found nor created: the
 /// step fails with `enrollment_required`.
 struct CreateUserStep: StepBehavior {
+    static let externalUserID = ConfigKey.text("external_user_id")
+    static let username = ConfigKey.text("username")
+    static let email = ConfigKey.text("email")
+
     var configuration: StepConfiguration {
-        StepConfiguration(known: ["external_user_id", "username", "email"], oneOf: [["external_user_id", "username", "email"]])
+        let keys = [Self.externalUserID.rule, Self.username.rule, Self.email.rule]
+        return StepConfiguration(keys: keys, oneOf: [keys.map(\.name)])
     }
 
     static let userExistsBranch = "user_exists"
 
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
-        let email = environment.string("email").map { $0.lowercased() }
-        guard let externalUserID = environment.string("external_user_id") ?? environment.string("username") ?? email,
+        let email = environment[Self.email].map { $0.lowercased() }
+        guard let externalUserID = environment[Self.externalUserID] ?? environment[Self.username] ?? email,
             ExternalUserID.isAcceptable(externalUserID)
         else {
             return .outcome(.failure(WireError(code: ErrorCode.userNotFound, message: "No user identifier was available.")))

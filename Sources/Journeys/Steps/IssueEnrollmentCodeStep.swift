@@ -11,11 +11,14 @@ import Foundation
 /// the phone has scanned the code; leaving the step any other way (cancel, failure, a branch) withdraws
 /// the code, so someone who saw it cannot use it after the person changed their mind.
 struct IssueEnrollmentCodeStep: StepBehavior {
-    var configuration: StepConfiguration { StepConfiguration(known: ["expires_in"]) }
+    static let expiresIn = ConfigKey.number(
+        "expires_in", default: EnrollmentCode.defaultLifetime, in: 1...EnrollmentCode.longestLifetime)
+
+    var configuration: StepConfiguration { StepConfiguration(keys: [Self.expiresIn.rule]) }
 
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
         try await environment.enrolling(state) { user in
-            let lifetime = environment.integer("expires_in", default: EnrollmentCode.defaultLifetime, in: 1...EnrollmentCode.longestLifetime)
+            let lifetime = environment[Self.expiresIn]
             guard let issued = try await environment.effects.issueEnrollmentCode(for: user, lifetime: TimeInterval(lifetime))
             else {
                 return .outcome(.failure(WireError(

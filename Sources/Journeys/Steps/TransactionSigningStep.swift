@@ -10,8 +10,10 @@ import Foundation
 /// `max_attempts`, and the output and behaviour keys every step understands. A verified signature is
 /// kept as evidence, and the run's tokens carry the signed approval data.
 struct TransactionSigningStep: StepBehavior {
+    static let externalUserID = ConfigKey.userIdentifier("external_user_id", required: true)
+
     var configuration: StepConfiguration {
-        StepConfiguration(required: ["external_user_id"], known: ["external_user_id", "approval_data"])
+        StepConfiguration(keys: [Self.externalUserID.rule, ConfigKey.approvalData.rule])
     }
     var isPhoneOnly: Bool { true }
 
@@ -24,7 +26,7 @@ struct TransactionSigningStep: StepBehavior {
     }
 
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
-        guard let externalUserID = environment.userIdentifier("external_user_id") else {
+        guard let externalUserID = environment[Self.externalUserID] else {
             return StepEnvironment.noUser
         }
         let approvalData: ApprovalData

@@ -4,28 +4,52 @@ import Foundation
 /// `web_to_mobile_authentication` (journey step id `mobile_approve_authentication`): the browser asks
 /// the user's registered phone to approve, then waits.
 ///
-/// Config: `external_user_id` (expression), `mobile_journey`, `display_web_otp`, `otp_length` (6),
-/// `polling_interval` (2–5 s, default 3), `resend_attempts` (3), `resend_interval` (10 s, 0–300),
-/// `expires_in` (300 s),
-/// `device_selection` (`ask` | `most_recent`), `approval_data` (values may be expressions; default:
-/// the start call's `approval_data`), `additional_data`, `unknown_user` (`decoy` | `reject`).
+/// Its config keys, with their defaults and bounds, are the `ConfigKey`s below.
 ///
 /// An identifier with no phone (unknown, or whose phones were all revoked) gets, by default, the same
 /// waiting step as a registered one, on a decoy that ends as an unanswered approval would: a stranger
 /// cannot tell which emails have an account. `unknown_user: reject` ends the step at once with
 /// `no_registered_devices` instead.
 public struct WebToMobileAuthenticationStep: StepBehavior {
+    static let externalUserID = ConfigKey.userIdentifier("external_user_id", required: true)
+    static let mobileJourney = ConfigKey.journey("mobile_journey")
+    static let additionalData = ConfigKey.value("additional_data")
+    static let displayWebOTP = ConfigKey.switch("display_web_otp", default: false)
+    static let otpLength = ConfigKey.number("otp_length", default: WebOTP.defaultLength, in: 4...10)
+    static let expiresIn = ConfigKey.number("expires_in", default: 300, in: 30...3600)
+    static let resendAttempts = ConfigKey.number("resend_attempts", default: 3, in: 0...10)
+    static let resendInterval = ConfigKey.number("resend_interval", default: 10, in: 0...300)
+    static let pollingInterval = ConfigKey.number("polling_interval", default: 3, in: 2...5)
+    static let deviceSelection = ConfigKey.choice("device_selection", default: DeviceSelection.ask)
+    static let showDeviceNames = ConfigKey.switch("show_device_names", default: true)
+    static let unknownUser = ConfigKey.choice("unknown_user", default: UnknownUser.decoy)
+    static let onePendingPerUser = ConfigKey.switch("one_pending_per_user", default: ApprovalLimits.defaults.onePendingPerUser)
+    static let backoffSeconds = ConfigKey.number("backoff_seconds", default: Int(ApprovalLimits.defaults.firstBackoff), in: 0...3600)
+    static let backoffMaxSeconds = ConfigKey.number(
+        "backoff_max_seconds", default: Int(ApprovalLimits.defaults.longestBackoff), in: 0...86400)
+    static let notMeBlockSeconds = ConfigKey.number(
+        "not_me_block_seconds", default: Int(ApprovalLimits.defaults.notMeBlock), in: 0...604800)
+    static let ringsPerHour = ConfigKey.number("rings_per_hour", default: ApprovalLimits.defaults.ringsPerHour, in: 0...100)
+
     var configuration: StepConfiguration {
-        StepConfiguration(
-            required: ["external_user_id", "mobile_journey"],
-            known: [
-                "external_user_id", "mobile_journey", "approval_data", "additional_data", "display_web_otp", "otp_length", "expires_in",
-                "resend_attempts", "resend_interval", "polling_interval", "device_selection", "show_device_names", "unknown_user",
-                "one_pending_per_user", "backoff_seconds", "backoff_max_seconds", "not_me_block_seconds", "rings_per_hour",
-            ],
-            choices: ["device_selection": ["ask", "most_recent"], "unknown_user": ["decoy", "reject"]],
-            switches: ["display_web_otp", "show_device_names", "one_pending_per_user"],
-            journeyNames: ["mobile_journey"])
+        StepConfiguration(keys: [
+            Self.externalUserID.rule, Self.mobileJourney.rule, ConfigKey.approvalData.rule, Self.additionalData.rule,
+            Self.displayWebOTP.rule, Self.otpLength.rule, Self.expiresIn.rule, Self.resendAttempts.rule, Self.resendInterval.rule,
+            Self.pollingInterval.rule, Self.deviceSelection.rule, Self.showDeviceNames.rule, Self.unknownUser.rule,
+            Self.onePendingPerUser.rule, Self.backoffSeconds.rule, Self.backoffMaxSeconds.rule, Self.notMeBlockSeconds.rule,
+            Self.ringsPerHour.rule,
+        ])
+    }
+
+    /// Whether a person with several phones picks the one to ring, or the most recently registered rings.
+    enum DeviceSelection: String, CaseIterable, Sendable {
+        case ask
+        case mostRecent = "most_recent"
+    }
+
+    /// What an identifier with no phone gets: a decoy waiting step, or `no_registered_devices` at once.
+    enum UnknownUser: String, CaseIterable, Sendable {
+        case decoy, reject
     }
 
     static let resendOption = ClientResponseOption(type: .resend, id: "resend", label: "Resend")
@@ -56,15 +80,15 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
     func enter(_ state: inout InteractionState, _ environment: StepEnvironment) async throws -> StepEntry {
         let noDevices = StepEntry.outcome(.failure(WireError(
             code: ErrorCode.noRegisteredDevices, message: "The user has no registered device to approve with.")))
-        guard let externalUserID = environment.userIdentifier("external_user_id") else { return noDevices }
+        guard let externalUserID = environment[Self.externalUserID] else { return noDevices }
         let found = try await environment.effects.activeDevices(ofUser: externalUserID)
         guard let (user, devices) = found, let newest = devices.first else {
-            if environment.string("unknown_user") == "reject" { return noDevices }
+            if environment[Self.unknownUser] == .reject { return noDevices }
             return try await startWaiting(on: .nobody(identifier: externalUserID, userID: found?.user.userID), &state, environment)
         }
-        if devices.count > 1, environment.string("device_selection") ?? "ask" == "ask" {
+        if devices.count > 1, environment[Self.deviceSelection] == .ask {
             // The browser is not signed in yet: with `show_device_names: false` it learns no device's name.
-            let showNames = environment.config["show_device_names"] != .bool(false)
+            let showNames = environment[Self.showDeviceNames]
             let choices = devices.enumerated().map { index, device in
                 (code: "d\(index + 1)", name: showNames ? device.name : "Phone \(index + 1)", id: device.id)
             }
@@ -88,7 +112,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         }
         switch approval.status {
         case .pending:
-            if let wait = Self.secondsToWait(since: Key.lastPoll, interval: Self.pollingInterval(environment), environment) {
+            if let wait = Self.secondsToWait(since: Key.lastPoll, interval: environment[Self.pollingInterval], environment) {
                 throw SlowDown(retryAfter: wait)
             }
             var secrets = environment.secrets
@@ -132,7 +156,7 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         }
         // Paced, so that a script cannot ring the phone with every attempt at once: the push a resend
         // would repeat may still be on its way.
-        let interval = environment.integer("resend_interval", default: 10, in: 0...300)
+        let interval = environment[Self.resendInterval]
         if let wait = Self.secondsToWait(since: Key.lastPush, interval: interval, environment) {
             return .stillWaiting(data: state.current?.data, secrets: environment.secrets, error: WireError(
                 code: ErrorCode.resendTooSoon,
@@ -193,23 +217,23 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         case .success(let data): approvalData = data
         case .failure(let error): return .outcome(.failure(error))
         }
-        let displayOTP = environment.config["display_web_otp"] == .bool(true)
-        let otp = displayOTP ? WebOTP.generate(length: environment.integer("otp_length", default: WebOTP.defaultLength, in: 4...10)) : nil
-        let expiresAt = environment.now.addingTimeInterval(TimeInterval(environment.integer("expires_in", default: 300, in: 30...3600)))
+        let displayOTP = environment[Self.displayWebOTP]
+        let otp = displayOTP ? WebOTP.generate(length: environment[Self.otpLength]) : nil
+        let expiresAt = environment.now.addingTimeInterval(TimeInterval(environment[Self.expiresIn]))
         let approvalID = switch addressee {
         case .device(let user, let device):
             try await environment.effects.createApproval(ApprovalRequest(
                 user: user, deviceID: device.id, clientID: state.clientID, journeyID: state.journeyID,
-                mobileJourneyID: environment.string("mobile_journey") ?? "mobile_approve", approvalData: approvalData,
-                additionalData: environment.config["additional_data"], correlationID: state.correlationID, otp: otp,
+                mobileJourneyID: environment[Self.mobileJourney], approvalData: approvalData,
+                additionalData: environment[Self.additionalData], correlationID: state.correlationID, otp: otp,
                 expiresAt: expiresAt, limits: Self.limits(environment)))
         case .nobody(let identifier, let userID):
             try await environment.effects.createDecoyApproval(DecoyApprovalRequest(
                 identifier: identifier, userID: userID, clientID: state.clientID, expiresAt: expiresAt, limits: Self.limits(environment)))
         }
-        let resends = environment.integer("resend_attempts", default: 3, in: 0...10)
+        let resends = environment[Self.resendAttempts]
         var data: [String: JSONValue] = [
-            "polling_interval": .number(Double(Self.pollingInterval(environment))),
+            "polling_interval": .number(Double(environment[Self.pollingInterval])),
             "resend_attempts_left": .number(Double(resends)),
             "expires_at": .string(expiresAt.formatted(.iso8601)),
             "push_status": "queued",
@@ -231,19 +255,13 @@ public struct WebToMobileAuthenticationStep: StepBehavior {
         return wait > 0 ? Int(wait.rounded(.up)) : nil
     }
 
-    /// The step's push-fatigue limits: `one_pending_per_user`, `backoff_seconds`, `backoff_max_seconds`,
-    /// `not_me_block_seconds`, `rings_per_hour`.
+    /// The step's push-fatigue limits.
     static func limits(_ environment: StepEnvironment) -> ApprovalLimits {
-        let defaults = ApprovalLimits.defaults
-        return ApprovalLimits(
-            onePendingPerUser: environment.config["one_pending_per_user"] != .bool(false),
-            firstBackoff: TimeInterval(environment.integer("backoff_seconds", default: Int(defaults.firstBackoff), in: 0...3600)),
-            longestBackoff: TimeInterval(environment.integer("backoff_max_seconds", default: Int(defaults.longestBackoff), in: 0...86400)),
-            notMeBlock: TimeInterval(environment.integer("not_me_block_seconds", default: Int(defaults.notMeBlock), in: 0...604800)),
-            ringsPerHour: environment.integer("rings_per_hour", default: defaults.ringsPerHour, in: 0...100))
-    }
-
-    static func pollingInterval(_ environment: StepEnvironment) -> Int {
-        environment.integer("polling_interval", default: 3, in: 2...5)
+        ApprovalLimits(
+            onePendingPerUser: environment[onePendingPerUser],
+            firstBackoff: TimeInterval(environment[backoffSeconds]),
+            longestBackoff: TimeInterval(environment[backoffMaxSeconds]),
+            notMeBlock: TimeInterval(environment[notMeBlockSeconds]),
+            ringsPerHour: environment[ringsPerHour])
     }
 }

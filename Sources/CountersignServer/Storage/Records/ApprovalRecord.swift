@@ -150,23 +150,3 @@ protocol ClosableApproval: Sendable {
     var id: String { get }
     var webInteractionID: String { get }
 }
-
-/// What settling an approval needs of it (`ApprovalLifecycle.settle`): only what never changes once it is
-/// created, so a copy read by an earlier call of the same phone's run serves as well as a fresh read.
-/// Whether the approval is still open is the close's own compare-and-set.
-struct ApprovalTerms: ClosableApproval {
-    let id: String
-    let webInteractionID: String
-    let userID: String
-    let deviceID: String
-    /// The details shown in the browser, as canonical JSON; nil when there are none.
-    let approvalData: String?
-
-    init(_ approval: ApprovalRecord) {
-        id = approval.id
-        webInteractionID = approval.webInteractionID
-        userID = approval.userID
-        deviceID = approval.deviceID
-        approvalData = approval.approvalData
-    }
-}
