@@ -2,7 +2,7 @@
 # Runs every test of Countersign on a fresh machine: installs what the tests need (zlib1g-dev,
 # libsqlite3-dev, libqrencode-dev and libjemalloc-dev to link, PostgreSQL, nginx, Node.js and npm, Chromium and its driver, zbar-tools to read QR codes back, Selenium in a virtualenv), runs the browser SDK's unit
 # tests against the npm package it packs, builds and tests the Swift SDK's own package, builds the server once, builds the Android SDK with kotlinc and runs its JUnit tests against a development server, runs the whole Swift suite on SQLite, the demo web app's tests in headless
-# Chromium, the API contract (openapi-spec-validator and schemathesis against a real server), a newcomer's first commands (the release archive run from a temporary
+# Chromium, OpenID CIBA driven by a bank's backend written with joserfc, the API contract (openapi-spec-validator and schemathesis against a real server), a newcomer's first commands (the release archive run from a temporary
 # directory, scripts/dev.sh from a clean clone, which builds the server once more), then the server suites again on a throwaway PostgreSQL cluster that this script starts and
 # stops, with the tests of several instances on it (behind nginx among them).
 set -euo pipefail
@@ -67,6 +67,10 @@ venv=.build/browser-tests-venv
 "$venv/bin/pip" install -q --disable-pip-version-check -r Tests/BrowserDemo/requirements.txt
 COUNTERSIGN_BIN="$(swift build --show-bin-path)/countersign" \
   "$venv/bin/python" -m unittest discover -s Tests/BrowserDemo -v 2>&1 | tee "$log_dir/browser.log"
+
+echo "==> OpenID CIBA: a bank's backend (joserfc) against a real server, a simulated phone answering"
+COUNTERSIGN_BIN="$(swift build --show-bin-path)/countersign" \
+  "$venv/bin/python" -m unittest discover -s Tests/CIBA -v 2>&1 | tee "$log_dir/ciba.txt"
 
 echo "==> API contract: the OpenAPI document validated, then schemathesis against a real server"
 Tests/APIContract/run.sh "$(swift build --show-bin-path)/countersign" .build/contract-venv 2>&1 | tee "$log_dir/contract.txt"
@@ -149,7 +153,7 @@ fi
 
 # Every run passed (pipefail stops the script otherwise): print one total for all of them.
 passed=$( (cat "$log_dir"/*.log | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in .* passed after.*/\1/p'
-           sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$log_dir/browser.log" "$log_dir/first-run.txt"
+           sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$log_dir/browser.log" "$log_dir/ciba.txt" "$log_dir/first-run.txt"
            sed -n 's/^# pass \([0-9]*\)$/\1/p' "$log_dir/browser-sdk.tap"
            sed -n 's/^\[ *\([0-9]*\) tests successful *\]$/\1/p' "$log_dir/android-sdk.txt") | awk '{ total += $1 } END { print total + 0 }')
 echo "Total: ${passed} passed, 0 failed"

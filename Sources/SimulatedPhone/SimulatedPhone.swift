@@ -101,6 +101,15 @@ public struct SimulatedPhone: Sendable {
                 guard let challenge = step.data?["biometrics_challenge"]?.stringValue else { throw SimulatedPhoneError.refused(Self.describe(step)) }
                 step = try await client.submitClientResponse(
                     .clientInput, data: try await authenticator.authenticateNativeBiometrics(userIdentifier: profile.userIdentifier, challenge: challenge))
+            case JourneyStepID.mobileBiometricsTransactionSigning where step.data?["authorization_details"] != nil:
+                guard let data = step.data, let details = data["authorization_details"]?.arrayValue,
+                    let bindingMessage = data["binding_message"]?.stringValue, let nonce = data["nonce"]?.stringValue,
+                    let challenge = data["biometrics_challenge"]?.stringValue
+                else { throw SimulatedPhoneError.refused(Self.describe(step)) }
+                Self.requestLines(details, bindingMessage: bindingMessage).forEach(show)
+                step = try await client.submitClientResponse(.clientInput, data: try await authenticator.authorizationRequestNativeBiometrics(
+                    userIdentifier: profile.userIdentifier, authorizationDetails: details, bindingMessage: bindingMessage, nonce: nonce,
+                    challenge: challenge))
             case JourneyStepID.mobileBiometricsTransactionSigning:
                 guard let data = step.data, let details = data["approval_data"]?.objectValue,
                     let nonce = data["nonce"]?.stringValue, let challenge = data["biometrics_challenge"]?.stringValue
@@ -144,6 +153,22 @@ public struct SimulatedPhone: Sendable {
     /// Transaction details as a person reads them, one `key: value` per line.
     public static func detailLines(_ approvalData: [String: String]) -> [String] {
         approvalData.sorted { $0.key < $1.key }.map { "  \($0.key): \($0.value)" }
+    }
+
+    /// A backend client's request as the person reads it: its binding message, then each authorization
+    /// detail's values by path (`  [0] instructedAmount.amount: 123.50`).
+    public static func requestLines(_ details: [JSONValue], bindingMessage: String) -> [String] {
+        var lines = ["  binding message: \(bindingMessage.isEmpty ? "(none)" : bindingMessage)"]
+        func walk(_ value: JSONValue, _ path: String) {
+            switch value {
+            case .object(let members): for (key, member) in members.sorted(by: { $0.key < $1.key }) { walk(member, path.isEmpty ? key : "\(path).\(key)") }
+            case .array(let elements): for (index, element) in elements.enumerated() { walk(element, "\(path)[\(index)]") }
+            case .string(let text): lines.append("  \(path): \(text)")
+            default: lines.append("  \(path): \(CanonicalJSON.text(value))")
+            }
+        }
+        for (index, detail) in details.enumerated() { walk(detail, "[\(index)]") }
+        return lines
     }
 
     /// Where the request came from, as a person reads it: "Firefox 128 on Linux, 192.0.2.7, at …".

@@ -175,9 +175,12 @@ public struct CountersignApp: Sendable {
             try BrowserRoutes(servingDemo: configuration.mode == .development),
             try OpenAPIRoutes(),
             try WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer),
+            CIBARoutes(ciba: CIBAService(
+                storage: storage, authentication: ClientAuthentication(storage: storage, issuer: configuration.publicURL, clock: clock),
+                approvals: approvals, tokenIssuer: tokenIssuer, clock: clock, issuer: configuration.publicURL)),
             AdminRoutes(
                 verifier: adminKeys, storage: storage, journeys: journeys, tokenIssuer: tokenIssuer, clock: clock,
-                securityEvents: securityEvents),
+                securityEvents: securityEvents, development: configuration.mode == .development),
             EvidenceRoutes(verifier: adminKeys, storage: storage, sealKeys: evidenceSealer.publicKeys),
             SecurityEventRoutes(verifier: adminKeys, storage: storage),
             EnrollmentRoutes(verifier: adminKeys, storage: storage, codes: enrollmentCodes, securityEvents: securityEvents),

@@ -30,7 +30,7 @@ struct ApprovalLifecycle: Sendable {
     /// it no longer exists). Returns the approval's id.
     func create(
         _ request: ApprovalRequest, webInteractionID: String, origin: RequestOrigin, device: DeviceRecord,
-        application: ClientStore.WebClientApplication?, in work: UnitOfWork
+        application: ClientStore.WebClientApplication?, authorizationRequest: String? = nil, in work: UnitOfWork
     ) async throws -> String {
         let (applicationID, applicationName, nativeClientID) = try Self.approving(application)
         let subject = ApprovalSubject(
@@ -48,7 +48,8 @@ struct ApprovalLifecycle: Sendable {
             correlationID: request.correlationID,
             otpHash: request.otp.map { WebOTP.keyedHash(code: $0, approvalID: approvalID, key: hashKey) },
             otpLength: request.otp?.count, otpAttemptsLeft: request.otp == nil ? 0 : Self.otpAttempts, expiresAt: request.expiresAt,
-            createdAt: clock.now(), subjectSequence: admission.approvalSequence, sourceDigest: admission.source)
+            createdAt: clock.now(), subjectSequence: admission.approvalSequence, sourceDigest: admission.source,
+            authorizationRequest: authorizationRequest)
         let limiter = limiter
         await work.hold(storage.approvals.insert(approval).refusing { _ in limiter.concurrentRequest(for: subject) })
         let metrics = metrics
@@ -135,15 +136,18 @@ struct ApprovalLifecycle: Sendable {
         try await queuePush(of: approval, to: device, in: work)
     }
 
-    /// Settles the approval with the phone's answer. Details shown in the browser count as approved only
-    /// when the phone signed exactly them. An approval no longer pending refuses the answer (410), so the
-    /// phone learns the browser cancelled or the approval expired. It reads only what never changes of
-    /// `approval`, so a copy read by an earlier call of the run serves as well as a fresh read: whether the
-    /// approval is still open is the close's own compare-and-set.
+    /// Settles the approval with the phone's answer. Details shown in the browser, or a backend client's
+    /// request, count as approved only when the phone signed exactly them. An approval no longer pending
+    /// refuses the answer (410), so the phone learns the browser cancelled or the approval expired. It
+    /// reads only what never changes of `approval`, so a copy read by an earlier call of the run serves as
+    /// well as a fresh read: whether the approval is still open is the close's own compare-and-set.
     func settle(_ approval: ApprovalRecord, with outcome: ApprovalOutcome, in work: UnitOfWork) async throws {
         switch outcome {
-        case .approved(let amr, let authTime, let signedApprovalData):
-            if let shown = try approval.approvalData.map(ApprovalData.init(jsonText:)), shown != signedApprovalData {
+        case .approved(let amr, let authTime, let signedApprovalData, let signedAuthorizationRequest):
+            let shown = try approval.approvalData.map(ApprovalData.init(jsonText:))
+            let unsigned = (shown != nil && shown != signedApprovalData)
+                || (approval.authorizationRequest != nil && approval.authorizationRequest != signedAuthorizationRequest)
+            if unsigned {
                 await close(approval, as: .failed, failureCode: ErrorCode.approvalDataNotSigned, refusingIfClosed: true, in: work)
             } else {
                 await close(approval, as: .approved, amr: amr, authTime: authTime, refusingIfClosed: true, in: work)

@@ -80,6 +80,7 @@ struct MobileApproveService: Sendable {
         }
         return [
             "approval_data": try json(approval.approvalData),
+            "authorization_request": try json(approval.authorizationRequest),
             "additional_data": try json(approval.additionalData),
             "request_context": try ApprovalRequestContext.of(addressed),
             "correlation_id": approval.correlationID.map { .string($0) } ?? .null,

@@ -24,13 +24,18 @@ struct JourneyRegistry: Sendable {
 
     subscript(id: String) -> JourneyDefinition? { journeys[id] }
 
-    /// A web client starts web journeys, a native client phone journeys, and nobody starts a mobile
+    /// A web client starts web journeys, a native client phone journeys, a backend client none, and nobody starts a mobile
     /// approve journey but a phone answering its push; an application that lists journeys
     /// (`allowedJourneys`) lets its clients start those only.
     func check(_ journey: JourneyDefinition, mayStartFrom client: ClientRecord, allowedJourneys: [String]?) throws {
         if mobileApproveJourneyIDs.contains(journey.id) {
             throw ServiceError(
                 .forbidden, ErrorCode.journeyNotForClient, "'\(journey.id)' starts only from a push, through /v1/mobile-approve/start.")
+        }
+        if client.kind == ClientKind.backend.rawValue {
+            throw ServiceError(
+                .forbidden, ErrorCode.journeyNotForClient,
+                "Client '\(client.id)' is a backend client: it asks for approvals at the backchannel authentication endpoint.")
         }
         let native = client.kind == ClientKind.native.rawValue
         guard journey.runsOnPhone == native else {

@@ -96,6 +96,7 @@ struct Storage: Sendable {
     var devices: DeviceStore { DeviceStore(db: db) }
     var biometricKeys: BiometricKeyStore { BiometricKeyStore(db: db) }
     var clients: ClientStore { ClientStore(db: db) }
+    var cibaRequests: CIBARequestStore { CIBARequestStore(db: db) }
     var applicationOrigins: ApplicationOriginStore { ApplicationOriginStore(db: db) }
     var usedDeviceSignatures: UsedDeviceSignatureStore { UsedDeviceSignatureStore(db: db) }
     var pushJobs: PushJobStore { PushJobStore(db: db) }

@@ -65,6 +65,23 @@ actor TokenIssuer {
         return try await TokenIssuer(keyVault: keyVault, issuer: issuer, lifetime: lifetime, clock: clock, signingKey: key)
     }
 
+    /// Signs `claims` with the key that signs now: the OpenID endpoints' id and access tokens.
+    func sign<Claims: JWTPayload>(_ claims: Claims, type: String? = nil) async throws -> String {
+        _ = try await currentKeySet()
+        var header = JWTHeader()
+        header.typ = type
+        return try await keys.sign(claims, kid: JWKIdentifier(string: activeKeyID), header: header)
+    }
+
+    /// The claims of `token` when a published key signed it, expired or not (an `id_token_hint`).
+    func verifyIssued<Claims: JWTPayload>(_ token: String, as: Claims.Type) async throws -> Claims {
+        let published = try await JWTKeyCollection().add(jwksJSON: String(decoding: try await currentKeySet().body, as: UTF8.self))
+        return try await published.verify(token, as: Claims.self)
+    }
+
+    /// How long the tokens it signs live.
+    nonisolated var tokenLifetime: TimeInterval { lifetime }
+
     /// Signs a token for a completed journey.
     func issue(_ request: TokenRequest) async throws -> String {
         _ = try await currentKeySet()

@@ -26,6 +26,9 @@ public struct InteractionState: Codable, Sendable {
     public var authTime: Date?
     /// Approval data a transaction signature covered in this run; tokens carry it.
     public var signedApprovalData: ApprovalData?
+    /// A backend client's request a signature covered in this run: canonical JSON of its details and
+    /// binding message (`AuthorizationRequestChallenge`).
+    public var signedAuthorizationRequest: String?
     /// The device registered or used by this run.
     public var deviceID: String?
     /// Biometric keys this run registered, stored only when it completes (`complete`): a registration

@@ -94,6 +94,9 @@ public struct TransactionSignature: Sendable {
     public let journeyID: String
     /// The approval the signature settles, when it was made in a mobile approve journey.
     public let approvalID: String?
+    /// For a backend client's request: the details and binding message signed
+    /// (`AuthorizationRequestChallenge`), `approvalData` being empty.
+    public var authorizationRequest: JSONValue? = nil
 }
 
 /// A biometric key a phone registered, kept in the run's state until the run completes.
@@ -193,6 +196,23 @@ public struct ApprovalRequest: Sendable {
     public let otp: String?
     public let expiresAt: Date
     public let limits: ApprovalLimits
+
+    public init(
+        user: UserContext, deviceID: String, clientID: String, journeyID: String, mobileJourneyID: String, approvalData: ApprovalData?,
+        additionalData: JSONValue?, correlationID: String?, otp: String?, expiresAt: Date, limits: ApprovalLimits
+    ) {
+        self.user = user
+        self.deviceID = deviceID
+        self.clientID = clientID
+        self.journeyID = journeyID
+        self.mobileJourneyID = mobileJourneyID
+        self.approvalData = approvalData
+        self.additionalData = additionalData
+        self.correlationID = correlationID
+        self.otp = otp
+        self.expiresAt = expiresAt
+        self.limits = limits
+    }
 }
 
 /// What a decoy stands in for: an approval the browser waits on for `identifier`, who has no phone.
@@ -301,8 +321,9 @@ public struct ApprovalSnapshot: Sendable {
 
 /// How a mobile approve journey ended.
 public enum ApprovalOutcome: Sendable, Equatable {
-    /// `signedApprovalData`: what the phone's transaction signature covered, if it signed one.
-    case approved(amr: [String], authTime: Date, signedApprovalData: ApprovalData?)
+    /// `signedApprovalData`, `signedAuthorizationRequest`: what the phone's transaction signature covered,
+    /// if it signed one.
+    case approved(amr: [String], authTime: Date, signedApprovalData: ApprovalData?, signedAuthorizationRequest: String? = nil)
     case denied
     /// Denied with "this wasn't me": the person did not start the request.
     case deniedNotMine

@@ -211,7 +211,9 @@ public struct JourneyRunner: Sendable {
         }
         try await effects.settleApproval(
             approvalID: approvalID,
-            outcome: .approved(amr: state.amr, authTime: state.authTime ?? now, signedApprovalData: state.signedApprovalData))
+            outcome: .approved(
+                amr: state.amr, authTime: state.authTime ?? now, signedApprovalData: state.signedApprovalData,
+                signedAuthorizationRequest: state.signedAuthorizationRequest))
         return presentation
     }
 

@@ -10,6 +10,8 @@ struct AdminRoutes: RouteGroup {
     let tokenIssuer: TokenIssuer
     let clock: any WallClock
     let securityEvents: SecurityEvents
+    /// Development mode: a backend client's notification endpoint may be plain http on the loopback.
+    let development: Bool
 
     func register(on router: Router<ServerRequestContext>) {
         let admin = router.adminAPI(verifier)
@@ -35,13 +37,11 @@ struct AdminRoutes: RouteGroup {
     }
 
     func listApplications(request: Request, context: ServerRequestContext) async throws -> [ApplicationView] {
-        let store = storage.clients
-        let clients = try await store.clients()
+        let clients = try await clientViews()
         let origins = try await storage.applicationOrigins.all()
-        return try await store.applications().map { application in
+        return try await storage.clients.applications().map { application in
             ApplicationView(
-                id: application.id, name: application.name,
-                clients: clients.filter { $0.applicationID == application.id }.map(ClientView.init),
+                id: application.id, name: application.name, clients: clients.filter { $0.applicationID == application.id },
                 allowedOrigins: origins[application.id] ?? [], allowedJourneys: try application.journeyList())
         }
     }
@@ -92,7 +92,7 @@ struct AdminRoutes: RouteGroup {
         if let origins { allowedOrigins = origins } else { allowedOrigins = try await storage.applicationOrigins.origins(of: application.id) }
         return ApplicationView(
             id: application.id, name: body.name ?? application.name,
-            clients: try await storage.clients.clients(ofApplication: application.id).map(ClientView.init),
+            clients: try await clientViews(ofApplication: application.id),
             allowedOrigins: allowedOrigins, allowedJourneys: try journeysChange ?? application.journeyList())
     }
 
@@ -125,7 +125,13 @@ struct AdminRoutes: RouteGroup {
 
     func listClients(request: Request, context: ServerRequestContext) async throws -> [ClientView] {
         let application = try await findApplication(context)
-        return try await storage.clients.clients(ofApplication: application.id).map(ClientView.init)
+        return try await clientViews(ofApplication: application.id)
+    }
+
+    /// Every client, or those of one application, with what the backend ones registered.
+    private func clientViews(ofApplication applicationID: String? = nil) async throws -> [ClientView] {
+        let backends = try await storage.clients.backendClients(ofApplication: applicationID)
+        return try await storage.clients.clients(ofApplication: applicationID).map { try ClientView($0, backend: backends[$0.id]) }
     }
 
     func createClient(request: Request, context: ServerRequestContext) async throws -> Response {
@@ -134,15 +140,26 @@ struct AdminRoutes: RouteGroup {
         try Self.checkIdentifier(body.id, field: "id")
         try Self.checkName(body.name)
         guard let kind = ClientKind(rawValue: body.kind) else {
-            throw ServiceError.notValid("'kind' must be web or native.")
+            throw ServiceError.notValid("'kind' must be web, native or backend.")
+        }
+        let backend: BackendClientRecord?
+        if kind == .backend {
+            backend = try await BackendClientRegistration.record(
+                of: body, clientID: body.id, knownDetailTypes: AuthorizationDetailTypes.builtIn, development: development)
+        } else {
+            try BackendClientRegistration.refuseBackendFields(in: body)
+            backend = nil
         }
         let client = ClientRecord(id: body.id, applicationID: application.id, name: body.name, kind: kind.rawValue, createdAt: clock.now())
         try await refusingDuplicate("A client '\(body.id)' already exists.") {
             try await securityEvents.recording(
                 .applicationChanged, detail: "\(kind.rawValue) client \(body.id) was created in application \(application.id)"
-            ) { storage in try await storage.clients.insert(client) }
+            ) { storage in
+                try await storage.clients.insert(client)
+                if let backend { try await storage.clients.insert(backend) }
+            }
         }
-        return try .wire(ClientView(client), status: .created)
+        return try .wire(ClientView(client, backend: backend), status: .created)
     }
 
     /// The newest users, a page at a time; with `external_user_id`, the user of that id (from "Ada@Example.com

@@ -13,7 +13,7 @@ struct WellKnownRoutes: RouteGroup {
     init(issuer: String, tokenIssuer: TokenIssuer) throws {
         self.tokenIssuer = tokenIssuer
         discoveryBody = try JSONEncoder.wire.encode(DiscoveryDocument(
-            issuer: issuer, jwksURI: "\(issuer)/.well-known/jwks.json",
+            issuer: issuer,
             claimsSupported: [
                 "iss", "aud", "sub", "external_user_id", "iat", "exp", "auth_time", "jti", "amr", "device_id",
                 "journey_id", "approval_data",

@@ -1,3 +1,4 @@
+import CountersignCore
 import Foundation
 import Hummingbird
 import Journeys
@@ -24,17 +25,32 @@ struct ClientView: ResponseEncodable {
     let applicationID: String
     let name: String
     let kind: String
+    /// A backend client's registration; absent for the others.
+    let jwks: JSONValue?
+    let tokenDeliveryMode: String?
+    let notificationEndpoint: String?
+    let requestSigningAlg: String?
+    let authorizationDetailsTypes: [String]?
 
-    init(_ model: ClientRecord) {
+    init(_ model: ClientRecord, backend: BackendClientRecord? = nil) throws {
         id = model.id
         applicationID = model.applicationID
         name = model.name
         kind = model.kind
+        jwks = try backend.map { try WireJSON.stored($0.jwks) }
+        tokenDeliveryMode = backend?.tokenDeliveryMode
+        notificationEndpoint = backend?.notificationEndpoint
+        requestSigningAlg = backend?.requestSigningAlg
+        authorizationDetailsTypes = try backend.map { try JSONDecoder.wire.decode([String].self, from: Data($0.authorizationDetailsTypes.utf8)) }
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, name, kind
+        case id, name, kind, jwks
         case applicationID = "application_id"
+        case tokenDeliveryMode = "backchannel_token_delivery_mode"
+        case notificationEndpoint = "backchannel_client_notification_endpoint"
+        case requestSigningAlg = "backchannel_authentication_request_signing_alg"
+        case authorizationDetailsTypes = "authorization_details_types"
     }
 }
 
@@ -274,11 +290,25 @@ struct UpdateApplicationRequest: Decodable {
     }
 }
 
-/// `POST /admin/v1/applications/{id}/clients`.
+/// `POST /admin/v1/applications/{id}/clients`; the fields after `kind` are a backend client's
+/// (`BackendClientRegistration`).
 struct CreateClientRequest: Decodable {
     let id: String
     let name: String
     let kind: String
+    let jwks: JSONValue?
+    let tokenDeliveryMode: String?
+    let notificationEndpoint: String?
+    let requestSigningAlg: String?
+    let authorizationDetailsTypes: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, kind, jwks
+        case tokenDeliveryMode = "backchannel_token_delivery_mode"
+        case notificationEndpoint = "backchannel_client_notification_endpoint"
+        case requestSigningAlg = "backchannel_authentication_request_signing_alg"
+        case authorizationDetailsTypes = "authorization_details_types"
+    }
 }
 
 struct IssueEnrollmentCodeRequest: Decodable {

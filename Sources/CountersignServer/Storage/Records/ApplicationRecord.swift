@@ -33,7 +33,8 @@ extension ApplicationRecord: RowDecodable {
     }
 }
 
-/// A public client of an application: a browser (`web`) or a phone app (`native`).
+/// A client of an application: a browser (`web`), a phone app (`native`), or a relying party's server that
+/// asks through OpenID CIBA (`backend`, with a `BackendClientRecord`).
 struct ClientRecord: Sendable {
     let id: String
     let applicationID: String
@@ -57,4 +58,5 @@ extension ClientRecord: RowDecodable {
 enum ClientKind: String, Codable, CaseIterable {
     case web
     case native
+    case backend
 }

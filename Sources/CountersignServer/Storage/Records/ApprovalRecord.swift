@@ -41,18 +41,21 @@ struct ApprovalRecord: Sendable, ClosableApproval {
     let subjectSequence: Int?
     /// Where its request came from (`RequestSource`).
     let sourceDigest: String
+    /// For a request of a backend client (OpenID CIBA): what the phone shows and signs, as RFC 8785
+    /// canonical JSON of `{"authorization_details": […], "binding_message": "…"}`.
+    let authorizationRequest: String?
 
     /// Its columns, in the order `insertBinds` binds them.
     static let columns = """
         id, application_id, web_client_id, native_client_id, web_interaction_id, web_journey_id, mobile_journey_id, user_id, \
         device_id, status, failure_code, amr, auth_time, approval_data, additional_data, request_context, correlation_id, \
-        otp_hash, otp_length, otp_attempts_left, expires_at, created_at, subject_sequence, source_digest
+        otp_hash, otp_length, otp_attempts_left, expires_at, created_at, subject_sequence, source_digest, authorization_request
         """
 
     var insertBinds: [SQLValue] {
         let values: [any SQLBindable] = [id, applicationID, webClientID, nativeClientID, webInteractionID, webJourneyID, mobileJourneyID, userID, deviceID, status,
          failureCode, amr, authTime, approvalData, additionalData, requestContext, correlationID, otpHash, otpLength,
-         otpAttemptsLeft, expiresAt, createdAt, subjectSequence, sourceDigest]
+         otpAttemptsLeft, expiresAt, createdAt, subjectSequence, sourceDigest, authorizationRequest]
         return values.map(\.sqlValue)
     }
 
@@ -96,6 +99,7 @@ extension ApprovalRecord: RowDecodable {
         createdAt = try row["created_at"]
         subjectSequence = try row["subject_sequence"]
         sourceDigest = try row["source_digest"]
+        authorizationRequest = try row["authorization_request"]
     }
 }
 

@@ -19,6 +19,8 @@ struct TransactionEvidenceRecord: Sendable {
     let journeyID: String
     let approvalID: String?
     let signedAt: Date
+    /// For a backend client's request: canonical JSON of the details and binding message signed.
+    let authorizationRequest: String?
     /// The server's seal over the bundle, made as the signature was recorded (`EvidenceSealer`): set once
     /// the bundle is sealed, before the record is stored.
     var seal: String?
@@ -36,6 +38,7 @@ struct TransactionEvidenceRecord: Sendable {
         self.signature = signature.signature
         journeyID = signature.journeyID
         approvalID = signature.approvalID
+        authorizationRequest = signature.authorizationRequest.map(CanonicalJSON.text)
         // In whole seconds, as the bundle and its seal write it: a fraction could come back from the
         // database rounded up to the next second, and no longer match the seal.
         signedAt = Date(timeIntervalSince1970: signature.signedAt.timeIntervalSince1970.rounded(.down))
@@ -47,7 +50,7 @@ struct TransactionEvidenceRecord: Sendable {
             id: id, approvalData: try ApprovalData(jsonText: approvalData), nonce: nonce,
             challenge: challenge, signature: signature, publicKeyID: publicKeyID, publicKey: publicKey, userID: userID,
             externalUserID: externalUserID, deviceID: deviceID, journeyID: journeyID, approvalID: approvalID,
-            signedAt: signedAt.formatted(.iso8601))
+            signedAt: signedAt.formatted(.iso8601), authorizationRequest: try authorizationRequest.map(WireJSON.stored))
         bundle.seal = seal
         return bundle
     }
@@ -68,6 +71,7 @@ extension TransactionEvidenceRecord: RowDecodable {
         journeyID = try row["journey_id"]
         approvalID = try row["approval_id"]
         signedAt = try row["signed_at"]
+        authorizationRequest = try row["authorization_request"]
         seal = try row["seal"]
     }
 }

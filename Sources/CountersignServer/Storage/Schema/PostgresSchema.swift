@@ -361,6 +361,42 @@ enum PostgresSchema {
             """
             CREATE INDEX browser_credentials_expires_at ON browser_credentials (expires_at)
             """,
+            """
+            CREATE TABLE backend_clients (
+                client_id text PRIMARY KEY REFERENCES clients (id),
+                jwks text NOT NULL,
+                token_delivery_mode text NOT NULL,
+                notification_endpoint text,
+                request_signing_alg text,
+                authorization_details_types text NOT NULL
+            )
+            """,
+            """
+            ALTER TABLE approvals ADD COLUMN authorization_request text
+            """,
+            """
+            ALTER TABLE transaction_evidence ADD COLUMN authorization_request text
+            """,
+            """
+            CREATE TABLE ciba_requests (
+                id text PRIMARY KEY,
+                auth_req_hash text NOT NULL,
+                client_id text NOT NULL REFERENCES clients (id),
+                user_id text NOT NULL REFERENCES users (id),
+                approval_id text NOT NULL,
+                scope text NOT NULL,
+                notification_token text,
+                poll_interval integer NOT NULL,
+                next_poll_at timestamptz,
+                expires_at timestamptz NOT NULL,
+                created_at timestamptz NOT NULL,
+                redeemed_at timestamptz,
+                UNIQUE (auth_req_hash)
+            )
+            """,
+            """
+            CREATE INDEX ciba_requests_expires_at ON ciba_requests (expires_at)
+            """,
         ]),
     ]
 

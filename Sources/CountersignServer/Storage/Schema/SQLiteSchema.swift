@@ -349,6 +349,42 @@ enum SQLiteSchema {
             """
             CREATE INDEX browser_credentials_expires_at ON browser_credentials (expires_at)
             """,
+            """
+            CREATE TABLE backend_clients (
+                client_id TEXT PRIMARY KEY REFERENCES clients (id),
+                jwks TEXT NOT NULL,
+                token_delivery_mode TEXT NOT NULL,
+                notification_endpoint TEXT,
+                request_signing_alg TEXT,
+                authorization_details_types TEXT NOT NULL
+            )
+            """,
+            """
+            ALTER TABLE approvals ADD COLUMN authorization_request TEXT
+            """,
+            """
+            ALTER TABLE transaction_evidence ADD COLUMN authorization_request TEXT
+            """,
+            """
+            CREATE TABLE ciba_requests (
+                id TEXT PRIMARY KEY,
+                auth_req_hash TEXT NOT NULL,
+                client_id TEXT NOT NULL REFERENCES clients (id),
+                user_id TEXT NOT NULL REFERENCES users (id),
+                approval_id TEXT NOT NULL,
+                scope TEXT NOT NULL,
+                notification_token TEXT,
+                poll_interval INTEGER NOT NULL,
+                next_poll_at REAL,
+                expires_at REAL NOT NULL,
+                created_at REAL NOT NULL,
+                redeemed_at REAL,
+                UNIQUE (auth_req_hash)
+            )
+            """,
+            """
+            CREATE INDEX ciba_requests_expires_at ON ciba_requests (expires_at)
+            """,
         ]),
     ]
 

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Every statement on `applications` and `clients` (a client belongs to exactly one application).
+/// Every statement on `applications`, `clients` (a client belongs to exactly one application) and
+/// `backend_clients` (what a backend client registered besides).
 struct ClientStore {
     static let table = "clients"
     static let applicationTable = "applications"
@@ -100,6 +101,29 @@ struct ClientStore {
         }
     }
 
+    /// Every backend client's registration, or those of one application's, by client id.
+    func backendClients(ofApplication applicationID: String? = nil) async throws -> [String: BackendClientRecord] {
+        let records = if let applicationID {
+            try await db.all(BackendClientRecord.self, """
+                SELECT backend.* FROM backend_clients backend JOIN clients client ON client.id = backend.client_id
+                WHERE client.application_id = $1
+                """, applicationID)
+        } else {
+            try await db.all(BackendClientRecord.self, "SELECT * FROM backend_clients")
+        }
+        return Dictionary(uniqueKeysWithValues: records.map { ($0.clientID, $0) })
+    }
+
+    /// Backend client `id` with what it registered; nil when there is no backend client of that id.
+    func backendClient(_ id: String) async throws -> (client: ClientRecord, backend: BackendClientRecord)? {
+        guard let row = try await db.first("""
+            SELECT client.*, backend.* FROM clients client JOIN backend_clients backend ON backend.client_id = client.id
+            WHERE client.id = $1
+            """, id)
+        else { return nil }
+        return (try ClientRecord(row: row), try BackendClientRecord(row: row))
+    }
+
     /// Adds an application; an id already taken fails with a constraint violation.
     func insert(_ application: ApplicationRecord) async throws {
         try await db.run(
@@ -123,10 +147,23 @@ struct ClientStore {
             client.id, client.applicationID, client.name, client.kind, client.createdAt)
     }
 
+    /// Adds what backend client `backend.clientID`, inserted before, registered.
+    func insert(_ backend: BackendClientRecord) async throws {
+        try await db.run("""
+            INSERT INTO backend_clients (
+                client_id, jwks, token_delivery_mode, notification_endpoint, request_signing_alg, authorization_details_types)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            """,
+            backend.clientID, backend.jwks, backend.tokenDeliveryMode, backend.notificationEndpoint, backend.requestSigningAlg,
+            backend.authorizationDetailsTypes)
+    }
+
     /// Removes an application, its clients, its web origins and its users' memberships (the users stay).
     func delete(application id: String) async throws {
         try await db.run("DELETE FROM user_applications WHERE application_id = $1", id)
         try await db.run("DELETE FROM application_origins WHERE application_id = $1", id)
+        try await db.run(
+            "DELETE FROM backend_clients WHERE client_id IN (SELECT id FROM clients WHERE application_id = $1)", id)
         try await db.run("DELETE FROM clients WHERE application_id = $1", id)
         try await db.run("DELETE FROM applications WHERE id = $1", id)
     }

@@ -9,12 +9,12 @@ struct EvidenceStore {
         try await db.run("""
             INSERT INTO transaction_evidence (
                 id, user_id, external_user_id, device_id, public_key_id, public_key, approval_data, nonce, challenge,
-                signature, journey_id, approval_id, signed_at, seal)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                signature, journey_id, approval_id, signed_at, seal, authorization_request)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
             """,
             evidence.id, evidence.userID, evidence.externalUserID, evidence.deviceID, evidence.publicKeyID, evidence.publicKey,
             evidence.approvalData, evidence.nonce, evidence.challenge, evidence.signature, evidence.journeyID,
-            evidence.approvalID, evidence.signedAt, evidence.seal)
+            evidence.approvalID, evidence.signedAt, evidence.seal, evidence.authorizationRequest)
     }
 
     func find(_ id: String) async throws -> TransactionEvidenceRecord? {

@@ -70,6 +70,19 @@ public struct Authenticator: Sendable {
         return try await signWithBiometricKey(userIdentifier: userIdentifier, challenge: challenge)
     }
 
+    /// Signs a backend client's request (OpenID CIBA): recomputes the challenge from the authorization
+    /// details and binding message the person is shown, and refuses to sign when it differs from the
+    /// server's.
+    public func authorizationRequestNativeBiometrics(
+        userIdentifier: String, authorizationDetails: [JSONValue], bindingMessage: String, nonce: String, challenge: String
+    ) async throws -> JSONValue {
+        let signed = AuthorizationRequestChallenge.signedObject(authorizationDetails: authorizationDetails, bindingMessage: bindingMessage)
+        guard let nonceBytes = TransactionChallenge.nonceBytes(of: nonce),
+            ConstantTime.equals(Array(AuthorizationRequestChallenge.derive(signedObject: signed, nonce: nonceBytes).utf8), Array(challenge.utf8))
+        else { throw CountersignClientError.challengeMismatch }
+        return try await signWithBiometricKey(userIdentifier: userIdentifier, challenge: challenge)
+    }
+
     /// Creates the new device key, kept once the registration succeeds, and proves it by signing
     /// `challenge`; returns the `device_registration` input.
     public func registerDevice(challenge: String, name: String, model: String, push: PushRegistration) async throws -> JSONValue {

@@ -32,6 +32,10 @@ public struct EvidenceBundle: Codable, Sendable, Equatable {
     public let approvalID: String?
     /// ISO 8601, UTC.
     public let signedAt: String
+    /// For a backend client's request (OpenID CIBA): `{"authorization_details": […], "binding_message": "…"}`
+    /// as signed, the challenge following from it (`AuthorizationRequestChallenge`) and `approval_data`
+    /// being empty. Absent otherwise.
+    public let authorizationRequest: JSONValue?
     /// The server's seal: a JWS (ES256, by its evidence key, never a token key) whose payload holds this
     /// bundle without its seal, made as the server recorded the signature. Unlike the phone's signature it
     /// covers the server's records too (user, device, approval, time). Nil before sealing.
@@ -40,7 +44,7 @@ public struct EvidenceBundle: Codable, Sendable, Equatable {
     public init(
         id: String, approvalData: ApprovalData, nonce: String, challenge: String, signature: String, publicKeyID: String,
         publicKey: String, userID: String, externalUserID: String, deviceID: String?, journeyID: String,
-        approvalID: String?, signedAt: String
+        approvalID: String?, signedAt: String, authorizationRequest: JSONValue? = nil
     ) {
         self.format = Self.currentFormat
         self.id = id
@@ -56,6 +60,7 @@ public struct EvidenceBundle: Codable, Sendable, Equatable {
         self.journeyID = journeyID
         self.approvalID = approvalID
         self.signedAt = signedAt
+        self.authorizationRequest = authorizationRequest
     }
 
     enum CodingKeys: String, CodingKey {
@@ -69,6 +74,7 @@ public struct EvidenceBundle: Codable, Sendable, Equatable {
         case journeyID = "journey_id"
         case approvalID = "approval_id"
         case signedAt = "signed_at"
+        case authorizationRequest = "authorization_request"
         case seal
     }
 
@@ -99,7 +105,7 @@ public struct EvidenceBundle: Codable, Sendable, Equatable {
             switch self {
             case .unknownFormat(let format): "unknown format '\(format)' (expected \(EvidenceBundle.currentFormat))"
             case .notCanonical(let field): "\(field) is not in its canonical encoding"
-            case .challengeMismatch: "the challenge does not match approval_data and nonce"
+            case .challengeMismatch: "the challenge does not match what was signed (approval_data or authorization_request) and nonce"
             case .unusablePublicKey(let reason): "public_key: \(reason)"
             case .badSignature: "the signature does not verify with public_key"
             }
@@ -115,7 +121,11 @@ public struct EvidenceBundle: Codable, Sendable, Equatable {
         where Data(base64Encoded: text)?.base64EncodedString() != text {
             throw .notCanonical(field: field)
         }
-        let expected = TransactionChallenge.derive(approvalData: approvalData, nonce: nonceBytes)
+        let expected = if let authorizationRequest {
+            AuthorizationRequestChallenge.derive(signedObject: authorizationRequest, nonce: nonceBytes)
+        } else {
+            TransactionChallenge.derive(approvalData: approvalData, nonce: nonceBytes)
+        }
         guard ConstantTime.equals(Array(expected.utf8), Array(challenge.utf8)) else { throw .challengeMismatch }
         let key: VerifyingKey
         do {

@@ -1,0 +1,446 @@
+"""OpenID CIBA against a real server, played by a bank's backend written with an independent JOSE library
+(joserfc): it registers a backend client through the admin API, signs its client assertions and request
+objects, and drives the backchannel authentication and token endpoints while a simulated phone
+(`countersign device`) approves, denies or lets the request expire. Every refusal of the client's
+authentication and of a request is performed as an attack and must fail.
+
+Run: python -m unittest discover -s Tests/CIBA -v   (scripts/test.sh does, after building)
+"""
+
+import base64
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from pathlib import Path
+
+from joserfc import jwt
+from joserfc.jwk import ECKey, KeySet, OctKey, RSAKey
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+COUNTERSIGN = os.environ.get("COUNTERSIGN_BIN", str(REPOSITORY / ".build" / "debug" / "countersign"))
+ADMIN_KEY = "ciba-tests-admin-key-0123456789"
+GRANT_TYPE = "urn:openid:params:grant-type:ciba"
+ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+PAYMENT = {
+    "type": "payment_initiation",
+    "actions": ["initiate"],
+    "instructedAmount": {"currency": "EUR", "amount": "123.50"},
+    "creditorName": "Merchant A",
+    "creditorAccount": {"iban": "DE02100100109307118603"},
+    "remittanceInformationUnstructured": "Invoice 42",
+}
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+class Server:
+    """`countersign serve --dev` on a free port, with its database, keys and logs in `directory`."""
+
+    def __init__(self, directory):
+        self.url = f"http://127.0.0.1:{free_port()}"
+        self.log = open(directory / "server.log", "wb")
+        environment = dict(
+            os.environ,
+            COUNTERSIGN_PORT=self.url.rsplit(":", 1)[1],
+            COUNTERSIGN_PUBLIC_URL=self.url,
+            COUNTERSIGN_DATABASE_URL=str(directory / "countersign.sqlite"),
+            COUNTERSIGN_MASTER_KEY_FILE=str(directory / "master-key"),
+            COUNTERSIGN_JOURNEYS_DIR=str(REPOSITORY / "journeys"),
+            COUNTERSIGN_ADMIN_KEY=ADMIN_KEY,
+        )
+        self.process = subprocess.Popen(
+            [COUNTERSIGN, "serve", "--dev"], cwd=directory, env=environment, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.url}/.well-known/openid-configuration", timeout=2) as response:
+                    self.discovery = json.load(response)
+                    return
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"the server did not start; see {self.log.name}")
+                time.sleep(0.1)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=20)
+        self.log.close()
+
+    def admin(self, method, path, body=None):
+        request = urllib.request.Request(
+            f"{self.url}/admin/v1/{path}", method=method, data=None if body is None else json.dumps(body).encode(),
+            headers={"Authorization": f"Bearer {ADMIN_KEY}", "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, json.load(response)
+        except urllib.error.HTTPError as error:
+            return error.code, json.load(error)
+
+
+class Phone:
+    """A `countersign device` profile registered for `email` in the demo application."""
+
+    def __init__(self, server, directory, email):
+        self.profile = str(directory)
+        registered = self.run("register", "--server", server.url, "--email", email, "--name", "Ada's phone")
+        self.device_id = registered.stdout.split()[2]
+
+    def run(self, *arguments, check=True):
+        result = subprocess.run(
+            [COUNTERSIGN, "device", *arguments, "--profile", self.profile], capture_output=True, text=True, timeout=60)
+        if check and result.returncode != 0:
+            raise AssertionError(f"device {arguments[0]} exited {result.returncode}: {result.stdout}{result.stderr}")
+        return result
+
+
+class Backend:
+    """A bank's backend: a backend client of the demo application with its own key."""
+
+    def __init__(self, server, client_id, mode="poll", key=None, register=True, **extra):
+        self.server = server
+        self.client_id = client_id
+        self.key = key or ECKey.generate_key("P-256", parameters={"kid": f"{client_id}-key"})
+        self.alg = "PS256" if isinstance(self.key, RSAKey) else "ES256"
+        if register:
+            body = {
+                "id": client_id, "name": "Bank backend", "kind": "backend",
+                "jwks": {"keys": [self.key.as_dict(private=False)]},
+                "backchannel_token_delivery_mode": mode,
+                "authorization_details_types": ["payment_initiation"],
+                **extra,
+            }
+            status, answer = server.admin("POST", "applications/demo/clients", body)
+            assert status == 201, answer
+
+    def assertion(self, audience=None, key=None, alg=None, **changes):
+        now = int(time.time())
+        claims = {
+            "iss": self.client_id, "sub": self.client_id, "aud": audience or self.server.url,
+            "exp": now + 60, "iat": now, "jti": str(uuid.uuid4()),
+        }
+        claims.update(changes)
+        key = key or self.key
+        alg = alg or self.alg
+        return jwt.encode({"alg": alg, "kid": key.kid} if key.kid else {"alg": alg}, claims, key, algorithms=[alg])
+
+    def post(self, path, parameters, assertion=None):
+        form = {
+            "client_assertion_type": ASSERTION_TYPE,
+            "client_assertion": assertion or self.assertion(),
+            **parameters,
+        }
+        request = urllib.request.Request(
+            f"{self.server.url}{path}", method="POST", data=urllib.parse.urlencode(form).encode(),
+            headers={"Content-Type": "application/x-www-form-urlencoded"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, dict(response.headers), json.load(response)
+        except urllib.error.HTTPError as error:
+            return error.code, dict(error.headers), json.load(error)
+
+    def authorize(self, assertion=None, **parameters):
+        parameters.setdefault("scope", "openid")
+        return self.post("/oauth2/bc-authorize", parameters, assertion)
+
+    def token(self, auth_req_id, assertion=None):
+        return self.post("/oauth2/token", {"grant_type": GRANT_TYPE, "auth_req_id": auth_req_id}, assertion)
+
+
+class CIBATestCase(unittest.TestCase):
+    def setUp(self):
+        self.directory = Path(tempfile.mkdtemp(prefix="countersign-ciba-"))
+        if not os.environ.get("COUNTERSIGN_KEEP_TEST_FILES"):
+            self.addCleanup(shutil.rmtree, self.directory, ignore_errors=True)
+        self.server = Server(self.directory)
+        self.addCleanup(self.server.stop)
+
+    def phone(self, email="ada@example.com"):
+        directory = self.directory / f"phone-{uuid.uuid4().hex[:8]}"
+        directory.mkdir()
+        return Phone(self.server, directory, email)
+
+    def payment_request(self, backend, **parameters):
+        status, headers, answer = backend.authorize(
+            login_hint="ada@example.com", binding_message="Pay Merchant A 123.50 EUR",
+            authorization_details=json.dumps([PAYMENT]), **parameters)
+        self.assertEqual(status, 200, answer)
+        self.assertEqual(headers.get("Cache-Control"), "no-store")
+        return answer
+
+    def verified(self, token):
+        with urllib.request.urlopen(f"{self.server.url}/.well-known/jwks.json", timeout=5) as response:
+            keys = KeySet.import_key_set(json.load(response))
+        return jwt.decode(token, keys, algorithms=["ES256"])
+
+    def assertRefused(self, answer, status, error):
+        self.assertEqual(answer[0], status, answer[2])
+        self.assertEqual(answer[2]["error"], error, answer[2])
+        self.assertEqual(set(answer[2]), {"error", "error_description"})
+        self.assertEqual(answer[1].get("Cache-Control"), "no-store")
+
+
+class PollTests(CIBATestCase):
+    def test_discovery_names_the_endpoints_and_what_they_take(self):
+        discovery = self.server.discovery
+        self.assertEqual(discovery["backchannel_authentication_endpoint"], f"{self.server.url}/oauth2/bc-authorize")
+        self.assertEqual(discovery["token_endpoint"], f"{self.server.url}/oauth2/token")
+        self.assertIn(GRANT_TYPE, discovery["grant_types_supported"])
+        self.assertEqual(discovery["backchannel_token_delivery_modes_supported"], ["poll", "ping"])
+        self.assertEqual(discovery["backchannel_authentication_request_signing_alg_values_supported"], ["ES256", "PS256"])
+        self.assertEqual(discovery["token_endpoint_auth_methods_supported"], ["private_key_jwt"])
+        self.assertEqual(discovery["token_endpoint_auth_signing_alg_values_supported"], ["ES256", "PS256"])
+        self.assertIs(discovery["backchannel_user_code_parameter_supported"], False)
+        self.assertEqual(discovery["authorization_details_types_supported"], ["payment_initiation"])
+
+    def test_a_payment_approved_on_the_phone_gives_tokens_carrying_exactly_the_signed_details(self):
+        phone = self.phone()
+        backend = Backend(self.server, "bank-backend")
+        started = self.payment_request(backend)
+        self.assertGreaterEqual(len(base64.urlsafe_b64decode(started["auth_req_id"] + "==")), 20)
+        self.assertEqual((started["expires_in"], started["interval"]), (300, 5))
+        self.assertRefused(backend.token(started["auth_req_id"]), 400, "authorization_pending")
+
+        approved = phone.run("approve")
+        self.assertIn("binding message: Pay Merchant A 123.50 EUR", approved.stdout)
+        self.assertIn("[0].instructedAmount.amount: 123.50", approved.stdout)
+        self.assertIn("[0].creditorName: Merchant A", approved.stdout)
+
+        time.sleep(started["interval"])
+        status, headers, tokens = backend.token(started["auth_req_id"])
+        self.assertEqual(status, 200, tokens)
+        self.assertEqual(headers.get("Cache-Control"), "no-store")
+        self.assertEqual(tokens["token_type"], "Bearer")
+        self.assertEqual(tokens["authorization_details"], [PAYMENT])
+        id_token = self.verified(tokens["id_token"]).claims
+        self.assertEqual(id_token["iss"], self.server.url)
+        self.assertEqual(id_token["aud"], "bank-backend")
+        self.assertIn("mobile_biometrics", id_token["amr"])
+        self.assertIn("urn:openid:params:jwt:claim:auth_req_id", id_token)
+        self.assertIn("auth_time", id_token)
+        access = self.verified(tokens["access_token"])
+        self.assertEqual(access.header["typ"], "at+jwt")
+        self.assertEqual(access.claims["client_id"], "bank-backend")
+        self.assertEqual(access.claims["sub"], id_token["sub"])
+        self.assertEqual(access.claims["scope"], "openid")
+        self.assertEqual(access.claims["authorization_details"], [PAYMENT])
+
+        # Redeemed once.
+        self.assertRefused(backend.token(started["auth_req_id"]), 400, "invalid_grant")
+
+    def test_a_sign_in_without_details_is_approved_and_signed_over_an_empty_list(self):
+        phone = self.phone()
+        backend = Backend(self.server, "bank-backend")
+        status, _, started = backend.authorize(login_hint="ada@example.com")
+        self.assertEqual(status, 200, started)
+        approved = phone.run("approve")
+        self.assertIn("binding message: (none)", approved.stdout)
+        status, _, tokens = backend.token(started["auth_req_id"])
+        self.assertEqual(status, 200, tokens)
+        self.assertNotIn("authorization_details", tokens)
+
+    def test_polling_faster_than_the_interval_is_slowed_down_and_the_interval_grows(self):
+        self.phone()
+        backend = Backend(self.server, "bank-backend")
+        started = self.payment_request(backend)
+        self.assertRefused(backend.token(started["auth_req_id"]), 400, "authorization_pending")
+        slowed = backend.token(started["auth_req_id"])
+        self.assertRefused(slowed, 400, "slow_down")
+        self.assertIn("10 seconds", slowed[2]["error_description"])
+
+    def test_denied_is_access_denied_and_the_push_fatigue_limits_hold_the_next_request(self):
+        phone = self.phone()
+        backend = Backend(self.server, "bank-backend")
+        started = self.payment_request(backend)
+        phone.run("deny")
+        self.assertRefused(backend.token(started["auth_req_id"]), 400, "access_denied")
+        refused = backend.authorize(login_hint="ada@example.com")
+        self.assertRefused(refused, 403, "access_denied")
+        self.assertIn("try again", refused[2]["error_description"])
+
+    def test_not_me_is_access_denied(self):
+        phone = self.phone()
+        backend = Backend(self.server, "bank-backend")
+        started = self.payment_request(backend)
+        phone.run("deny", "--not-me")
+        self.assertRefused(backend.token(started["auth_req_id"]), 400, "access_denied")
+
+    def test_a_request_not_answered_in_its_requested_expiry_is_expired(self):
+        self.phone()
+        backend = Backend(self.server, "bank-backend")
+        started = self.payment_request(backend, requested_expiry="2")
+        self.assertEqual(started["expires_in"], 2)
+        time.sleep(3)
+        self.assertRefused(backend.token(started["auth_req_id"]), 400, "expired_token")
+
+    def test_another_clients_auth_req_id_is_an_invalid_grant(self):
+        self.phone()
+        backend = Backend(self.server, "bank-backend")
+        other = Backend(self.server, "other-backend")
+        started = self.payment_request(backend)
+        self.assertRefused(other.token(started["auth_req_id"]), 400, "invalid_grant")
+        self.assertRefused(backend.token("not-an-auth-req-id"), 400, "invalid_grant")
+
+    def test_no_token_once_the_approving_phone_is_revoked(self):
+        phone = self.phone()
+        backend = Backend(self.server, "bank-backend")
+        started = self.payment_request(backend)
+        phone.run("approve")
+        status, revoked = self.server.admin("POST", f"devices/{phone.device_id}/revoke")
+        self.assertEqual(status, 200, revoked)
+        self.assertRefused(backend.token(started["auth_req_id"]), 400, "access_denied")
+
+
+class ClientAuthenticationTests(CIBATestCase):
+    """Every assertion the server must refuse, refused as `invalid_client` at both endpoints."""
+
+    def setUp(self):
+        super().setUp()
+        self.backend = Backend(self.server, "bank-backend")
+
+    def assertInvalidClient(self, assertion):
+        self.assertRefused(self.backend.authorize(assertion, login_hint="ada@example.com"), 401, "invalid_client")
+        self.assertRefused(self.backend.token("any", assertion), 401, "invalid_client")
+
+    def test_a_reused_jti_is_refused(self):
+        assertion = self.backend.assertion()
+        self.assertRefused(self.backend.authorize(assertion, login_hint="nobody@example.com"), 400, "unknown_user_id")
+        self.assertRefused(self.backend.authorize(assertion, login_hint="nobody@example.com"), 401, "invalid_client")
+
+    def test_alg_none_is_refused(self):
+        now = int(time.time())
+        claims = {"iss": "bank-backend", "sub": "bank-backend", "aud": self.server.url, "exp": now + 60, "jti": str(uuid.uuid4())}
+        unsigned = b64url(json.dumps({"alg": "none"}).encode()) + "." + b64url(json.dumps(claims).encode()) + "."
+        self.assertInvalidClient(unsigned)
+
+    def test_hs256_keyed_with_the_public_key_is_refused(self):
+        public = json.dumps(self.backend.key.as_dict(private=False)).encode()
+        self.assertInvalidClient(self.backend.assertion(key=OctKey.import_key(public), alg="HS256"))
+
+    def test_rs256_is_refused_even_with_a_registered_rsa_key(self):
+        rsa = RSAKey.generate_key(2048, parameters={"kid": "rsa-key"})
+        backend = Backend(self.server, "rsa-backend", key=rsa)
+        self.assertRefused(backend.authorize(backend.assertion(alg="RS256"), login_hint="ada@example.com"), 401, "invalid_client")
+        self.assertRefused(backend.authorize(backend.assertion(), login_hint="nobody@example.com"), 400, "unknown_user_id")
+
+    def test_another_clients_key_is_refused(self):
+        other = Backend(self.server, "other-backend")
+        self.assertInvalidClient(self.backend.assertion(key=other.key))
+
+    def test_a_wrong_audience_is_refused(self):
+        self.assertInvalidClient(self.backend.assertion(audience="https://another.example"))
+
+    def test_an_expired_or_too_long_lived_assertion_is_refused(self):
+        self.assertInvalidClient(self.backend.assertion(exp=int(time.time()) - 5))
+        self.assertInvalidClient(self.backend.assertion(exp=int(time.time()) + 7200))
+
+    def test_sub_other_than_iss_is_refused(self):
+        self.assertInvalidClient(self.backend.assertion(sub="someone-else"))
+
+    def test_a_web_clients_id_is_unauthorized_client_whatever_it_sends(self):
+        web = Backend(self.server, "demo-web", register=False)
+        self.assertRefused(web.authorize(login_hint="ada@example.com"), 400, "unauthorized_client")
+
+
+class RequestTests(CIBATestCase):
+    """Every request the server must refuse, with the error DESIGN §7 names, nothing reaching a phone."""
+
+    def setUp(self):
+        super().setUp()
+        self.phone_ = self.phone()
+        self.backend = Backend(self.server, "bank-backend")
+
+    def refused(self, status, error, **parameters):
+        parameters.setdefault("login_hint", "ada@example.com")
+        self.assertRefused(self.backend.authorize(**parameters), status, error)
+
+    def test_bad_parameters_are_refused_with_their_error(self):
+        cases = [
+            (400, "invalid_scope", {"scope": "profile"}),
+            (400, "invalid_request", {"id_token_hint": "x.y.z"}),
+            (400, "invalid_request", {"login_hint": "", "login_hint_token": "abc"}),
+            (400, "invalid_request", {"requested_expiry": "soon"}),
+            (400, "unknown_user_id", {"login_hint": "nobody@example.com"}),
+            (400, "unknown_user_id", {"login_hint": "", "id_token_hint": "not.a.token"}),
+            (400, "invalid_binding_message", {"binding_message": "Pay \u202eAUE 05.321"}),
+            (400, "invalid_binding_message", {"binding_message": "Pay\u200bMerchant"}),
+            (400, "invalid_binding_message", {"binding_message": "x" * 65}),
+            (400, "invalid_authorization_details", {"authorization_details": "{}"}),
+            (400, "invalid_authorization_details", {"authorization_details": json.dumps([{"type": "account_information"}])}),
+            (400, "invalid_authorization_details", {"authorization_details": json.dumps([{**PAYMENT, "creditorName": "Merchant\u200dA"}])}),
+            (400, "invalid_authorization_details", {"authorization_details": json.dumps([{**PAYMENT, "instructedAmount": {"currency": "EUR", "amount": 123.5}}])}),
+            (400, "invalid_authorization_details", {"authorization_details": json.dumps([{**PAYMENT, "instructedAmount": {"currency": "eur", "amount": "1"}}])}),
+            (400, "invalid_authorization_details", {"authorization_details": json.dumps([{**PAYMENT, "extra": "x"}])}),
+            (400, "invalid_authorization_details", {"authorization_details": json.dumps([PAYMENT] * 6)}),
+        ]
+        for status, error, parameters in cases:
+            with self.subTest(parameters=parameters):
+                self.refused(status, error, **parameters)
+        # Nothing reached the phone.
+        self.assertEqual(self.phone_.run("pending", check=False).returncode, 3)
+
+    def test_a_form_body_is_required_and_each_parameter_once(self):
+        request = urllib.request.Request(
+            f"{self.server.url}/oauth2/bc-authorize", method="POST", data=b'{"scope": "openid"}',
+            headers={"Content-Type": "application/json"})
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        self.assertEqual(refused.exception.code, 400)
+        self.assertEqual(json.load(refused.exception)["error"], "invalid_request")
+        form = urllib.parse.urlencode([
+            ("client_assertion_type", ASSERTION_TYPE), ("client_assertion", self.backend.assertion()),
+            ("scope", "openid"), ("login_hint", "ada@example.com"), ("login_hint", "eve@example.com")]).encode()
+        request = urllib.request.Request(
+            f"{self.server.url}/oauth2/bc-authorize", method="POST", data=form,
+            headers={"Content-Type": "application/x-www-form-urlencoded"})
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        self.assertEqual(json.load(refused.exception)["error"], "invalid_request")
+
+    def test_a_client_that_must_sign_its_requests_sends_a_request_object(self):
+        backend = Backend(self.server, "signing-backend", backchannel_authentication_request_signing_alg="ES256")
+        self.assertRefused(backend.authorize(login_hint="ada@example.com"), 400, "invalid_request")
+        now = int(time.time())
+        claims = {
+            "iss": "signing-backend", "aud": self.server.url, "exp": now + 300, "iat": now, "nbf": now, "jti": str(uuid.uuid4()),
+            "scope": "openid", "login_hint": "ada@example.com", "binding_message": "Sign in to the bank",
+            "authorization_details": [PAYMENT],
+        }
+        signed = jwt.encode({"alg": "ES256", "kid": backend.key.kid}, claims, backend.key, algorithms=["ES256"])
+        status, _, started = backend.post("/oauth2/bc-authorize", {"request": signed})
+        self.assertEqual(status, 200, started)
+        # The same request object again: its jti was used.
+        self.assertRefused(backend.post("/oauth2/bc-authorize", {"request": signed}), 400, "invalid_request")
+        # Signed by another client's key, or living longer than an hour.
+        other = Backend(self.server, "other-backend")
+        forged = jwt.encode({"alg": "ES256", "kid": other.key.kid}, {**claims, "jti": str(uuid.uuid4())}, other.key, algorithms=["ES256"])
+        self.assertRefused(backend.post("/oauth2/bc-authorize", {"request": forged}), 400, "invalid_request")
+        lasting = jwt.encode(
+            {"alg": "ES256", "kid": backend.key.kid}, {**claims, "jti": str(uuid.uuid4()), "exp": now + 7200}, backend.key,
+            algorithms=["ES256"])
+        self.assertRefused(backend.post("/oauth2/bc-authorize", {"request": lasting}), 400, "invalid_request")
+        approved = self.phone_.run("approve")
+        self.assertIn("binding message: Sign in to the bank", approved.stdout)
+        status, _, tokens = backend.token(started["auth_req_id"])
+        self.assertEqual(status, 200, tokens)
+        self.assertEqual(tokens["authorization_details"], [PAYMENT])
+
+
+if __name__ == "__main__":
+    unittest.main()
