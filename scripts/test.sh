@@ -4,7 +4,7 @@
 # tests against the npm package it packs, builds and tests the Swift SDK's own package, builds the server once, builds the Android SDK with kotlinc and runs its JUnit tests against a development server, runs the whole Swift suite on SQLite, the demo web app's tests in headless
 # Chromium, OpenID CIBA driven by a bank's backend written with joserfc, the API contract (openapi-spec-validator and schemathesis against a real server), a newcomer's first commands (the release archive run from a temporary
 # directory, scripts/dev.sh from a clean clone, which builds the server once more), then the server suites again on a throwaway PostgreSQL cluster that this script starts and
-# stops, with the tests of several instances on it (behind nginx among them).
+# stops, with the tests of several instances on it (behind nginx among them), and OpenID CIBA on two instances.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # What the checkout holds besides its commits before the run: the run must add nothing to it.
@@ -143,6 +143,11 @@ COUNTERSIGN_TEST_PG_CTL="$pg_ctl_command" \
   swift test --skip-build --no-parallel --filter CountersignServerTests --filter SeveralInstancesTests --filter LoadBalancerTests \
   2>&1 | tee "$log_dir/postgres.log"
 
+echo "==> OpenID CIBA on PostgreSQL: two instances on each test's database"
+COUNTERSIGN_BIN="$(swift build --show-bin-path)/countersign" \
+COUNTERSIGN_CIBA_POSTGRES_URL="postgres://countersign:countersign@127.0.0.1:$pg_port" COUNTERSIGN_CIBA_PSQL="$pg_bin/psql" \
+  "$venv/bin/python" -m unittest discover -s Tests/CIBA -v 2>&1 | tee "$log_dir/ciba-postgres.txt"
+
 # Whatever a run writes goes under .build/, a temporary directory, or a name .gitignore lists.
 tree_after=$(git status --porcelain 2>/dev/null || true)
 if [ "$tree_after" != "$tree_before" ]; then
@@ -153,7 +158,7 @@ fi
 
 # Every run passed (pipefail stops the script otherwise): print one total for all of them.
 passed=$( (cat "$log_dir"/*.log | sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} in .* passed after.*/\1/p'
-           sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$log_dir/browser.log" "$log_dir/ciba.txt" "$log_dir/first-run.txt"
+           sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$log_dir/browser.log" "$log_dir/ciba.txt" "$log_dir/ciba-postgres.txt" "$log_dir/first-run.txt"
            sed -n 's/^# pass \([0-9]*\)$/\1/p' "$log_dir/browser-sdk.tap"
            sed -n 's/^\[ *\([0-9]*\) tests successful *\]$/\1/p' "$log_dir/android-sdk.txt") | awk '{ total += $1 } END { print total + 0 }')
 echo "Total: ${passed} passed, 0 failed"

@@ -46,9 +46,10 @@ struct EvidenceCommand: AsyncParsableCommand {
             }
             // Every text is shown with its control and format characters escaped: a value a phone or a client
             // chose must not move the cursor, hide what follows or turn the line around on the auditor's terminal.
-            let details = bundle.approvalData.values.sorted { $0.key < $1.key }.map { "\(shown($0.key))=\(shown($0.value))" }
+            let signed = bundle.authorizationRequest.map { "the request " + shown(CanonicalJSON.text($0)) }
+                ?? bundle.approvalData.values.sorted { $0.key < $1.key }.map { "\(shown($0.key))=\(shown($0.value))" }.joined(separator: ", ")
             print("""
-                Verified: the holder of public key \(bundle.publicKeyFingerprint ?? "?") signed \(details.joined(separator: ", ")).
+                Verified: the holder of public key \(bundle.publicKeyFingerprint ?? "?") signed \(signed).
                 The server's records, which the signature does not cover: key \(shown(bundle.publicKeyID)), \
                 user \(shown(bundle.externalUserID)) (\(shown(bundle.userID))), device \(shown(bundle.deviceID ?? "none")), \
                 approval \(shown(bundle.approvalID ?? "none")), signed at \(shown(bundle.signedAt)).

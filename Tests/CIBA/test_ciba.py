@@ -4,7 +4,12 @@ objects, and drives the backchannel authentication and token endpoints while a s
 (`countersign device`) approves, denies or lets the request expire. Every refusal of the client's
 authentication and of a request is performed as an attack and must fail.
 
-Run: python -m unittest discover -s Tests/CIBA -v   (scripts/test.sh does, after building)
+With COUNTERSIGN_CIBA_POSTGRES_URL (a PostgreSQL server whose user may create databases, as
+`postgres://user:password@host:port`) and COUNTERSIGN_CIBA_PSQL (its psql), each test runs on a database of
+its own with two instances on it: the backend asks one and redeems at the other, and a ping is sent once.
+
+Run: python -m unittest discover -s Tests/CIBA -v   (scripts/test.sh does, after building, on SQLite and on
+PostgreSQL)
 """
 
 import base64
@@ -14,12 +19,14 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import unittest
 import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from joserfc import jwt
@@ -28,6 +35,8 @@ from joserfc.jwk import ECKey, KeySet, OctKey, RSAKey
 REPOSITORY = Path(__file__).resolve().parents[2]
 COUNTERSIGN = os.environ.get("COUNTERSIGN_BIN", str(REPOSITORY / ".build" / "debug" / "countersign"))
 ADMIN_KEY = "ciba-tests-admin-key-0123456789"
+POSTGRES = os.environ.get("COUNTERSIGN_CIBA_POSTGRES_URL")
+PSQL = os.environ.get("COUNTERSIGN_CIBA_PSQL", "psql")
 GRANT_TYPE = "urn:openid:params:grant-type:ciba"
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 PAYMENT = {
@@ -53,16 +62,17 @@ def b64url(data):
 class Server:
     """`countersign serve --dev` on a free port, with its database, keys and logs in `directory`."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, name="server", database=None, issuer=None, journeys=None):
         self.url = f"http://127.0.0.1:{free_port()}"
-        self.log = open(directory / "server.log", "wb")
+        self.issuer = issuer or self.url
+        self.log = open(directory / f"{name}.log", "wb")
         environment = dict(
             os.environ,
             COUNTERSIGN_PORT=self.url.rsplit(":", 1)[1],
-            COUNTERSIGN_PUBLIC_URL=self.url,
-            COUNTERSIGN_DATABASE_URL=str(directory / "countersign.sqlite"),
+            COUNTERSIGN_PUBLIC_URL=self.issuer,
+            COUNTERSIGN_DATABASE_URL=database or str(directory / "countersign.sqlite"),
             COUNTERSIGN_MASTER_KEY_FILE=str(directory / "master-key"),
-            COUNTERSIGN_JOURNEYS_DIR=str(REPOSITORY / "journeys"),
+            COUNTERSIGN_JOURNEYS_DIR=str(journeys or REPOSITORY / "journeys"),
             COUNTERSIGN_ADMIN_KEY=ADMIN_KEY,
         )
         self.process = subprocess.Popen(
@@ -132,7 +142,7 @@ class Backend:
     def assertion(self, audience=None, key=None, alg=None, **changes):
         now = int(time.time())
         claims = {
-            "iss": self.client_id, "sub": self.client_id, "aud": audience or self.server.url,
+            "iss": self.client_id, "sub": self.client_id, "aud": audience or self.server.issuer,
             "exp": now + 60, "iat": now, "jti": str(uuid.uuid4()),
         }
         claims.update(changes)
@@ -140,14 +150,15 @@ class Backend:
         alg = alg or self.alg
         return jwt.encode({"alg": alg, "kid": key.kid} if key.kid else {"alg": alg}, claims, key, algorithms=[alg])
 
-    def post(self, path, parameters, assertion=None):
+    def post(self, path, parameters, assertion=None, server=None):
+        server = server or self.server
         form = {
             "client_assertion_type": ASSERTION_TYPE,
             "client_assertion": assertion or self.assertion(),
             **parameters,
         }
         request = urllib.request.Request(
-            f"{self.server.url}{path}", method="POST", data=urllib.parse.urlencode(form).encode(),
+            f"{server.url}{path}", method="POST", data=urllib.parse.urlencode(form).encode(),
             headers={"Content-Type": "application/x-www-form-urlencoded"})
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
@@ -159,8 +170,8 @@ class Backend:
         parameters.setdefault("scope", "openid")
         return self.post("/oauth2/bc-authorize", parameters, assertion)
 
-    def token(self, auth_req_id, assertion=None):
-        return self.post("/oauth2/token", {"grant_type": GRANT_TYPE, "auth_req_id": auth_req_id}, assertion)
+    def token(self, auth_req_id, assertion=None, server=None):
+        return self.post("/oauth2/token", {"grant_type": GRANT_TYPE, "auth_req_id": auth_req_id}, assertion, server)
 
 
 class CIBATestCase(unittest.TestCase):
@@ -168,8 +179,23 @@ class CIBATestCase(unittest.TestCase):
         self.directory = Path(tempfile.mkdtemp(prefix="countersign-ciba-"))
         if not os.environ.get("COUNTERSIGN_KEEP_TEST_FILES"):
             self.addCleanup(shutil.rmtree, self.directory, ignore_errors=True)
-        self.server = Server(self.directory)
-        self.addCleanup(self.server.stop)
+        if POSTGRES:
+            database = f"ciba_{uuid.uuid4().hex[:12]}"
+            self.psql(f"CREATE DATABASE {database}")
+            self.addCleanup(self.psql, f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
+            url = f"{POSTGRES}/{database}?sslmode=disable"
+            self.server = Server(self.directory, database=url)
+            self.addCleanup(self.server.stop)
+            # A second instance on the same database, under the same issuer.
+            self.other = Server(self.directory, name="other", database=url, issuer=self.server.issuer)
+            self.addCleanup(self.other.stop)
+        else:
+            self.server = Server(self.directory)
+            self.addCleanup(self.server.stop)
+            self.other = self.server
+
+    def psql(self, statement):
+        subprocess.run([PSQL, f"{POSTGRES}/countersign?sslmode=disable", "-q", "-c", statement], check=True, capture_output=True, timeout=60)
 
     def phone(self, email="ada@example.com"):
         directory = self.directory / f"phone-{uuid.uuid4().hex[:8]}"
@@ -183,6 +209,10 @@ class CIBATestCase(unittest.TestCase):
         self.assertEqual(status, 200, answer)
         self.assertEqual(headers.get("Cache-Control"), "no-store")
         return answer
+
+    def verify_evidence(self, bundle):
+        return subprocess.run(
+            [COUNTERSIGN, "evidence", "verify", "-"], input=json.dumps(bundle), capture_output=True, text=True, timeout=30)
 
     def verified(self, token):
         with urllib.request.urlopen(f"{self.server.url}/.well-known/jwks.json", timeout=5) as response:
@@ -223,7 +253,8 @@ class PollTests(CIBATestCase):
         self.assertIn("[0].creditorName: Merchant A", approved.stdout)
 
         time.sleep(started["interval"])
-        status, headers, tokens = backend.token(started["auth_req_id"])
+        # On PostgreSQL, redeemed at the other instance.
+        status, headers, tokens = backend.token(started["auth_req_id"], server=self.other)
         self.assertEqual(status, 200, tokens)
         self.assertEqual(headers.get("Cache-Control"), "no-store")
         self.assertEqual(tokens["token_type"], "Bearer")
@@ -231,8 +262,8 @@ class PollTests(CIBATestCase):
         id_token = self.verified(tokens["id_token"]).claims
         self.assertEqual(id_token["iss"], self.server.url)
         self.assertEqual(id_token["aud"], "bank-backend")
-        self.assertIn("mobile_biometrics", id_token["amr"])
-        self.assertIn("urn:openid:params:jwt:claim:auth_req_id", id_token)
+        self.assertEqual(id_token["amr"], ["mobile_biometrics", "hwk", "mfa"])
+        self.assertEqual(id_token["urn:openid:params:jwt:claim:auth_req_id"], started["auth_req_id"])
         self.assertIn("auth_time", id_token)
         access = self.verified(tokens["access_token"])
         self.assertEqual(access.header["typ"], "at+jwt")
@@ -244,16 +275,45 @@ class PollTests(CIBATestCase):
         # Redeemed once.
         self.assertRefused(backend.token(started["auth_req_id"]), 400, "invalid_grant")
 
+        # The evidence holds what was signed, and checks offline; a binding message changed afterwards does not.
+        status, listed = self.server.admin("GET", "evidence?limit=1")
+        self.assertEqual(status, 200, listed)
+        bundle = listed["evidence"][0]
+        self.assertEqual(bundle["authorization_request"], {
+            "authorization_details": [PAYMENT], "binding_message": "Pay Merchant A 123.50 EUR"})
+        self.assertEqual(bundle["approval_data"], {})
+        verified = self.verify_evidence(bundle)
+        self.assertEqual(verified.returncode, 0, verified.stderr)
+        self.assertIn("Pay Merchant A 123.50 EUR", verified.stdout)
+        bundle["authorization_request"]["binding_message"] = "Pay Merchant A 12.50 EUR"
+        self.assertEqual(self.verify_evidence(bundle).returncode, 1)
+
     def test_a_sign_in_without_details_is_approved_and_signed_over_an_empty_list(self):
         phone = self.phone()
         backend = Backend(self.server, "bank-backend")
         status, _, started = backend.authorize(login_hint="ada@example.com")
         self.assertEqual(status, 200, started)
-        approved = phone.run("approve")
-        self.assertIn("binding message: (none)", approved.stdout)
+        # `device watch` shows the request before it answers.
+        watched = phone.run("watch", "--auto-approve", "--count", "1")
+        self.assertIn("binding message: (none)", watched.stdout)
+        self.assertIn("approved", watched.stdout)
         status, _, tokens = backend.token(started["auth_req_id"])
         self.assertEqual(status, 200, tokens)
         self.assertNotIn("authorization_details", tokens)
+
+    def test_an_id_token_this_server_issued_to_the_client_names_the_user(self):
+        phone = self.phone()
+        backend = Backend(self.server, "bank-backend")
+        started = self.payment_request(backend)
+        phone.run("approve")
+        status, _, tokens = backend.token(started["auth_req_id"])
+        self.assertEqual(status, 200, tokens)
+        status, _, again = backend.authorize(id_token_hint=tokens["id_token"], binding_message="Sign in again")
+        self.assertEqual(status, 200, again)
+        self.assertIn("binding message: Sign in again", phone.run("approve").stdout)
+        # Issued to another client, it names no one here.
+        other = Backend(self.server, "other-backend")
+        self.assertRefused(other.authorize(id_token_hint=tokens["id_token"]), 400, "unknown_user_id")
 
     def test_polling_faster_than_the_interval_is_slowed_down_and_the_interval_grows(self):
         self.phone()
@@ -305,6 +365,195 @@ class PollTests(CIBATestCase):
         status, revoked = self.server.admin("POST", f"devices/{phone.device_id}/revoke")
         self.assertEqual(status, 200, revoked)
         self.assertRefused(backend.token(started["auth_req_id"]), 400, "access_denied")
+
+
+class NotificationEndpoint:
+    """A backend's ping endpoint on the loopback: records every request, answers with `status` (and
+    `location`, for a redirect). With `port` it listens there, once `start()` is called."""
+
+    def __init__(self, status=204, location=None, port=None):
+        self.received = []
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                endpoint.received.append((self.path, dict(self.headers), body))
+                self.send_response(status)
+                if location:
+                    self.send_header("Location", location)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *arguments):
+                pass
+
+        self.handler = Handler
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}/notify"
+        self.httpd = None
+
+    def start(self):
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", self.port), self.handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self):
+        if self.httpd:
+            self.httpd.shutdown()
+            self.httpd.server_close()
+
+    def wait_for(self, count, seconds=15):
+        deadline = time.monotonic() + seconds
+        while len(self.received) < count:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{len(self.received)} notifications arrived, not {count}")
+            time.sleep(0.1)
+
+
+class PingTests(CIBATestCase):
+    """Ping mode: the notification is sent once the answer is known, with the client's bearer token, and
+    never more than needed; polling works whatever became of it."""
+
+    def endpoint(self, **arguments):
+        endpoint = NotificationEndpoint(**arguments)
+        self.addCleanup(endpoint.stop)
+        return endpoint
+
+    def ping_client(self, endpoint):
+        return Backend(
+            self.server, "ping-backend", mode="ping", backchannel_client_notification_endpoint=endpoint.url)
+
+    def started(self, backend, **parameters):
+        status, _, started = backend.authorize(login_hint="ada@example.com", client_notification_token="bank-token-123", **parameters)
+        self.assertEqual(status, 200, started)
+        return started
+
+    def test_the_notification_is_sent_once_with_the_bearer_token_and_names_the_request(self):
+        phone = self.phone()
+        endpoint = self.endpoint().start()
+        backend = self.ping_client(endpoint)
+        started = self.started(backend)
+        self.assertRefused(backend.authorize(login_hint="ada@example.com"), 400, "invalid_request")
+        phone.run("approve")
+        endpoint.wait_for(1)
+        path, headers, body = endpoint.received[0]
+        self.assertEqual(path, "/notify")
+        self.assertEqual(headers["Authorization"], "Bearer bank-token-123")
+        self.assertTrue(headers["Content-Type"].startswith("application/json"))
+        self.assertEqual(json.loads(body), {"auth_req_id": started["auth_req_id"]})
+        status, _, tokens = backend.token(started["auth_req_id"])
+        self.assertEqual(status, 200, tokens)
+        time.sleep(3)
+        self.assertEqual(len(endpoint.received), 1)
+
+    def test_an_endpoint_answering_401_is_not_retried_and_polling_still_redeems(self):
+        phone = self.phone()
+        endpoint = self.endpoint(status=401).start()
+        backend = self.ping_client(endpoint)
+        started = self.started(backend)
+        phone.run("approve")
+        endpoint.wait_for(1)
+        time.sleep(4)
+        self.assertEqual(len(endpoint.received), 1)
+        status, _, tokens = backend.token(started["auth_req_id"])
+        self.assertEqual(status, 200, tokens)
+
+    def test_a_redirect_is_not_followed(self):
+        phone = self.phone()
+        elsewhere = self.endpoint().start()
+        endpoint = self.endpoint(status=307, location=elsewhere.url).start()
+        backend = self.ping_client(endpoint)
+        self.started(backend)
+        phone.run("approve")
+        endpoint.wait_for(1)
+        time.sleep(3)
+        self.assertEqual((len(endpoint.received), len(elsewhere.received)), (1, 0))
+
+    def test_an_endpoint_down_at_first_gets_the_notification_once_it_is_up(self):
+        phone = self.phone()
+        endpoint = self.endpoint()
+        backend = self.ping_client(endpoint)
+        started = self.started(backend)
+        phone.run("approve")
+        time.sleep(2.5)
+        endpoint.start()
+        endpoint.wait_for(1, seconds=20)
+        self.assertEqual(json.loads(endpoint.received[0][2]), {"auth_req_id": started["auth_req_id"]})
+
+    def test_an_expired_request_is_notified_and_redeems_as_expired(self):
+        self.phone()
+        endpoint = self.endpoint().start()
+        backend = self.ping_client(endpoint)
+        started = self.started(backend, requested_expiry="2")
+        endpoint.wait_for(1, seconds=10)
+        self.assertRefused(backend.token(started["auth_req_id"]), 400, "expired_token")
+
+
+ACCOUNT_INFORMATION = {
+    "type": "object",
+    "required": ["type", "accounts"],
+    "properties": {
+        "type": {"type": "string"},
+        "accounts": {"type": "array", "maxItems": 3, "items": {"type": "string", "pattern": "^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}$"}},
+        "access": {"type": "string", "enum": ["balances", "transactions"]},
+        "days": {"type": "integer", "minimum": 1, "maximum": 90},
+    },
+}
+
+
+class OperatorTypeTests(unittest.TestCase):
+    """A type an operator declares as a JSON Schema file beside the journeys: checked at start, offered in
+    discovery, and held to its schema at the endpoint."""
+
+    def setUp(self):
+        self.directory = Path(tempfile.mkdtemp(prefix="countersign-ciba-types-"))
+        self.addCleanup(shutil.rmtree, self.directory, ignore_errors=True)
+        self.journeys = self.directory / "journeys"
+        shutil.copytree(REPOSITORY / "journeys", self.journeys)
+        (self.journeys / "authorization_details").mkdir()
+
+    def declare(self, schema, name="account_information"):
+        (self.journeys / "authorization_details" / f"{name}.json").write_text(json.dumps(schema))
+
+    def test_a_declared_type_is_offered_and_its_schema_holds(self):
+        self.declare(ACCOUNT_INFORMATION)
+        server = Server(self.directory, journeys=self.journeys)
+        self.addCleanup(server.stop)
+        self.assertEqual(server.discovery["authorization_details_types_supported"], ["account_information", "payment_initiation"])
+        (self.directory / "phone").mkdir()
+        Phone(server, self.directory / "phone", "ada@example.com")
+        backend = Backend(server, "bank-backend", authorization_details_types=["account_information"])
+        detail = {"type": "account_information", "accounts": ["DE02100100109307118603"], "access": "balances", "days": 30}
+        status, _, answer = backend.authorize(login_hint="ada@example.com", authorization_details=json.dumps([detail]))
+        self.assertEqual(status, 200, answer)
+        for wrong in ({**detail, "days": 365}, {**detail, "access": "payments"}, {**detail, "extra": 1},
+                      {**detail, "accounts": ["not-an-iban"]}, {"type": "account_information"}):
+            status, _, answer = backend.authorize(login_hint="ada@example.com", authorization_details=json.dumps([wrong]))
+            self.assertEqual((status, answer["error"]), (400, "invalid_authorization_details"), wrong)
+        # Not allowed to this client: the built-in type it did not register.
+        status, _, answer = backend.authorize(login_hint="ada@example.com", authorization_details=json.dumps([PAYMENT]))
+        self.assertEqual((status, answer["error"]), (400, "invalid_authorization_details"))
+
+    def test_a_schema_the_checks_cannot_hold_to_stops_the_start_naming_the_file(self):
+        for schema, reason in (
+            ({**ACCOUNT_INFORMATION, "properties": {**ACCOUNT_INFORMATION["properties"], "days": {"type": "number"}}}, "not one of"),
+            ({**ACCOUNT_INFORMATION, "additionalProperties": True}, "additionalProperties"),
+            ({**ACCOUNT_INFORMATION, "properties": {**ACCOUNT_INFORMATION["properties"], "access": {"type": "string", "format": "x"}}},
+             "unknown keyword 'format'"),
+            ({**ACCOUNT_INFORMATION, "required": ["accounts"]}, "requires its 'type'"),
+        ):
+            with self.subTest(reason=reason):
+                self.declare(schema)
+                result = subprocess.run(
+                    [COUNTERSIGN, "serve", "--dev"], cwd=self.directory, capture_output=True, text=True, timeout=60,
+                    env=dict(os.environ, COUNTERSIGN_PORT=str(free_port()), COUNTERSIGN_JOURNEYS_DIR=str(self.journeys),
+                             COUNTERSIGN_DATABASE_URL=str(self.directory / "refused.sqlite"),
+                             COUNTERSIGN_MASTER_KEY_FILE=str(self.directory / "master-key"), COUNTERSIGN_ADMIN_KEY=ADMIN_KEY))
+                self.assertNotEqual(result.returncode, 0)
+                output = result.stdout + result.stderr
+                self.assertIn("authorization_details/account_information.json", output)
+                self.assertIn(reason, output)
 
 
 class ClientAuthenticationTests(CIBATestCase):

@@ -104,6 +104,7 @@ public struct CountersignApp: Sendable {
         }
         let journeys = try JourneyRegistry.load(
             directory: configuration.journeysDirectory, development: configuration.mode == .development)
+        let detailTypes = try AuthorizationDetailTypes.load(journeysDirectory: configuration.journeysDirectory)
         let secretBox = try SecretBox.load(configuration.masterKey)
         let tokenIssuer = try await TokenIssuer.bootstrap(
             keyVault: SigningKeyVault(storage: storage, secrets: secretBox), issuer: configuration.publicURL,
@@ -132,6 +133,8 @@ public struct CountersignApp: Sendable {
             storage: storage, gateways: gateways, clock: clock, events: events, approvals: approvals, retryPolicy: PushRetryPolicy(),
             attemptTimeLimit: configuration.pushAttemptTimeLimit, metrics: metrics, logger: logger)
         parts.add(pushSender)
+        parts.add(CIBANotifier(
+            storage: storage, client: pushClient.client, secrets: secretBox, clock: clock, events: events, metrics: metrics, logger: logger))
         let sweeper = ExpirySweeper(
             storage: storage, clock: clock, retention: configuration.recordRetention,
             securityEventRetention: configuration.securityEventRetention, interval: configuration.sweepInterval, logger: logger)
@@ -174,13 +177,14 @@ public struct CountersignApp: Sendable {
                     interactions: interactions, events: events, storage: storage, openWaits: openWaits, clock: clock)),
             try BrowserRoutes(servingDemo: configuration.mode == .development),
             try OpenAPIRoutes(),
-            try WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer),
+            try WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer, detailTypes: detailTypes),
             CIBARoutes(ciba: CIBAService(
                 storage: storage, authentication: ClientAuthentication(storage: storage, issuer: configuration.publicURL, clock: clock),
-                approvals: approvals, tokenIssuer: tokenIssuer, clock: clock, issuer: configuration.publicURL)),
+                approvals: approvals, tokenIssuer: tokenIssuer, secrets: secretBox, clock: clock, issuer: configuration.publicURL,
+                metrics: metrics, detailTypes: detailTypes)),
             AdminRoutes(
                 verifier: adminKeys, storage: storage, journeys: journeys, tokenIssuer: tokenIssuer, clock: clock,
-                securityEvents: securityEvents, development: configuration.mode == .development),
+                securityEvents: securityEvents, development: configuration.mode == .development, detailTypes: detailTypes),
             EvidenceRoutes(verifier: adminKeys, storage: storage, sealKeys: evidenceSealer.publicKeys),
             SecurityEventRoutes(verifier: adminKeys, storage: storage),
             EnrollmentRoutes(verifier: adminKeys, storage: storage, codes: enrollmentCodes, securityEvents: securityEvents),

@@ -219,6 +219,8 @@ struct ApprovalLifecycle: Sendable {
                     // The figures count approvals; a decoy is none.
                     if !DecoyApprovalRecord.isDecoy(approvalID) { metrics.approvalClosed(outcome: status.rawValue) }
                     await events.publish(topic, event.message)
+                    // A backend client in ping mode is told once the answer is known (`CIBANotifier`).
+                    if approval.webInteractionID.hasPrefix(CIBARequestRecord.idPrefix + "_") { await events.publish(EventTopic.cibaPings, "") }
                 }
             }
         await work.hold(

@@ -2,7 +2,8 @@ import CountersignCore
 import Foundation
 
 /// RFC 9396 `authorization_details` as a backend client sends them (DESIGN.md §7): at most 5 objects, 4 KiB
-/// in all, each of a type its registration allows, each checked strictly against its type's rules.
+/// in all, each of a type its registration allows, each checked strictly against its type's schema
+/// (`AuthorizationDetailTypes`).
 /// Strings must be printable text without control, bidirectional or zero-width characters, so that what
 /// the phone shows is what is signed; numbers are integers (amounts travel as strings).
 enum AuthorizationDetails {
@@ -11,7 +12,7 @@ enum AuthorizationDetails {
 
     /// The details in `text` (a JSON array) when every rule holds; otherwise why not, for
     /// `invalid_authorization_details`.
-    static func parse(_ text: String, allowedTypes: Set<String>) throws(OAuthError) -> [JSONValue] {
+    static func parse(_ text: String, allowedTypes: Set<String>, types: AuthorizationDetailTypes) throws(OAuthError) -> [JSONValue] {
         guard text.utf8.count <= mostBytes else { throw refusal("is over \(mostBytes) bytes") }
         guard let value = try? StrictJSON.parse(text.utf8), let objects = value.arrayValue else { throw refusal("must be a JSON array") }
         guard objects.count <= mostObjects else { throw refusal("holds more than \(mostObjects) objects") }
@@ -19,7 +20,7 @@ enum AuthorizationDetails {
             guard let type = object["type"]?.stringValue else { throw refusal("[\(index)] needs a 'type'") }
             guard allowedTypes.contains(type) else { throw refusal("[\(index)]: the client may not send the type '\(type.prefix(64))'") }
             if let problem = problemOfValues(in: object, at: "[\(index)]") { throw refusal(problem) }
-            if let rules = builtInRules[type], let problem = rules.problem(with: object, at: "[\(index)]") { throw refusal(problem) }
+            if let problem = types.rules[type]?.problem(with: object, at: "[\(index)]") { throw refusal(problem) }
         }
         return objects
     }
@@ -48,68 +49,6 @@ enum AuthorizationDetails {
             return nil
         case .bool, .null:
             return nil
-        }
-    }
-
-    /// The types the server knows without an operator's schema.
-    static let builtInRules: [String: ObjectRule] = [
-        "payment_initiation": ObjectRule(
-            required: ["type", "instructedAmount", "creditorName", "creditorAccount"],
-            fields: [
-                "type": .text(pattern: nil, longest: 64),
-                "actions": .list(.text(pattern: nil, longest: 64)),
-                "locations": .list(.text(pattern: nil, longest: 256)),
-                "instructedAmount": .object(ObjectRule(
-                    required: ["currency", "amount"],
-                    fields: [
-                        "currency": .text(pattern: "^[A-Z]{3}$", longest: 3),
-                        "amount": .text(pattern: "^(0|[1-9][0-9]{0,14})(\\.[0-9]{1,6})?$", longest: 22),
-                    ])),
-                "creditorName": .text(pattern: nil, longest: 140),
-                "creditorAccount": .object(ObjectRule(
-                    required: ["iban"], fields: ["iban": .text(pattern: "^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}$", longest: 34)])),
-                "remittanceInformationUnstructured": .text(pattern: nil, longest: 140),
-            ]),
-    ]
-
-    /// The members an object of a built-in type has: the ones it needs, and each one's rule. Any other is refused.
-    struct ObjectRule: Sendable {
-        let required: [String]
-        let fields: [String: FieldRule]
-
-        func problem(with value: JSONValue, at path: String) -> String? {
-            guard let members = value.objectValue else { return "\(path) must be an object" }
-            if let missing = required.first(where: { members[$0] == nil }) { return "\(path) needs '\(missing)'" }
-            for (key, member) in members.sorted(by: { $0.key < $1.key }) {
-                guard let rule = fields[key] else { return "\(path) has the unknown member '\(key.prefix(64))'" }
-                if let problem = rule.problem(with: member, at: "\(path).\(key)") { return problem }
-            }
-            return nil
-        }
-    }
-
-    indirect enum FieldRule: Sendable {
-        case text(pattern: String?, longest: Int)
-        case list(FieldRule)
-        case object(ObjectRule)
-
-        func problem(with value: JSONValue, at path: String) -> String? {
-            switch self {
-            case .text(let pattern, let longest):
-                guard let text = value.stringValue, !text.isEmpty, text.count <= longest else {
-                    return "\(path) must be a string of 1 to \(longest) characters"
-                }
-                if let pattern, text.range(of: pattern, options: .regularExpression) == nil { return "\(path) is not well formed" }
-                return nil
-            case .list(let element):
-                guard let elements = value.arrayValue, elements.count <= 10 else { return "\(path) must be a list of at most 10" }
-                for (index, item) in elements.enumerated() {
-                    if let problem = element.problem(with: item, at: "\(path)[\(index)]") { return problem }
-                }
-                return nil
-            case .object(let rule):
-                return rule.problem(with: value, at: path)
-            }
         }
     }
 }

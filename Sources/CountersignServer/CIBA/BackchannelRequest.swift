@@ -24,7 +24,7 @@ struct BackchannelRequest: Sendable {
 
     /// The request in `parameters` (form fields as strings; a request object's claims as JSON values), for
     /// `client`.
-    init(_ parameters: [String: JSONValue], client: AuthenticatedClient) throws(OAuthError) {
+    init(_ parameters: [String: JSONValue], client: AuthenticatedClient, types: AuthorizationDetailTypes) throws(OAuthError) {
         func text(_ name: String) throws(OAuthError) -> String? {
             guard let value = parameters[name], value != .null else { return nil }
             guard let text = value.stringValue else { throw .invalidRequest("'\(name)' must be a string.") }
@@ -81,8 +81,8 @@ struct BackchannelRequest: Sendable {
         switch parameters["authorization_details"] {
         case nil, .null?: authorizationDetails = []
         // In a form, a JSON array as text; in a request object, the array itself.
-        case .string(let json)?: authorizationDetails = try AuthorizationDetails.parse(json, allowedTypes: allowed)
-        case let array?: authorizationDetails = try AuthorizationDetails.parse(JSONEncoder.wire.text(array), allowedTypes: allowed)
+        case .string(let json)?: authorizationDetails = try AuthorizationDetails.parse(json, allowedTypes: allowed, types: types)
+        case let array?: authorizationDetails = try AuthorizationDetails.parse(JSONEncoder.wire.text(array), allowedTypes: allowed, types: types)
         }
     }
 

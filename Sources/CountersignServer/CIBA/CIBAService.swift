@@ -13,8 +13,12 @@ struct CIBAService: Sendable {
     let authentication: ClientAuthentication
     let approvals: ApprovalLifecycle
     let tokenIssuer: TokenIssuer
+    /// Seals a ping request's notification token and `auth_req_id`, which the notifier must send back.
+    let secrets: SecretBox
     let clock: any WallClock
     let issuer: String
+    let metrics: ServerMetrics
+    let detailTypes: AuthorizationDetailTypes
 
     static let backchannelPath = "/oauth2/bc-authorize"
     static let tokenPath = "/oauth2/token"
@@ -42,8 +46,24 @@ struct CIBAService: Sendable {
 
     /// Makes the approval `form` asks for, on the user's newest phone.
     func authorize(_ form: [String: String], origin: RequestOrigin, logger: Logger) async throws -> Accepted {
+        try await counted(endpoint: "backchannel", success: "accepted") { try await accept(form, origin: origin, logger: logger) }
+    }
+
+    /// Runs `call`, counting how it ended (`ServerMetrics.cibaRequest`).
+    private func counted<Answer>(endpoint: String, success: String, _ call: () async throws -> Answer) async throws -> Answer {
+        do {
+            let answer = try await call()
+            metrics.cibaRequest(endpoint: endpoint, outcome: success)
+            return answer
+        } catch let refusal as OAuthError {
+            metrics.cibaRequest(endpoint: endpoint, outcome: refusal.code)
+            throw refusal
+        }
+    }
+
+    private func accept(_ form: [String: String], origin: RequestOrigin, logger: Logger) async throws -> Accepted {
         let client = try await authentication.authenticate(form, at: Self.backchannelPath, logger: logger)
-        let request = try BackchannelRequest(try await parameters(of: form, from: client, logger: logger), client: client)
+        let request = try BackchannelRequest(try await parameters(of: form, from: client, logger: logger), client: client, types: detailTypes)
         let externalUserID = try await externalUserID(of: request.hint, client: client)
         guard let addressees = try await storage.devices.active(ofUser: externalUserID, inApplicationOfClient: client.client.id),
             let user = addressees.user
@@ -56,7 +76,7 @@ struct CIBAService: Sendable {
         let now = clock.now()
         let lifetime = min(request.requestedExpiry ?? Self.defaultExpiry, Self.defaultExpiry)
         let expiresAt = now.addingTimeInterval(TimeInterval(lifetime))
-        let requestID = SecureRandom.identifier(prefix: "cib")
+        let requestID = SecureRandom.identifier(prefix: CIBARequestRecord.idPrefix)
         let work = UnitOfWork()
         let approvalID: String
         do {
@@ -74,7 +94,9 @@ struct CIBAService: Sendable {
         let authReqID = SecureRandom.challenge()
         await work.hold(storage.cibaRequests.insert(CIBARequestRecord(
             id: requestID, authReqHash: Self.hash(authReqID), clientID: client.client.id, userID: user.id, approvalID: approvalID,
-            scope: request.scope, notificationToken: request.clientNotificationToken, pollInterval: Self.pollInterval, nextPollAt: nil,
+            scope: request.scope, notificationToken: try request.clientNotificationToken.map { try secrets.seal($0, boundTo: requestID) },
+            notificationAuthReqID: request.clientNotificationToken == nil ? nil : try secrets.seal(authReqID, boundTo: requestID),
+            notifyDueAt: nil, notifyFirstAttemptAt: nil, notifiedAt: nil, pollInterval: Self.pollInterval, nextPollAt: nil,
             expiresAt: expiresAt, createdAt: now, redeemedAt: nil)))
         try await work.commit(on: storage)
         return Accepted(authReqID: authReqID, expiresIn: lifetime, interval: Self.pollInterval)
@@ -130,6 +152,10 @@ struct CIBAService: Sendable {
     /// Redeems `form`'s `auth_req_id` (CIBA Core §10–11): the tokens once the phone approved, and before
     /// that why not yet; a client polling faster than its interval is slowed down.
     func token(_ form: [String: String], logger: Logger) async throws -> Tokens {
+        try await counted(endpoint: "token", success: "issued") { try await redeem(form, logger: logger) }
+    }
+
+    private func redeem(_ form: [String: String], logger: Logger) async throws -> Tokens {
         let client = try await authentication.authenticate(form, at: Self.tokenPath, logger: logger)
         guard form["grant_type"] == Self.grantType else {
             throw OAuthError(status: .badRequest, code: "unsupported_grant_type", description: "The grant_type must be \(Self.grantType).")
@@ -157,12 +183,13 @@ struct CIBAService: Sendable {
         case .denied, .failed, .cancelled:
             throw Self.accessDenied("The request was not approved on the phone.", status: .badRequest)
         case .approved:
-            return try await tokens(for: request, approval: approval, client: client, at: now, invalidGrant: invalidGrant)
+            return try await tokens(for: request, authReqID: authReqID, approval: approval, client: client, at: now, invalidGrant: invalidGrant)
         }
     }
 
     private func tokens(
-        for request: CIBARequestRecord, approval: ApprovalRecord, client: AuthenticatedClient, at now: Date, invalidGrant: OAuthError
+        for request: CIBARequestRecord, authReqID: String, approval: ApprovalRecord, client: AuthenticatedClient, at now: Date,
+        invalidGrant: OAuthError
     ) async throws -> Tokens {
         // A phone or key revoked since it approved vouches for nothing.
         guard let device = try await storage.devices.find(approval.deviceID), device.isActive,
@@ -177,10 +204,10 @@ struct CIBAService: Sendable {
         let details = signed?["authorization_details"]?.arrayValue ?? []
         let issuedAt = Int(now.timeIntervalSince1970)
         let expiresAt = issuedAt + Int(tokenIssuer.tokenLifetime)
-        let amr = approval.amr.split(separator: ",").map(String.init)
+        let amr = TokenIssuer.ordered(approval.amr.split(separator: ",").map(String.init))
         let idToken = try await tokenIssuer.sign(CIBAIDTokenClaims(
             iss: issuer, aud: client.client.id, sub: user.id, iat: issuedAt, exp: expiresAt,
-            authTime: approval.authTime.map { Int($0.timeIntervalSince1970) } ?? issuedAt, amr: amr, authReqID: request.id))
+            authTime: approval.authTime.map { Int($0.timeIntervalSince1970) } ?? issuedAt, amr: amr, authReqID: authReqID))
         let accessToken = try await tokenIssuer.sign(
             CIBAAccessTokenClaims(
                 iss: issuer, aud: client.client.id, sub: user.id, clientID: client.client.id, scope: request.scope, iat: issuedAt,
@@ -220,8 +247,7 @@ struct CIBAIDTokenClaims: JWTPayload {
     let exp: Int
     let authTime: Int
     let amr: [String]
-    /// The request's id, not the `auth_req_id` the client holds: the claim ties the token to the request
-    /// without repeating a secret.
+    /// The `auth_req_id` redeemed (CIBA Core §7.4), which only this client held, and which is spent now.
     let authReqID: String
 
     enum CodingKeys: String, CodingKey {

@@ -28,6 +28,8 @@ enum EventTopic {
     static func device(_ id: String) -> String { "device:\(id)" }
     /// Rung when a push is queued or a send finishes.
     static let pushQueue = "push-queue"
+    /// Rung when a backend client's approval closes: its ping may be due.
+    static let cibaPings = "ciba-pings"
 }
 
 /// The message published on the waiting browser's interaction topic once an approval's close is

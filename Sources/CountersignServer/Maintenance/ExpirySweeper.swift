@@ -39,10 +39,11 @@ final class ExpirySweeper: ServerLifecycle {
         var decoyApprovals = 0
         var securityEvents = 0
         var browserCredentials = 0
+        var cibaRequests = 0
 
         var total: Int {
             deviceSignatures + idempotentReplays + interactions + approvals + pushJobs + pushDeliveries + enrollmentCodes + decoyApprovals
-                + securityEvents + browserCredentials
+                + securityEvents + browserCredentials + cibaRequests
         }
     }
 
@@ -122,6 +123,7 @@ final class ExpirySweeper: ServerLifecycle {
         removed.browserCredentials = try await inBatches {
             try await $0.deleteExpired(.browserCredentials, before: now, limit: $1)
         }
+        removed.cibaRequests = try await inBatches { try await $0.deleteExpired(.cibaRequests, before: cutoff, limit: $1) }
         return removed
     }
 

@@ -50,6 +50,8 @@ final class ServerMetrics: Sendable {
         static let inboxWaitsOpen = "countersign_inbox_waits_open"
         static let databaseQueryDuration = "countersign_database_query_duration_seconds"
         static let rateLimited = "countersign_rate_limited_total"
+        static let cibaRequests = "countersign_ciba_requests_total"
+        static let cibaPings = "countersign_ciba_pings_total"
     }
 
     /// An answered request: `route` is the matched pattern (`/v1/interactions/{interactionID}/submit`), so
@@ -94,6 +96,17 @@ final class ServerMetrics: Sendable {
 
     func databaseQueried(duration: Duration) {
         databaseQueries.recordNanoseconds(duration.nanoseconds)
+    }
+
+    /// A call at an OpenID CIBA endpoint (`backchannel` or `token`) and how it ended: `accepted`, `issued`,
+    /// or the OAuth error it was refused with.
+    func cibaRequest(endpoint: String, outcome: String) {
+        counter(Names.cibaRequests, [("endpoint", endpoint), ("outcome", outcome)]).increment()
+    }
+
+    /// A ping notification attempt and what became of it: `delivered`, `retry_scheduled`, `gave_up`.
+    func cibaPinged(outcome: String) {
+        counter(Names.cibaPings, [("outcome", outcome)]).increment()
     }
 
     /// A request refused by a limit; `code` is its wire code (`rate_limited`, `slow_down`, `too_many_waits`).

@@ -86,8 +86,7 @@ actor TokenIssuer {
     func issue(_ request: TokenRequest) async throws -> String {
         _ = try await currentKeySet()
         let now = Int(clock.now().timeIntervalSince1970)
-        var amr = Self.canonicalOrder.filter(request.amr.contains) + request.amr.filter { !Self.canonicalOrder.contains($0) && $0 != "mfa" }
-        if amr.count >= 2 { amr.append("mfa") }
+        let amr = Self.ordered(request.amr)
         let claims = TokenClaims(
             iss: issuer, aud: request.clientID, sub: request.user.userID, externalUserID: request.user.externalUserID,
             iat: now, exp: now + Int(lifetime), authTime: request.authTime.map { Int($0.timeIntervalSince1970) },
@@ -98,6 +97,14 @@ actor TokenIssuer {
 
     /// The order `amr` values are listed in, whatever order they were proven in; `mfa` comes last.
     static let canonicalOrder = ["mobile_biometrics", "hwk", "code_otp"]
+
+    /// `amr` as every token lists it: in `canonicalOrder`, then any other, then `mfa` when two or more
+    /// methods were proven.
+    static func ordered(_ amr: [String]) -> [String] {
+        var ordered = canonicalOrder.filter(amr.contains) + amr.filter { !canonicalOrder.contains($0) && $0 != "mfa" }
+        if ordered.count >= 2 { ordered.append("mfa") }
+        return ordered
+    }
 
     /// Publishes a new key, which signs `publishedBeforeSigning` from now, or at once `immediately`;
     /// returns it. The key is stored in one transaction with the security event that records the

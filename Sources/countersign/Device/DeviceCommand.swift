@@ -144,6 +144,10 @@ struct DeviceCommand: AsyncParsableCommand {
                         if let details = opened.data?["approval_data"]?.objectValue {
                             SimulatedPhone.detailLines(details.compactMapValues(\.stringValue)).forEach { print($0) }
                         }
+                        if let details = opened.data?["authorization_details"]?.arrayValue {
+                            let bindingMessage = opened.data?["binding_message"]?.stringValue ?? ""
+                            SimulatedPhone.requestLines(details, bindingMessage: bindingMessage).forEach { print($0) }
+                        }
                         let needsCode = opened.journeyStepID == JourneyStepID.otpValidation
                         // A request the browser cancelled, or that expired, meanwhile is refused; go on watching.
                         do {

@@ -31,6 +31,25 @@ struct ExpirySweepTests {
         }
     }
 
+    @Test("a backend client's request is kept for the retention after its expiry, then removed")
+    func cibaRequestsGo() async throws {
+        try await Self.run { server in
+            _ = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let userID = try #require(try await server.sql.raw("SELECT id FROM users").first(decoding: [String: String].self)?["id"])
+            let now = server.clock.now()
+            try await server.sql.raw("""
+                INSERT INTO ciba_requests (id, auth_req_hash, client_id, user_id, approval_id, scope, poll_interval, expires_at, created_at)
+                VALUES ('cib_1', 'hash', 'demo-web', \(bind: userID), 'apr_1', 'openid', 5, \(bind: now.addingTimeInterval(300)), \(bind: now))
+                """).run()
+            server.clock.advance(by: 300 + 59)
+            try await server.sweep()
+            #expect(try await server.count("ciba_requests") == 1, "kept for the retention")
+            server.clock.advance(by: 2)
+            try await server.sweep()
+            #expect(try await server.count("ciba_requests") == 0, "removed after the retention")
+        }
+    }
+
     @Test("interactions that never reached a user are removed at expiry, without waiting for the retention")
     func anonymousInteractionsGoAtExpiry() async throws {
         try await Self.run { server in

@@ -27,6 +27,35 @@ struct AuthenticatorTests {
         #expect(input["userIdentifier"] == "ada@example.com")
     }
 
+    @Test("a backend client's request whose challenge differs from the details and binding message shown is refused before anything is signed")
+    func authorizationRequestMismatch() async throws {
+        let keys = try KeysOnDisk()
+        let authenticator = Authenticator(keyStore: SoftwareKeyStore(url: keys.url))
+        _ = try await authenticator.registerNativeBiometrics(userIdentifier: "ada@example.com")
+        try await authenticator.keepRegisteredKeys(userIdentifier: "ada@example.com")
+        let details: [JSONValue] = [["type": "payment_initiation", "instructedAmount": ["currency": "EUR", "amount": "10.00"]]]
+        let nonce = [UInt8](repeating: 7, count: 32)
+        func challenge(_ bindingMessage: String) -> String {
+            AuthorizationRequestChallenge.derive(
+                signedObject: AuthorizationRequestChallenge.signedObject(authorizationDetails: details, bindingMessage: bindingMessage),
+                nonce: nonce)
+        }
+
+        await #expect(throws: CountersignClientError.challengeMismatch) {
+            try await authenticator.authorizationRequestNativeBiometrics(
+                userIdentifier: "ada@example.com", authorizationDetails: details, bindingMessage: "Pay Bob 10 EUR",
+                nonce: LenientBase64.urlEncoded(nonce), challenge: challenge("Pay Mallory 10 EUR"))
+        }
+        let input = try await authenticator.authorizationRequestNativeBiometrics(
+            userIdentifier: "ada@example.com", authorizationDetails: details, bindingMessage: "Pay Bob 10 EUR",
+            nonce: LenientBase64.urlEncoded(nonce), challenge: challenge("Pay Bob 10 EUR"))
+        #expect(input["userIdentifier"] == "ada@example.com")
+        // The same request's challenge is no sign-in challenge.
+        await #expect(throws: CountersignClientError.notAnAuthenticationChallenge) {
+            try await authenticator.authenticateNativeBiometrics(userIdentifier: "ada@example.com", challenge: challenge("Pay Bob 10 EUR"))
+        }
+    }
+
     @Test("a nonce that is not 32 bytes written as the server writes them gets no signature, though its challenge matches: it could never verify as evidence",
           arguments: [
             LenientBase64.urlEncoded([UInt8](repeating: 7, count: 1)), LenientBase64.urlEncoded([UInt8](repeating: 7, count: 16)),

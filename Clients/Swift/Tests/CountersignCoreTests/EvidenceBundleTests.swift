@@ -43,6 +43,34 @@ struct EvidenceBundleTests {
         }
     }
 
+    @Test("a backend client's signed request verifies from its authorization_request; a changed binding message or detail does not")
+    func authorizationRequest() throws {
+        let key = P256.Signing.PrivateKey()
+        let nonce = SecureRandom.bytes(32)
+        let signed = AuthorizationRequestChallenge.signedObject(
+            authorizationDetails: [["type": "payment_initiation", "instructedAmount": ["currency": "EUR", "amount": "123.50"]]],
+            bindingMessage: "Pay Merchant A")
+        let challenge = AuthorizationRequestChallenge.derive(signedObject: signed, nonce: nonce)
+        func bundle(_ authorizationRequest: JSONValue) throws -> EvidenceBundle {
+            EvidenceBundle(
+                id: "evd_1", approvalData: try ApprovalData([:]), nonce: LenientBase64.urlEncoded(nonce), challenge: challenge,
+                signature: try key.signature(for: Data(challenge.utf8)).derRepresentation.base64EncodedString(), publicKeyID: "key-1",
+                publicKey: key.publicKey.derRepresentation.base64EncodedString(), userID: "usr_1", externalUserID: "ada@example.com",
+                deviceID: "dev_1", journeyID: "mobile_approve_ciba", approvalID: "apr_1", signedAt: "2026-12-07T10:00:00Z",
+                authorizationRequest: authorizationRequest)
+        }
+        let verified = try bundle(signed)
+        try verified.verify()
+        let decoded = try JSONDecoder().decode(EvidenceBundle.self, from: try JSONEncoder().encode(verified))
+        #expect(decoded == verified)
+        var changed = signed.objectValue ?? [:]
+        changed["binding_message"] = "Pay Mallory"
+        #expect(throws: EvidenceBundle.Problem.challengeMismatch) { try bundle(.object(changed)).verify() }
+        changed = signed.objectValue ?? [:]
+        changed["authorization_details"] = [["type": "payment_initiation", "instructedAmount": ["currency": "EUR", "amount": "1234.50"]]]
+        #expect(throws: EvidenceBundle.Problem.challengeMismatch) { try bundle(.object(changed)).verify() }
+    }
+
     @Test("a bundle verifies; its JSON round-trips with snake_case keys")
     func verifies() throws {
         let text = try Self.signedBundle()

@@ -12,6 +12,8 @@ struct AdminRoutes: RouteGroup {
     let securityEvents: SecurityEvents
     /// Development mode: a backend client's notification endpoint may be plain http on the loopback.
     let development: Bool
+    /// The `authorization_details` types a backend client may be allowed.
+    let detailTypes: AuthorizationDetailTypes
 
     func register(on router: Router<ServerRequestContext>) {
         let admin = router.adminAPI(verifier)
@@ -145,7 +147,7 @@ struct AdminRoutes: RouteGroup {
         let backend: BackendClientRecord?
         if kind == .backend {
             backend = try await BackendClientRegistration.record(
-                of: body, clientID: body.id, knownDetailTypes: AuthorizationDetailTypes.builtIn, development: development)
+                of: body, clientID: body.id, knownDetailTypes: detailTypes.names, development: development)
         } else {
             try BackendClientRegistration.refuseBackendFields(in: body)
             backend = nil

@@ -10,10 +10,10 @@ struct WellKnownRoutes: RouteGroup {
     /// The discovery document, encoded once: it changes only with the configuration.
     let discoveryBody: Data
 
-    init(issuer: String, tokenIssuer: TokenIssuer) throws {
+    init(issuer: String, tokenIssuer: TokenIssuer, detailTypes: AuthorizationDetailTypes) throws {
         self.tokenIssuer = tokenIssuer
         discoveryBody = try JSONEncoder.wire.encode(DiscoveryDocument(
-            issuer: issuer,
+            issuer: issuer, detailTypes: detailTypes,
             claimsSupported: [
                 "iss", "aud", "sub", "external_user_id", "iat", "exp", "auth_time", "jti", "amr", "device_id",
                 "journey_id", "approval_data",

@@ -18,10 +18,11 @@ struct DiscoveryDocument: Encodable {
     let backchannelTokenDeliveryModesSupported = TokenDeliveryMode.allCases.map(\.rawValue)
     let backchannelAuthenticationRequestSigningAlgValuesSupported = BackendClientRegistration.signingAlgorithms
     let backchannelUserCodeParameterSupported = false
-    let authorizationDetailsTypesSupported = AuthorizationDetailTypes.builtIn.sorted()
+    let authorizationDetailsTypesSupported: [String]
     let claimsSupported: [String]
 
-    init(issuer: String, claimsSupported: [String]) {
+    init(issuer: String, detailTypes: AuthorizationDetailTypes, claimsSupported: [String]) {
+        authorizationDetailsTypesSupported = detailTypes.names.sorted()
         self.issuer = issuer
         jwksURI = "\(issuer)/.well-known/jwks.json"
         tokenEndpoint = issuer + CIBAService.tokenPath

@@ -386,6 +386,10 @@ enum PostgresSchema {
                 approval_id text NOT NULL,
                 scope text NOT NULL,
                 notification_token text,
+                notification_auth_req_id text,
+                notify_due_at timestamptz,
+                notify_first_attempt_at timestamptz,
+                notified_at timestamptz,
                 poll_interval integer NOT NULL,
                 next_poll_at timestamptz,
                 expires_at timestamptz NOT NULL,
@@ -396,6 +400,10 @@ enum PostgresSchema {
             """,
             """
             CREATE INDEX ciba_requests_expires_at ON ciba_requests (expires_at)
+            """,
+            """
+            CREATE INDEX ciba_requests_pings_due ON ciba_requests (notify_due_at)
+            WHERE notified_at IS NULL AND notification_token IS NOT NULL
             """,
         ]),
     ]

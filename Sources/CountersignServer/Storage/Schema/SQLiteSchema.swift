@@ -374,6 +374,10 @@ enum SQLiteSchema {
                 approval_id TEXT NOT NULL,
                 scope TEXT NOT NULL,
                 notification_token TEXT,
+                notification_auth_req_id TEXT,
+                notify_due_at REAL,
+                notify_first_attempt_at REAL,
+                notified_at REAL,
                 poll_interval INTEGER NOT NULL,
                 next_poll_at REAL,
                 expires_at REAL NOT NULL,
@@ -384,6 +388,10 @@ enum SQLiteSchema {
             """,
             """
             CREATE INDEX ciba_requests_expires_at ON ciba_requests (expires_at)
+            """,
+            """
+            CREATE INDEX ciba_requests_pings_due ON ciba_requests (notify_due_at)
+            WHERE notified_at IS NULL AND notification_token IS NOT NULL
             """,
         ]),
     ]

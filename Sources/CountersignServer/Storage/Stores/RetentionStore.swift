@@ -38,6 +38,8 @@ struct RetentionStore {
         /// Security events, by `created_at` (they have no expiry of their own).
         case securityEvents
         case browserCredentials
+        /// Backend clients' requests, after the retention (their approvals go with the same cutoff).
+        case cibaRequests
 
         fileprivate var statement: String {
             switch self {
@@ -49,6 +51,7 @@ struct RetentionStore {
             case .decoyApprovals: Self.deleteDecoyApprovals
             case .securityEvents: Self.deleteSecurityEvents
             case .browserCredentials: Self.deleteBrowserCredentials
+            case .cibaRequests: Self.deleteCIBARequests
             }
         }
 
@@ -72,6 +75,7 @@ struct RetentionStore {
         private static let deleteDecoyApprovals = deleteBatch(from: "decoy_approvals")
         private static let deleteSecurityEvents = deleteBatch(from: "security_events", by: "created_at")
         private static let deleteBrowserCredentials = deleteBatch(from: "browser_credentials")
+        private static let deleteCIBARequests = deleteBatch(from: "ciba_requests")
     }
 
     /// Deletes up to `limit` of the `rows` expired before `date`; returns how many.
