@@ -446,6 +446,12 @@ class PingTests(CIBATestCase):
         self.assertEqual(status, 200, tokens)
         time.sleep(3)
         self.assertEqual(len(endpoint.received), 1)
+        with urllib.request.urlopen(f"{self.server.url}/metrics", timeout=5) as response:
+            metrics = response.read().decode()
+        self.assertIn('countersign_ciba_requests_total{endpoint="backchannel",outcome="accepted"}', metrics)
+        self.assertIn('countersign_ciba_requests_total{endpoint="token",outcome="issued"}', metrics)
+        if self.other is self.server:
+            self.assertIn('countersign_ciba_pings_total{outcome="delivered"} 1', metrics)
 
     def test_an_endpoint_answering_401_is_not_retried_and_polling_still_redeems(self):
         phone = self.phone()
@@ -478,6 +484,22 @@ class PingTests(CIBATestCase):
         phone.run("approve")
         time.sleep(2.5)
         endpoint.start()
+        endpoint.wait_for(1, seconds=20)
+        self.assertEqual(json.loads(endpoint.received[0][2]), {"auth_req_id": started["auth_req_id"]})
+
+    def test_a_notification_due_when_the_server_stops_is_sent_after_it_starts_again(self):
+        if self.other is not self.server:
+            self.skipTest("one instance: the restart is of the only one")
+        phone = self.phone()
+        endpoint = self.endpoint()
+        backend = self.ping_client(endpoint)
+        started = self.started(backend)
+        phone.run("approve")
+        time.sleep(1.5)
+        self.server.stop()
+        endpoint.start()
+        restarted = Server(self.directory, name="restarted")
+        self.addCleanup(restarted.stop)
         endpoint.wait_for(1, seconds=20)
         self.assertEqual(json.loads(endpoint.received[0][2]), {"auth_req_id": started["auth_req_id"]})
 

@@ -23,8 +23,9 @@ struct CIBAService: Sendable {
     static let backchannelPath = "/oauth2/bc-authorize"
     static let tokenPath = "/oauth2/token"
     static let grantType = "urn:openid:params:grant-type:ciba"
-    /// The journey the phone runs to show and sign the request.
-    static let mobileJourneyID = "mobile_approve_ciba"
+    /// The journeys the phone runs to show and sign a request: a sign-in, and a request with details.
+    static let signInJourneyID = "mobile_approve_ciba"
+    static let transactionJourneyID = "mobile_approve_ciba_transaction"
     /// How long a request lives unless the client asks for less.
     static let defaultExpiry = 300
     /// Seconds between polls, raised by 5 at each `slow_down`.
@@ -83,7 +84,8 @@ struct CIBAService: Sendable {
             approvalID = try await approvals.create(
                 ApprovalRequest(
                     user: user.context, deviceID: device.id, clientID: client.client.id, journeyID: "ciba",
-                    mobileJourneyID: Self.mobileJourneyID, approvalData: nil, additionalData: nil, correlationID: nil, otp: nil,
+                    mobileJourneyID: request.authorizationDetails.isEmpty ? Self.signInJourneyID : Self.transactionJourneyID,
+                    approvalData: nil, additionalData: nil, correlationID: nil, otp: nil,
                     expiresAt: expiresAt, limits: .defaults),
                 webInteractionID: requestID, origin: origin, device: device, application: addressees.application,
                 authorizationRequest: CanonicalJSON.text(request.signedObject), in: work)
