@@ -245,6 +245,7 @@ class PollTests(CIBATestCase):
         started = self.payment_request(backend)
         self.assertGreaterEqual(len(base64.urlsafe_b64decode(started["auth_req_id"] + "==")), 20)
         self.assertEqual((started["expires_in"], started["interval"]), (300, 5))
+        time.sleep(started["interval"])
         self.assertRefused(backend.token(started["auth_req_id"]), 400, "authorization_pending")
 
         approved = phone.run("approve")
@@ -252,7 +253,6 @@ class PollTests(CIBATestCase):
         self.assertIn("[0].instructedAmount.amount: 123.50", approved.stdout)
         self.assertIn("[0].creditorName: Merchant A", approved.stdout)
 
-        time.sleep(started["interval"])
         # On PostgreSQL, redeemed at the other instance.
         status, headers, tokens = backend.token(started["auth_req_id"], server=self.other)
         self.assertEqual(status, 200, tokens)
@@ -311,18 +311,22 @@ class PollTests(CIBATestCase):
         status, _, again = backend.authorize(id_token_hint=tokens["id_token"], binding_message="Sign in again")
         self.assertEqual(status, 200, again)
         self.assertIn("binding message: Sign in again", phone.run("approve").stdout)
-        # Issued to another client, it names no one here.
+        # Issued to another client, it names no one here; nor is an access token an id token.
         other = Backend(self.server, "other-backend")
         self.assertRefused(other.authorize(id_token_hint=tokens["id_token"]), 400, "unknown_user_id")
+        self.assertRefused(backend.authorize(id_token_hint=tokens["access_token"]), 400, "unknown_user_id")
 
     def test_polling_faster_than_the_interval_is_slowed_down_and_the_interval_grows(self):
         self.phone()
         backend = Backend(self.server, "bank-backend")
         started = self.payment_request(backend)
-        self.assertRefused(backend.token(started["auth_req_id"]), 400, "authorization_pending")
+        # The first poll too waits the interval.
         slowed = backend.token(started["auth_req_id"])
         self.assertRefused(slowed, 400, "slow_down")
         self.assertIn("10 seconds", slowed[2]["error_description"])
+        slowed = backend.token(started["auth_req_id"])
+        self.assertRefused(slowed, 400, "slow_down")
+        self.assertIn("15 seconds", slowed[2]["error_description"])
 
     def test_denied_is_access_denied_and_the_push_fatigue_limits_hold_the_next_request(self):
         phone = self.phone()
@@ -627,6 +631,14 @@ class ClientAuthenticationTests(CIBATestCase):
     def test_a_web_clients_id_is_unauthorized_client_whatever_it_sends(self):
         web = Backend(self.server, "demo-web", register=False)
         self.assertRefused(web.authorize(login_hint="ada@example.com"), 400, "unauthorized_client")
+        self.assertRefused(web.authorize(web.assertion(alg="HS256", key=OctKey.import_key(b"x" * 32)), login_hint="ada@example.com"),
+                           400, "unauthorized_client")
+        request = urllib.request.Request(
+            f"{self.server.url}/oauth2/token", method="POST", data=b"client_id=demo-native&grant_type=x",
+            headers={"Content-Type": "application/x-www-form-urlencoded"})
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        self.assertEqual((refused.exception.code, json.load(refused.exception)["error"]), (400, "unauthorized_client"))
 
 
 class RequestTests(CIBATestCase):
@@ -644,6 +656,8 @@ class RequestTests(CIBATestCase):
     def test_bad_parameters_are_refused_with_their_error(self):
         cases = [
             (400, "invalid_scope", {"scope": "profile"}),
+            # A scope the phone never shows would ride along with what it signs.
+            (400, "invalid_scope", {"scope": "openid payments:write"}),
             (400, "invalid_request", {"id_token_hint": "x.y.z"}),
             (400, "invalid_request", {"login_hint": "", "login_hint_token": "abc"}),
             (400, "invalid_request", {"requested_expiry": "soon"}),
@@ -652,9 +666,14 @@ class RequestTests(CIBATestCase):
             (400, "invalid_binding_message", {"binding_message": "Pay \u202eAUE 05.321"}),
             (400, "invalid_binding_message", {"binding_message": "Pay\u200bMerchant"}),
             (400, "invalid_binding_message", {"binding_message": "x" * 65}),
+            # Drawn over its neighbours, or blank though not empty.
+            (400, "invalid_binding_message", {"binding_message": "Pay 1" + "\u0301" * 40 + "0 EUR"}),
+            (400, "invalid_binding_message", {"binding_message": "\u0301Pay"}),
+            (400, "invalid_binding_message", {"binding_message": "Pay\u3164Merchant"}),
             (400, "invalid_authorization_details", {"authorization_details": "{}"}),
             (400, "invalid_authorization_details", {"authorization_details": json.dumps([{"type": "account_information"}])}),
             (400, "invalid_authorization_details", {"authorization_details": json.dumps([{**PAYMENT, "creditorName": "Merchant\u200dA"}])}),
+            (400, "invalid_authorization_details", {"authorization_details": json.dumps([{**PAYMENT, "creditorName": "Merchant\u115fA"}])}),
             (400, "invalid_authorization_details", {"authorization_details": json.dumps([{**PAYMENT, "instructedAmount": {"currency": "EUR", "amount": 123.5}}])}),
             (400, "invalid_authorization_details", {"authorization_details": json.dumps([{**PAYMENT, "instructedAmount": {"currency": "eur", "amount": "1"}}])}),
             (400, "invalid_authorization_details", {"authorization_details": json.dumps([{**PAYMENT, "extra": "x"}])}),

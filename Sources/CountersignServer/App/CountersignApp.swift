@@ -181,7 +181,7 @@ public struct CountersignApp: Sendable {
             CIBARoutes(ciba: CIBAService(
                 storage: storage, authentication: ClientAuthentication(storage: storage, issuer: configuration.publicURL, clock: clock),
                 approvals: approvals, tokenIssuer: tokenIssuer, secrets: secretBox, clock: clock, issuer: configuration.publicURL,
-                metrics: metrics, detailTypes: detailTypes)),
+                metrics: metrics, detailTypes: detailTypes, journeys: journeys)),
             AdminRoutes(
                 verifier: adminKeys, storage: storage, journeys: journeys, tokenIssuer: tokenIssuer, clock: clock,
                 securityEvents: securityEvents, development: configuration.mode == .development, detailTypes: detailTypes),

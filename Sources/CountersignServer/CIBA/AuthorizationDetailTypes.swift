@@ -96,7 +96,8 @@ enum DetailRule: Sendable {
     func problem(with value: JSONValue, at path: String) -> String? {
         switch self {
         case .text(let pattern, let longest, let choices):
-            guard let text = value.stringValue, !text.isEmpty, text.count <= longest else {
+            // Counted in Unicode scalars: a character may be made of many.
+            guard let text = value.stringValue, !text.isEmpty, text.unicodeScalars.count <= longest else {
                 return "\(path) must be a string of 1 to \(longest) characters"
             }
             if let choices, !choices.contains(text) { return "\(path) must be one of: \(choices.joined(separator: ", "))" }

@@ -20,7 +20,9 @@ enum AuthorizationDetails {
             guard let type = object["type"]?.stringValue else { throw refusal("[\(index)] needs a 'type'") }
             guard allowedTypes.contains(type) else { throw refusal("[\(index)]: the client may not send the type '\(type.prefix(64))'") }
             if let problem = problemOfValues(in: object, at: "[\(index)]") { throw refusal(problem) }
-            if let problem = types.rules[type]?.problem(with: object, at: "[\(index)]") { throw refusal(problem) }
+            // A type the client was allowed but this server no longer declares is held to nothing: refused.
+            guard let rule = types.rules[type] else { throw refusal("[\(index)]: the type '\(type.prefix(64))' is not declared on this server") }
+            if let problem = rule.problem(with: object, at: "[\(index)]") { throw refusal(problem) }
         }
         return objects
     }
@@ -35,7 +37,8 @@ enum AuthorizationDetails {
         case .string(let text):
             return PrintableText.problem(in: text).map { "\(path) \($0)" }
         case .number(let number):
-            return number.rounded() == number && abs(number) < 9_007_199_254_740_992 ? nil : "\(path) must be an integer (amounts are strings)"
+            // Below 10^15, where every JSON writer involved still writes the integer's digits.
+            return number.rounded() == number && abs(number) < 1e15 ? nil : "\(path) must be an integer below 10^15 (amounts are strings)"
         case .object(let members):
             for (key, member) in members.sorted(by: { $0.key < $1.key }) {
                 if let problem = PrintableText.problem(in: key) { return "\(path) has a key that \(problem)" }
@@ -53,11 +56,22 @@ enum AuthorizationDetails {
     }
 }
 
-/// Text a person reads on their phone before they sign it: nothing that is not drawn as itself.
+/// Text a person reads on their phone before they sign it: nothing that is not drawn as itself, nothing
+/// drawn over its neighbours.
 enum PrintableText {
+    /// The most combining marks one character may carry: more are drawn over the text around it.
+    static let mostMarks = 2
+
     /// Why `text` is not printable, or nil.
     static func problem(in text: String) -> String? {
+        if let first = text.unicodeScalars.first, isMark(first) { return "starts with a combining mark (U+\(hex(first)))" }
+        for character in text where character.unicodeScalars.count(where: isMark) > mostMarks {
+            return "holds a character with more than \(mostMarks) combining marks"
+        }
         for scalar in text.unicodeScalars {
+            if scalar.properties.isDefaultIgnorableCodePoint {
+                return "holds an invisible character such as a direction override, a zero-width one or a filler (U+\(hex(scalar)))"
+            }
             switch scalar.properties.generalCategory {
             case .control: return "holds a control character (U+\(hex(scalar)))"
             case .format: return "holds an invisible formatting character such as a direction override or a zero-width one (U+\(hex(scalar)))"
@@ -67,6 +81,13 @@ enum PrintableText {
             }
         }
         return nil
+    }
+
+    private static func isMark(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: true
+        default: false
+        }
     }
 
     private static func hex(_ scalar: Unicode.Scalar) -> String {

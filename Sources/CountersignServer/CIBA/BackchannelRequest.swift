@@ -30,11 +30,12 @@ struct BackchannelRequest: Sendable {
             guard let text = value.stringValue else { throw .invalidRequest("'\(name)' must be a string.") }
             return text.isEmpty ? nil : text
         }
-        guard let scope = try text("scope"), scope.split(separator: " ").contains("openid") else {
-            throw OAuthError(status: .badRequest, code: "invalid_scope", description: "'scope' must contain openid.")
+        // The phone signs the details, not the scopes: a scope it never showed must grant nothing, so
+        // `openid` is the only one.
+        guard let scope = try text("scope"), Set(scope.split(separator: " ")) == ["openid"] else {
+            throw OAuthError(status: .badRequest, code: "invalid_scope", description: "'scope' must be openid (the details say what is granted).")
         }
-        guard scope.count <= 512, PrintableText.problem(in: scope) == nil else { throw .invalidRequest("'scope' is not printable text.") }
-        self.scope = scope
+        self.scope = "openid"
         if try text("login_hint_token") != nil { throw .invalidRequest("'login_hint_token' is not supported: send login_hint or id_token_hint.") }
         switch (try text("login_hint"), try text("id_token_hint")) {
         case (let login?, nil):
@@ -49,7 +50,7 @@ struct BackchannelRequest: Sendable {
             if let problem = PrintableText.problem(in: message) {
                 throw OAuthError(status: .badRequest, code: "invalid_binding_message", description: "'binding_message' \(problem).")
             }
-            guard message.count <= Self.longestBindingMessage else {
+            guard message.unicodeScalars.count <= Self.longestBindingMessage else {
                 throw OAuthError(
                     status: .badRequest, code: "invalid_binding_message",
                     description: "'binding_message' must be at most \(Self.longestBindingMessage) characters.")

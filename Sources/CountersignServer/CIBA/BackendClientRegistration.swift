@@ -76,7 +76,8 @@ enum BackendClientRegistration {
             case "RSA":
                 let encoded: String? = fields["n"]?.stringValue
                 let modulus: [UInt8] = encoded.flatMap { LenientBase64.decode($0) }.map { Array($0.drop { $0 == 0 }) } ?? []
-                guard modulus.count * 8 >= shortestRSAModulus else {
+                let bits = modulus.first.map { modulus.count * 8 - $0.leadingZeroBitCount } ?? 0
+                guard bits >= shortestRSAModulus else {
                     throw ServiceError.notValid("\(name) must be an RSA key of at least \(shortestRSAModulus) bits.")
                 }
                 algorithm = "PS256"

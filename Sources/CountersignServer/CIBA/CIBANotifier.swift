@@ -80,9 +80,14 @@ final class CIBANotifier: ServerLifecycle {
     private func notify(_ due: CIBARequestStore.DuePing) async {
         let request = due.request
         do {
-            guard let sealedToken = request.notificationToken, let sealedID = request.notificationAuthReqID else { return }
-            let token = try secrets.open(sealedToken, boundTo: request.id)
-            let authReqID = try secrets.open(sealedID, boundTo: request.id)
+            guard let sealedToken = request.notificationToken, let sealedID = request.notificationAuthReqID,
+                let token = try? secrets.open(sealedToken, boundTo: request.id), let authReqID = try? secrets.open(sealedID, boundTo: request.id)
+            else {
+                // Sealed under another master key: it can never be sent, so it is given up, not claimed again forever.
+                logger.error("a CIBA ping cannot be unsealed, and is given up", metadata: ["request": "\(request.id)"])
+                metrics.cibaPinged(outcome: Outcome.gaveUp.rawValue)
+                return try await storage.cibaRequests.pinged(request.id, at: clock.now())
+            }
             let outcome: Outcome
             var reason: String
             do {

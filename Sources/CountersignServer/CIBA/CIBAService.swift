@@ -19,6 +19,8 @@ struct CIBAService: Sendable {
     let issuer: String
     let metrics: ServerMetrics
     let detailTypes: AuthorizationDetailTypes
+    /// The loaded journeys, which must hold the phone's CIBA journeys.
+    let journeys: JourneyRegistry
 
     static let backchannelPath = "/oauth2/bc-authorize"
     static let tokenPath = "/oauth2/token"
@@ -74,33 +76,42 @@ struct CIBAService: Sendable {
         guard let device = addressees.devices.first(where: { $0.pushTokenInvalidAt == nil }) ?? addressees.devices.first else {
             throw Self.accessDenied("The user has no phone able to approve.")
         }
+        let mobileJourneyID = request.authorizationDetails.isEmpty ? Self.signInJourneyID : Self.transactionJourneyID
+        guard journeys[mobileJourneyID] != nil else {
+            logger.error("a CIBA request has no journey for the phone", metadata: ["journey": "\(mobileJourneyID)"])
+            throw OAuthError(
+                status: .internalServerError, code: "server_error",
+                description: "This server has no journey for the phone to approve the request with (\(mobileJourneyID)).")
+        }
         let now = clock.now()
         let lifetime = min(request.requestedExpiry ?? Self.defaultExpiry, Self.defaultExpiry)
         let expiresAt = now.addingTimeInterval(TimeInterval(lifetime))
         let requestID = SecureRandom.identifier(prefix: CIBARequestRecord.idPrefix)
-        let work = UnitOfWork()
-        let approvalID: String
+        let authReqID = SecureRandom.challenge()
+        // The limits may refuse as the approval is made, or at the commit (a request for the same person at the
+        // same moment): either way a policy refused it.
         do {
-            approvalID = try await approvals.create(
+            let work = UnitOfWork()
+            let approvalID = try await approvals.create(
                 ApprovalRequest(
-                    user: user.context, deviceID: device.id, clientID: client.client.id, journeyID: "ciba",
-                    mobileJourneyID: request.authorizationDetails.isEmpty ? Self.signInJourneyID : Self.transactionJourneyID,
-                    approvalData: nil, additionalData: nil, correlationID: nil, otp: nil,
-                    expiresAt: expiresAt, limits: .defaults),
+                    user: user.context, deviceID: device.id, clientID: client.client.id, journeyID: "ciba", mobileJourneyID: mobileJourneyID,
+                    approvalData: nil, additionalData: nil, correlationID: nil, otp: nil, expiresAt: expiresAt, limits: .defaults),
                 webInteractionID: requestID, origin: origin, device: device, application: addressees.application,
                 authorizationRequest: CanonicalJSON.text(request.signedObject), in: work)
+            await work.hold(storage.cibaRequests.insert(CIBARequestRecord(
+                id: requestID, authReqHash: Self.hash(authReqID), clientID: client.client.id, userID: user.id, approvalID: approvalID,
+                scope: request.scope, notificationToken: try request.clientNotificationToken.map { try secrets.seal($0, boundTo: requestID) },
+                notificationAuthReqID: request.clientNotificationToken == nil ? nil : try secrets.seal(authReqID, boundTo: requestID),
+                notifyDueAt: nil, notifyFirstAttemptAt: nil, notifiedAt: nil, pollInterval: Self.pollInterval,
+                nextPollAt: now.addingTimeInterval(TimeInterval(Self.pollInterval)), expiresAt: expiresAt, createdAt: now, redeemedAt: nil)))
+            try await work.commit(on: storage)
         } catch let refused as RecordedRefusal {
             try await refused.record()
             throw Self.accessDenied(refused.refusal.message)
+        } catch let refused as ServiceError where refused.kind.status.code < 500 {
+            // The application has no native client for the phone, or no longer exists.
+            throw Self.accessDenied(refused.message)
         }
-        let authReqID = SecureRandom.challenge()
-        await work.hold(storage.cibaRequests.insert(CIBARequestRecord(
-            id: requestID, authReqHash: Self.hash(authReqID), clientID: client.client.id, userID: user.id, approvalID: approvalID,
-            scope: request.scope, notificationToken: try request.clientNotificationToken.map { try secrets.seal($0, boundTo: requestID) },
-            notificationAuthReqID: request.clientNotificationToken == nil ? nil : try secrets.seal(authReqID, boundTo: requestID),
-            notifyDueAt: nil, notifyFirstAttemptAt: nil, notifiedAt: nil, pollInterval: Self.pollInterval, nextPollAt: nil,
-            expiresAt: expiresAt, createdAt: now, redeemedAt: nil)))
-        try await work.commit(on: storage)
         return Accepted(authReqID: authReqID, expiresIn: lifetime, interval: Self.pollInterval)
     }
 
@@ -126,6 +137,7 @@ struct CIBAService: Sendable {
             return id
         case .idToken(let token):
             guard let claims = try? await tokenIssuer.verifyIssued(token, as: IDTokenHintClaims.self), claims.iss == issuer,
+                claims.clientID == nil,
                 claims.aud == client.client.id, let user = try await storage.users.find(claims.sub)
             else {
                 throw OAuthError(status: .badRequest, code: "unknown_user_id", description: "'id_token_hint' is no id token issued to this client.")
@@ -236,6 +248,13 @@ struct IDTokenHintClaims: JWTPayload {
     let iss: String
     let aud: String
     let sub: String
+    /// Only an access token has one: such a token is no id token.
+    let clientID: String?
+
+    enum CodingKeys: String, CodingKey {
+        case iss, aud, sub
+        case clientID = "client_id"
+    }
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 }

@@ -34,33 +34,32 @@ struct ClientAuthentication: Sendable {
     }
 
     private func verify(_ form: [String: String], at path: String) async throws -> AuthenticatedClient {
-        guard form["client_assertion_type"] == Self.assertionType else { throw Refusal("no client_assertion_type of jwt-bearer") }
-        guard let assertion = form["client_assertion"], assertion.utf8.count <= 16 * 1024 else { throw Refusal("no client_assertion") }
-        let unverified: (header: JWTHeader, payload: ClientAssertionClaims, signature: Data)
-        do {
-            unverified = try DefaultJWTParser().parse(Array(assertion.utf8), as: ClientAssertionClaims.self)
-        } catch {
-            throw Refusal("the assertion is not a JWT of the expected claims")
+        let assertion = form["client_assertion"].flatMap { $0.utf8.count <= 16 * 1024 ? $0 : nil }
+        let unverified = assertion.flatMap { try? DefaultJWTParser().parse(Array($0.utf8), as: ClientAssertionClaims.self) }
+        // The client the request names, before anything is checked: a web or native client is told that these
+        // endpoints are not for it, whatever else it sent.
+        let named = form["client_id"] ?? unverified?.payload.iss.value
+        guard let clientID = named, ClientRecord.isValidID(clientID) else { throw Refusal("no client id of 1 to 64 letters, digits, - or _") }
+        if let other = form["client_id"], let issuer = unverified?.payload.iss.value, other != issuer {
+            throw Refusal("client_id is not the assertion's issuer")
         }
+        let backendClient = try await storage.clients.backendClient(clientID)
+        if backendClient == nil, try await storage.clients.client(clientID) != nil {
+            throw OAuthError(status: .badRequest, code: "unauthorized_client", description: "Only a backend client may use this endpoint.")
+        }
+        guard form["client_assertion_type"] == Self.assertionType else { throw Refusal("no client_assertion_type of jwt-bearer") }
+        guard let assertion, let unverified else { throw Refusal("no client_assertion that is a JWT of the expected claims") }
         // Checked before any key is tried: JWTKit would take the header's word for an RSA key's algorithm.
         guard let alg = unverified.header.alg, BackendClientRegistration.signingAlgorithms.contains(alg) else {
-            throw Refusal("the assertion is signed with \(unverified.header.alg ?? "no algorithm"), not ES256 or PS256")
+            throw Refusal("the assertion is signed with \(unverified.header.alg.map { String($0.prefix(16)) } ?? "no algorithm"), not ES256 or PS256")
         }
-        let clientID = unverified.payload.iss.value
-        if let named = form["client_id"], named != clientID { throw Refusal("client_id is not the assertion's issuer") }
-        guard let (client, backend) = try await storage.clients.backendClient(clientID) else {
-            // Only backend clients use these endpoints; a web or native client is told so, whatever it sent.
-            if try await storage.clients.client(clientID) != nil {
-                throw OAuthError(status: .badRequest, code: "unauthorized_client", description: "Only a backend client may use this endpoint.")
-            }
-            throw Refusal("no backend client '\(clientID.prefix(64))'")
-        }
+        guard let (client, backend) = backendClient else { throw Refusal("no backend client '\(clientID)'") }
         let claims: ClientAssertionClaims
         do {
             let keys = try await JWTKeyCollection().add(jwks: JSONDecoder().decode(JWKS.self, from: Data(backend.jwks.utf8)))
             claims = try await keys.verify(assertion, as: ClientAssertionClaims.self, iteratingKeys: unverified.header.kid == nil)
         } catch {
-            throw Refusal("the assertion's signature is not one of client '\(clientID.prefix(64))''s keys")
+            throw Refusal("the assertion's signature is not one of client '\(clientID)''s keys")
         }
         guard claims.sub.value == clientID else { throw Refusal("the assertion's sub is not its iss") }
         let audiences = [issuer, issuer + path]
@@ -98,13 +97,15 @@ struct ClientAuthentication: Sendable {
             let header = try? DefaultJWTParser().parse(Array(requestObject.utf8), as: RequestObjectClaims.self).header
         else { throw Refusal("the request object is not a JWS of a JSON object") }
         let allowed = authenticated.backend.requestSigningAlg.map { [$0] } ?? BackendClientRegistration.signingAlgorithms
-        guard let alg = header.alg, allowed.contains(alg) else { throw Refusal("the request object is signed with \(header.alg ?? "nothing")") }
+        guard let alg = header.alg, allowed.contains(alg) else {
+            throw Refusal("the request object is signed with \(header.alg.map { String($0.prefix(16)) } ?? "nothing")")
+        }
         let claims: [String: JSONValue]
         do {
             let keys = try await JWTKeyCollection().add(jwks: JSONDecoder().decode(JWKS.self, from: Data(authenticated.backend.jwks.utf8)))
             claims = try await keys.verify(requestObject, as: RequestObjectClaims.self, iteratingKeys: header.kid == nil).claims
         } catch {
-            throw Refusal("the request object's signature is not one of client '\(clientID.prefix(64))''s keys")
+            throw Refusal("the request object's signature is not one of client '\(clientID)''s keys")
         }
         guard claims["iss"]?.stringValue == clientID else { throw Refusal("the request object's iss is not the client") }
         let audiences = claims["aud"]?.arrayValue?.compactMap(\.stringValue) ?? [claims["aud"]?.stringValue].compactMap { $0 }

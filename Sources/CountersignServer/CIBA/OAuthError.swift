@@ -21,6 +21,15 @@ struct OAuthErrorBody: Encodable {
     let error: String
     let errorDescription: String
 
+    /// `description` in the characters RFC 6749 §5.2 allows there: printable ASCII but `"` and `\`. What a
+    /// client sent may be quoted in it; anything else becomes `?`.
+    init(_ refusal: OAuthError) {
+        error = refusal.code
+        errorDescription = String(String.UnicodeScalarView(refusal.description.unicodeScalars.map { scalar in
+            (0x20...0x7E).contains(scalar.value) && scalar != "\"" && scalar != "\\" ? scalar : "?"
+        }))
+    }
+
     enum CodingKeys: String, CodingKey {
         case error
         case errorDescription = "error_description"

@@ -31,7 +31,7 @@ struct ErrorMiddleware: RouterMiddleware {
             }
             return Self.response(status: error.kind.status, error: WireError(code: error.code, message: error.message), headers: headers)
         case let error as OAuthError:
-            let body = (try? JSONEncoder.wire.encode(OAuthErrorBody(error: error.code, errorDescription: error.description))) ?? Data()
+            let body = (try? JSONEncoder.wire.encode(OAuthErrorBody(error))) ?? Data()
             return Response.wireEncoded(body, status: error.status, cacheControl: "no-store")
         case let error as DecodingError:
             // Request bodies are decoded where a bad one is refused as the client's (`Request.decodeBody`):

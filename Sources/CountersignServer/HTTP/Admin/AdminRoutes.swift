@@ -304,8 +304,7 @@ struct AdminRoutes: RouteGroup {
     }
 
     private static func checkIdentifier(_ value: String, field: String) throws {
-        let allowed = value.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
-        guard !value.isEmpty, value.count <= 64, allowed else {
+        guard ClientRecord.isValidID(value) else {
             throw ServiceError.notValid("'\(field)' must be 1-64 letters, digits, '-' or '_'.")
         }
     }

@@ -14,13 +14,30 @@ struct CIBARoutes: RouteGroup {
     }
 
     func backchannelAuthentication(request: Request, context: ServerRequestContext) async throws -> Response {
-        let form = try await Self.form(of: request, context)
-        return try .wire(try await ciba.authorize(form, origin: RequestOrigin(request, context), logger: context.logger), cacheControl: "no-store")
+        try await Self.answeringInOAuthTerms {
+            let form = try await Self.form(of: request, context)
+            return try .wire(try await ciba.authorize(form, origin: RequestOrigin(request, context), logger: context.logger), cacheControl: "no-store")
+        }
     }
 
     func token(request: Request, context: ServerRequestContext) async throws -> Response {
-        let form = try await Self.form(of: request, context)
-        return try .wire(try await ciba.token(form, logger: context.logger), cacheControl: "no-store")
+        try await Self.answeringInOAuthTerms {
+            let form = try await Self.form(of: request, context)
+            return try .wire(try await ciba.token(form, logger: context.logger), cacheControl: "no-store")
+        }
+    }
+
+    /// Runs `answer`; a body over the size limit or a database out of reach is refused as OAuth says, so a
+    /// client's OAuth library reads every refusal of these endpoints. Other failures stay the server's own.
+    private static func answeringInOAuthTerms(_ answer: () async throws -> Response) async throws -> Response {
+        do {
+            return try await answer()
+        } catch is NIOTooManyBytesError {
+            throw OAuthError(status: .contentTooLarge, code: "invalid_request", description: "The body is over the size limit.")
+        } catch where DatabaseOutage.isOutage(error) {
+            throw OAuthError(
+                status: .serviceUnavailable, code: "temporarily_unavailable", description: "The database cannot be reached; try again shortly.")
+        }
     }
 
     /// The body's parameters; it must be declared `application/x-www-form-urlencoded`.

@@ -12,6 +12,7 @@ struct DiscoveryDocument: Encodable {
     let responseTypesSupported = ["id_token"]
     let grantTypesSupported = ["implicit", CIBAService.grantType]
     let subjectTypesSupported = ["public"]
+    let scopesSupported = ["openid"]
     let idTokenSigningAlgValuesSupported = ["ES256"]
     let tokenEndpointAuthMethodsSupported = ["private_key_jwt"]
     let tokenEndpointAuthSigningAlgValuesSupported = BackendClientRegistration.signingAlgorithms
@@ -38,6 +39,7 @@ struct DiscoveryDocument: Encodable {
         case responseTypesSupported = "response_types_supported"
         case grantTypesSupported = "grant_types_supported"
         case subjectTypesSupported = "subject_types_supported"
+        case scopesSupported = "scopes_supported"
         case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
         case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"

@@ -44,6 +44,15 @@ struct ClientRecord: Sendable {
     let createdAt: Date?
 }
 
+extension ClientRecord {
+    /// Whether `text` is an id as the admin API makes them for applications and clients: 1 to 64 ASCII
+    /// letters, digits, `-` or `_`. Nothing else is looked up or logged as one.
+    static func isValidID(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 64
+            && text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
+    }
+}
+
 extension ClientRecord: RowDecodable {
     init(row: DatabaseRow) throws {
         id = try row["id"]

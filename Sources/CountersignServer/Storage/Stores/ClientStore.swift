@@ -162,6 +162,7 @@ struct ClientStore {
     func delete(application id: String) async throws {
         try await db.run("DELETE FROM user_applications WHERE application_id = $1", id)
         try await db.run("DELETE FROM application_origins WHERE application_id = $1", id)
+        try await db.run("DELETE FROM ciba_requests WHERE client_id IN (SELECT id FROM clients WHERE application_id = $1)", id)
         try await db.run(
             "DELETE FROM backend_clients WHERE client_id IN (SELECT id FROM clients WHERE application_id = $1)", id)
         try await db.run("DELETE FROM clients WHERE application_id = $1", id)
