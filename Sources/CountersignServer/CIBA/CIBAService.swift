@@ -184,14 +184,16 @@ struct CIBAService: Sendable {
         guard now < request.expiresAt, let approval = try await storage.approvals.find(request.approvalID) else { throw expired }
         switch approval.status(at: now) {
         case .pending:
-            if let next = request.nextPollAt, now < next {
-                let interval = request.pollInterval + Self.slowDownStep
-                try await storage.cibaRequests.schedulePoll(request.id, at: now.addingTimeInterval(TimeInterval(interval)), interval: interval)
-                throw OAuthError(status: .badRequest, code: "slow_down", description: "Poll at most every \(interval) seconds.")
+            // A poll is on time when it is the first to move the next one on: of two at once, on two instances,
+            // one is.
+            let onTime = request.nextPollAt.map { now >= $0 } ?? true
+            let next = now.addingTimeInterval(TimeInterval(request.pollInterval))
+            if onTime, try await storage.cibaRequests.movePoll(request.id, from: now, to: next) {
+                throw OAuthError(status: .badRequest, code: "authorization_pending", description: "The phone has not answered yet.")
             }
-            try await storage.cibaRequests.schedulePoll(
-                request.id, at: now.addingTimeInterval(TimeInterval(request.pollInterval)), interval: request.pollInterval)
-            throw OAuthError(status: .badRequest, code: "authorization_pending", description: "The phone has not answered yet.")
+            let interval = request.pollInterval + Self.slowDownStep
+            try await storage.cibaRequests.slowDown(request.id, interval: interval, nextPollAt: now.addingTimeInterval(TimeInterval(interval)))
+            throw OAuthError(status: .badRequest, code: "slow_down", description: "Poll at most every \(interval) seconds.")
         case .expired:
             throw expired
         case .denied, .failed, .cancelled:

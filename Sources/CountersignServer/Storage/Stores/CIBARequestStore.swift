@@ -69,9 +69,17 @@ struct CIBARequestStore {
         try await db.first(CIBARequestRecord.self, "SELECT * FROM ciba_requests WHERE auth_req_hash = $1", authReqHash)
     }
 
-    /// Sets when request `id` may next be polled, and the interval the client was told.
-    func schedulePoll(_ id: String, at nextPollAt: Date, interval: Int) async throws {
-        try await db.run("UPDATE ciba_requests SET next_poll_at = $1, poll_interval = $2 WHERE id = $3", nextPollAt, interval, id)
+    /// Moves request `id`'s next poll to `next` if the poll at `now` is due; false when it is not, or when a
+    /// poll made at the same moment moved it first.
+    func movePoll(_ id: String, from now: Date, to next: Date) async throws -> Bool {
+        try await db.first(
+            "UPDATE ciba_requests SET next_poll_at = $1 WHERE id = $2 AND (next_poll_at IS NULL OR next_poll_at <= $3) RETURNING id",
+            next, id, now) != nil
+    }
+
+    /// A poll came too soon: the client is told to wait `interval` seconds from now on.
+    func slowDown(_ id: String, interval: Int, nextPollAt: Date) async throws {
+        try await db.run("UPDATE ciba_requests SET poll_interval = $1, next_poll_at = $2 WHERE id = $3", interval, nextPollAt, id)
     }
 
     /// Marks request `id` redeemed; false when it already was (a second redemption, or one racing it).
