@@ -10,11 +10,18 @@ enum AuthorizationDetails {
     static let mostObjects = 5
     static let mostBytes = 4096
 
-    /// The details in `text` (a JSON array) when every rule holds; otherwise why not, for
-    /// `invalid_authorization_details`.
+    /// The details in `text` (a JSON array, as a form sends them) when every rule holds; otherwise why
+    /// not, for `invalid_authorization_details`.
     static func parse(_ text: String, allowedTypes: Set<String>, types: AuthorizationDetailTypes) throws(OAuthError) -> [JSONValue] {
         guard text.utf8.count <= mostBytes else { throw refusal("is over \(mostBytes) bytes") }
-        guard let value = try? StrictJSON.parse(text.utf8), let objects = value.arrayValue else { throw refusal("must be a JSON array") }
+        guard let value = try? StrictJSON.parse(text.utf8) else { throw refusal("must be a JSON array") }
+        return try check(value, allowedTypes: allowedTypes, types: types)
+    }
+
+    /// `value` (already parsed: a form's text, or a request object's claim) when every rule holds.
+    static func check(_ value: JSONValue, allowedTypes: Set<String>, types: AuthorizationDetailTypes) throws(OAuthError) -> [JSONValue] {
+        guard let objects = value.arrayValue else { throw refusal("must be a JSON array") }
+        guard CanonicalJSON.text(value).utf8.count <= mostBytes else { throw refusal("is over \(mostBytes) bytes") }
         guard objects.count <= mostObjects else { throw refusal("holds more than \(mostObjects) objects") }
         for (index, object) in objects.enumerated() {
             guard let type = object["type"]?.stringValue else { throw refusal("[\(index)] needs a 'type'") }

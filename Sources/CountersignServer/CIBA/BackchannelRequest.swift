@@ -83,7 +83,7 @@ struct BackchannelRequest: Sendable {
         case nil, .null?: authorizationDetails = []
         // In a form, a JSON array as text; in a request object, the array itself.
         case .string(let json)?: authorizationDetails = try AuthorizationDetails.parse(json, allowedTypes: allowed, types: types)
-        case let array?: authorizationDetails = try AuthorizationDetails.parse(JSONEncoder.wire.text(array), allowedTypes: allowed, types: types)
+        case let array?: authorizationDetails = try AuthorizationDetails.check(array, allowedTypes: allowed, types: types)
         }
     }
 

@@ -55,8 +55,9 @@ struct ClientAuthentication: Sendable {
         }
         guard let (client, backend) = backendClient else { throw Refusal("no backend client '\(clientID)'") }
         let claims: ClientAssertionClaims
+        let keys: JWTKeyCollection
         do {
-            let keys = try await JWTKeyCollection().add(jwks: JSONDecoder().decode(JWKS.self, from: Data(backend.jwks.utf8)))
+            keys = try await JWTKeyCollection().add(jwks: JSONDecoder().decode(JWKS.self, from: Data(backend.jwks.utf8)))
             claims = try await keys.verify(assertion, as: ClientAssertionClaims.self, iteratingKeys: unverified.header.kid == nil)
         } catch {
             throw Refusal("the assertion's signature is not one of client '\(clientID)''s keys")
@@ -75,7 +76,7 @@ struct ClientAuthentication: Sendable {
         // Kept until the assertion expires: after that it is refused as expired.
         let used = storage.usedDeviceSignatures.record(Self.fingerprint("client_assertion", clientID: clientID, jti: jti), until: claims.exp.value)
         guard try await storage.db.first(used.query) != nil else { throw Refusal("the assertion's jti was used before") }
-        return AuthenticatedClient(client: client, backend: backend)
+        return AuthenticatedClient(client: client, backend: backend, keys: keys)
     }
 
     /// The parameters of a signed request object (CIBA Core §7.1.1): signed by `client` with its
@@ -102,8 +103,7 @@ struct ClientAuthentication: Sendable {
         }
         let claims: [String: JSONValue]
         do {
-            let keys = try await JWTKeyCollection().add(jwks: JSONDecoder().decode(JWKS.self, from: Data(authenticated.backend.jwks.utf8)))
-            claims = try await keys.verify(requestObject, as: RequestObjectClaims.self, iteratingKeys: header.kid == nil).claims
+            claims = try await authenticated.keys.verify(requestObject, as: RequestObjectClaims.self, iteratingKeys: header.kid == nil).claims
         } catch {
             throw Refusal("the request object's signature is not one of client '\(clientID)''s keys")
         }
@@ -134,6 +134,8 @@ struct ClientAuthentication: Sendable {
 struct AuthenticatedClient: Sendable {
     let client: ClientRecord
     let backend: BackendClientRecord
+    /// Its public keys, read once per request: its request object is checked with them too.
+    let keys: JWTKeyCollection
 }
 
 /// The claims of a client assertion; `ClientAuthentication` checks them against its own clock.
