@@ -8,5 +8,5 @@ struct Countersign: AsyncParsableCommand {
         commandName: "countersign",
         abstract: "Web-to-mobile approval server.",
         version: CountersignVersion.current,
-        subcommands: [Serve.self, Migrate.self, JourneysCommand.self, DeviceCommand.self, EvidenceCommand.self])
+        subcommands: [Serve.self, Migrate.self, JourneysCommand.self, DeviceCommand.self, EvidenceCommand.self, OperatorsCommand.self])
 }

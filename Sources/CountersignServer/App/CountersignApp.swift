@@ -102,6 +102,7 @@ public struct CountersignApp: Sendable {
         case .development: try await DevelopmentMode.prepare(storage, clock: clock, logger: logger)
         case .production: try await DevelopmentMode.refuseDemoApplication(storage)
         }
+        try await ConsoleApplication.prepare(storage, clock: clock)
         let journeys = try JourneyRegistry.load(
             directory: configuration.journeysDirectory, development: configuration.mode == .development)
         let detailTypes = try AuthorizationDetailTypes.load(journeysDirectory: configuration.journeysDirectory)
@@ -110,9 +111,13 @@ public struct CountersignApp: Sendable {
             keyVault: SigningKeyVault(storage: storage, secrets: secretBox), issuer: configuration.publicURL,
             lifetime: configuration.tokenLifetime, clock: clock)
         let securityEvents = SecurityEvents(storage: storage, clock: clock, logger: logger)
-        let adminKeys = try await AdminKeyVerifier.bootstrap(
+        var adminKeys = try await AdminAccess.bootstrap(
             configuredKey: configuration.adminKey, failuresPerMinute: configuration.adminFailuresPerMinute, storage: storage, clock: clock, securityEvents: securityEvents,
             announce: dependencies.announceAdminKey)
+        let consoleSessions = ConsoleSessions(
+            storage: storage, clock: clock, tokenIssuer: tokenIssuer, securityEvents: securityEvents,
+            secure: configuration.publicURL.lowercased().hasPrefix("https://"))
+        adminKeys.sessions = consoleSessions
         let events = try eventBus(for: configuration.database, storage: storage, logger: logger, parts: parts)
         let pushClient = PushHTTPClient()
         // Registered at once, so the client is closed even when start-up fails below. Shutdown runs in
@@ -176,6 +181,7 @@ public struct CountersignApp: Sendable {
                 approvalWaits: ApprovalWaitService(
                     interactions: interactions, events: events, storage: storage, openWaits: openWaits, clock: clock)),
             try BrowserRoutes(servingDemo: configuration.mode == .development),
+            try ConsoleRoutes(sessions: consoleSessions),
             try OpenAPIRoutes(),
             try WellKnownRoutes(issuer: configuration.publicURL, tokenIssuer: tokenIssuer, detailTypes: detailTypes),
             CIBARoutes(ciba: CIBAService(
@@ -187,11 +193,14 @@ public struct CountersignApp: Sendable {
                 securityEvents: securityEvents, development: configuration.mode == .development, detailTypes: detailTypes),
             EvidenceRoutes(verifier: adminKeys, storage: storage, sealKeys: evidenceSealer.publicKeys),
             SecurityEventRoutes(verifier: adminKeys, storage: storage),
+            ApprovalAdminRoutes(verifier: adminKeys, storage: storage),
             EnrollmentRoutes(verifier: adminKeys, storage: storage, codes: enrollmentCodes, securityEvents: securityEvents),
+            OperatorRoutes(verifier: adminKeys, storage: storage, codes: enrollmentCodes, securityEvents: securityEvents, clock: clock),
             StatsRoutes(verifier: adminKeys, storage: storage, openWaits: openWaits, clock: clock),
             BackupRoutes(verifier: adminKeys, backups: DatabaseBackups(
                 storage: storage, directory: configuration.backupDirectory, clock: clock, securityEvents: securityEvents)),
-            PushAdminRoutes(verifier: adminKeys, storage: storage, secrets: secretBox, securityEvents: securityEvents, clock: clock),
+            PushAdminRoutes(
+                verifier: adminKeys, storage: storage, secrets: secretBox, securityEvents: securityEvents, clock: clock, gateways: gateways),
         ]
         for group in groups { group.register(on: router) }
         return CountersignApp(

@@ -61,7 +61,7 @@ struct SecurityEvents: Sendable {
     private func event(_ kind: SecurityEventKind, userID: String?, approvalID: String?, deviceID: String?, detail: String) -> SecurityEventRecord {
         SecurityEventRecord(
             id: SecureRandom.identifier(prefix: "sev"), kind: kind.rawValue, userID: userID, approvalID: approvalID, deviceID: deviceID,
-            detail: detail, createdAt: clock.now())
+            detail: detail, actor: AdminActor.current, createdAt: clock.now())
     }
 
     private static func log(_ event: SecurityEventRecord, to logger: Logger) {
@@ -69,8 +69,17 @@ struct SecurityEvents: Sendable {
         if let userID = event.userID { metadata["user_id"] = "\(userID)" }
         if let approvalID = event.approvalID { metadata["approval_id"] = "\(approvalID)" }
         if let deviceID = event.deviceID { metadata["device_id"] = "\(deviceID)" }
+        if let actor = event.actor { metadata["actor"] = "\(actor)" }
         logger.warning("security event", metadata: metadata)
     }
+}
+
+/// Who is making the admin request the current task serves, for the security events it records.
+enum AdminActor {
+    /// Requests made with the admin key.
+    static let adminKey = "admin_key"
+    /// `adminKey`, the email of the console's operator, or nil outside the admin API.
+    @TaskLocal static var current: String?
 }
 
 /// When each throttled event was last stored, by kind and source.

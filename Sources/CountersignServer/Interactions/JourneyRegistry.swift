@@ -18,8 +18,29 @@ struct JourneyRegistry: Sendable {
     /// Loads every journey in `directory`, or the templates built in without one (and the development-only
     /// ones in `development`); throws with every problem found.
     static func load(directory: String?, development: Bool) throws -> JourneyRegistry {
-        guard let directory else { return JourneyRegistry(try JourneyLoader.load(files: embeddedJourneyFiles, development: development)) }
-        return JourneyRegistry(try JourneyLoader.load(directory: URL(fileURLWithPath: directory), development: development))
+        var registry = JourneyRegistry(try loadDefinitions(directory: directory, development: development))
+        registry.lintSource = (directory, development)
+        return registry
+    }
+
+    private static func loadDefinitions(directory: String?, development: Bool) throws(JourneyLoadError) -> [JourneyDefinition] {
+        guard let directory else { return try JourneyLoader.load(files: embeddedJourneyFiles, development: development) }
+        return try JourneyLoader.load(directory: URL(fileURLWithPath: directory), development: development)
+    }
+
+    /// Where `lint` reads the journeys again; nil for a registry not loaded by `load`.
+    private var lintSource: (directory: String?, development: Bool)?
+
+    /// The problems `countersign journeys lint` finds in `journey`'s file now: the journeys directory is read
+    /// again, so an edit since start shows before the next start refuses it.
+    func lint(_ journey: JourneyDefinition) -> [JourneyValidationError] {
+        guard let lintSource, let file = journey.source?.file else { return [] }
+        do {
+            _ = try Self.loadDefinitions(directory: lintSource.directory, development: lintSource.development)
+            return []
+        } catch {
+            return error.problems.filter { $0.file == file || $0.file == lintSource.directory }
+        }
     }
 
     subscript(id: String) -> JourneyDefinition? { journeys[id] }

@@ -109,6 +109,8 @@ struct Storage: Sendable {
     var retention: RetentionStore { RetentionStore(db: db) }
     var browserCredentials: BrowserCredentialStore { BrowserCredentialStore(db: db) }
     var statistics: StatisticsStore { StatisticsStore(db: db) }
+    var operators: OperatorStore { OperatorStore(db: db) }
+    var consoleSessions: ConsoleSessionStore { ConsoleSessionStore(db: db) }
 }
 
 /// Where the stores' SQL runs, and how a transaction holds its connection.

@@ -18,6 +18,8 @@ public struct JourneyDefinition: Sendable {
     /// Whether a step reads what the push carried (`@policy.getMobileApproveParameters()`): such a journey
     /// is a mobile approve journey, which only a push starts, whether or not a loaded journey pushes it.
     public let readsMobileApproveParameters: Bool
+    /// The file it was loaded from, by its path under the journeys directory, and that file's text.
+    public internal(set) var source: (file: String, text: String)?
 
     init(id: String, name: String, developmentOnly: Bool = false, start: String, steps: [StepDefinition]) {
         self.id = id

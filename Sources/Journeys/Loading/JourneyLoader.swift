@@ -60,7 +60,8 @@ public enum JourneyLoader {
         var fileByJourneyID: [String: String] = [:]
         for (name, text) in files {
             switch parse(yaml: text, file: name) {
-            case .success(let journey):
+            case .success(var journey):
+                journey.source = (name, text)
                 if journey.developmentOnly, !development {
                     problems.append(JourneyValidationError(
                         file: name, stepID: nil,

@@ -4,7 +4,7 @@ import Hummingbird
 
 /// `/admin/v1`: applications and clients, users, devices, biometric keys, journeys and signing keys.
 struct AdminRoutes: RouteGroup {
-    let verifier: AdminKeyVerifier
+    let verifier: AdminAccess
     let storage: Storage
     let journeys: JourneyRegistry
     let tokenIssuer: TokenIssuer
@@ -266,12 +266,12 @@ struct AdminRoutes: RouteGroup {
     }
 
     func listJourneys(request: Request, context: ServerRequestContext) async throws -> [JourneyView] {
-        journeys.all.map { JourneyView($0, withSteps: false) }
+        journeys.all.map { JourneyView($0) }
     }
 
     func showJourney(request: Request, context: ServerRequestContext) async throws -> JourneyView {
         guard let journey = journeys[context.parameter("journeyID")] else { throw ServiceError.notFound("No such journey.") }
-        return JourneyView(journey, withSteps: true)
+        return JourneyView(journey, lint: journeys.lint(journey))
     }
 
     func listSigningKeys(request: Request, context: ServerRequestContext) async throws -> [SigningKeyView] {

@@ -6,7 +6,7 @@ import Hummingbird
 /// while it goes on serving (no other program may open the file it holds). Refused on PostgreSQL, which
 /// is backed up with its own tools.
 struct BackupRoutes: RouteGroup {
-    let verifier: AdminKeyVerifier
+    let verifier: AdminAccess
     let backups: DatabaseBackups
 
     func register(on router: Router<ServerRequestContext>) {

@@ -7,7 +7,7 @@ import Journeys
 /// users, to show them (as text and QR code) so that their new phone can enroll. Each code issued is a
 /// security event: with it, a phone joins an existing account.
 struct EnrollmentRoutes: RouteGroup {
-    let verifier: AdminKeyVerifier
+    let verifier: AdminAccess
     let storage: Storage
     let codes: EnrollmentCodes
     let securityEvents: SecurityEvents

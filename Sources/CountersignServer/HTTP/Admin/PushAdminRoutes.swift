@@ -4,14 +4,15 @@ import HTTPTypes
 import Hummingbird
 import Push
 
-/// `/admin/v1/push-configs` (provider configurations; key material is write-only) and
-/// `/admin/v1/push-deliveries` (every delivery attempt).
+/// `/admin/v1/push-configs` (provider configurations; key material is write-only; a test push through
+/// one) and `/admin/v1/push-deliveries` (every delivery attempt).
 struct PushAdminRoutes: RouteGroup {
-    let verifier: AdminKeyVerifier
+    let verifier: AdminAccess
     let storage: Storage
     let secrets: SecretBox
     let securityEvents: SecurityEvents
     let clock: any WallClock
+    let gateways: PushGateways
 
     func register(on router: Router<ServerRequestContext>) {
         let admin = router.adminAPI(verifier)
@@ -20,6 +21,7 @@ struct PushAdminRoutes: RouteGroup {
         admin.get("push-configs/:configID", use: show)
         admin.patch("push-configs/:configID", use: update)
         admin.delete("push-configs/:configID", use: delete)
+        admin.post("push-configs/:configID/test", use: testPush)
         admin.get("push-deliveries", use: deliveries)
     }
 
@@ -150,5 +152,53 @@ struct PushAdminRoutes: RouteGroup {
 
     static func invalid(_ message: String) -> ServiceError {
         ServiceError(.invalidRequest, ErrorCode.invalidPushConfig, message)
+    }
+
+    struct TestPushRequest: Decodable {
+        let deviceID: String
+
+        enum CodingKeys: String, CodingKey {
+            case deviceID = "device_id"
+        }
+    }
+
+    /// The provider's answer to a test push.
+    struct TestPushResult: Encodable {
+        let delivered: Bool
+        /// `delivered`, `retryable`, `token_invalid` or `rejected`.
+        let outcome: String
+        /// The provider's reason, when it refused.
+        let reason: String?
+    }
+
+    /// `POST /admin/v1/push-configs/{id}/test`: one notification through the configuration to a device of
+    /// its app, which the phone shows and ignores; the answer is the provider's. Recorded as a security event.
+    func testPush(request: Request, context: ServerRequestContext) async throws -> Response {
+        let config = try await find(context)
+        let body = try await request.decodeBody(TestPushRequest.self, context)
+        guard let device = try await storage.devices.find(body.deviceID) else { throw ServiceError.notFound("No such device.") }
+        guard let provider = PushProviders.named(config.provider), device.pushChannel == provider.channel.rawValue,
+            device.pushAppID == config.appID
+        else {
+            throw Self.invalid(
+                "device \(device.id) receives its pushes through \(device.pushChannel) for '\(device.pushAppID ?? "no app")', "
+                    + "not through this configuration (\(config.provider) for '\(config.appID)')")
+        }
+        try await gateways.refresh()
+        let now = clock.now()
+        let notification = PushNotification(
+            title: "Countersign test", body: "A test notification sent from the console.", payload: ["type": "test"],
+            expiresAt: now.addingTimeInterval(60), collapseID: "countersign-test")
+        let target = PushTarget(deviceID: device.id, channel: provider.channel, token: device.pushToken, appID: device.pushAppID)
+        let result = switch await try gateways.gateway(for: provider.channel).send(notification, to: target) {
+        case .delivered: TestPushResult(delivered: true, outcome: "delivered", reason: nil)
+        case .retryable(let reason, _): TestPushResult(delivered: false, outcome: "retryable", reason: reason)
+        case .tokenInvalid(let reason): TestPushResult(delivered: false, outcome: "token_invalid", reason: reason)
+        case .rejected(let reason): TestPushResult(delivered: false, outcome: "rejected", reason: reason)
+        }
+        try await securityEvents.recordNow(
+            .pushConfigChanged, userID: device.userID, deviceID: device.id,
+            detail: "a test push through push configuration \(config.id) to device \(device.id): \(result.outcome)\(result.reason.map { " (\($0))" } ?? "")")
+        return try .wire(result, cacheControl: "no-store")
     }
 }

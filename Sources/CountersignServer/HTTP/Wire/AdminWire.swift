@@ -195,18 +195,32 @@ struct JourneyView: ResponseEncodable {
         let branches: [String: String]
     }
 
+    /// What `countersign journeys lint` says of the journey's file now.
+    struct Lint: ResponseEncodable {
+        let ok: Bool
+        let problems: [String]
+    }
+
     let id: String
     let name: String
     let start: String
     let steps: [Step]?
+    /// The file under the journeys directory, its YAML and its lint, with the steps.
+    let file: String?
+    let yaml: String?
+    let lint: Lint?
 
-    init(_ journey: JourneyDefinition, withSteps: Bool) {
+    /// The journey; with its steps, source and lint (`lint`'s problems) when `lint` is given.
+    init(_ journey: JourneyDefinition, lint problems: [JourneyValidationError]? = nil) {
         id = journey.id
         name = journey.name
         start = journey.start
-        steps = withSteps ? journey.steps.map {
+        steps = problems == nil ? nil : journey.steps.map {
             Step(id: $0.id, type: $0.type.rawValue, next: $0.next, failure: $0.failure, cancel: $0.cancel, branches: $0.branches.mapValues(\.target))
-        } : nil
+        }
+        file = problems == nil ? nil : journey.source?.file
+        yaml = problems == nil ? nil : journey.source?.text
+        lint = problems.map { Lint(ok: $0.isEmpty, problems: $0.map(\.description)) }
     }
 }
 

@@ -11,10 +11,12 @@ struct SecurityEventRecord: Codable, Sendable {
     let deviceID: String?
     /// A line for a person.
     let detail: String
+    /// Who made the change through the admin API: `admin_key`, or the email of the console's operator.
+    let actor: String?
     let createdAt: Date
 
     enum CodingKeys: String, CodingKey {
-        case id, kind, detail
+        case id, kind, detail, actor
         case userID = "user_id"
         case approvalID = "approval_id"
         case deviceID = "device_id"
@@ -30,6 +32,7 @@ extension SecurityEventRecord: RowDecodable {
         approvalID = try row["approval_id"]
         deviceID = try row["device_id"]
         detail = try row["detail"]
+        actor = try row["actor"]
         createdAt = try row["created_at"]
     }
 }
@@ -60,4 +63,10 @@ enum SecurityEventKind: String, Sendable {
     case databaseBackedUp = "database_backed_up"
     /// The admin issued an enrollment code: a new phone may join that user's account with it.
     case enrollmentCodeIssued = "enrollment_code_issued"
+    /// An operator was invited to the console, or removed.
+    case operatorChanged = "operator_changed"
+    /// An operator signed in to the console, or out.
+    case consoleSignedIn = "console_signed_in"
+    /// A console session was refused a request: an auditor's change, or a write without its CSRF token.
+    case consoleRefused = "console_refused"
 }

@@ -405,6 +405,33 @@ enum PostgresSchema {
             CREATE INDEX ciba_requests_pings_due ON ciba_requests (notify_due_at)
             WHERE notified_at IS NULL AND notification_token IS NOT NULL
             """,
+            """
+            CREATE TABLE operators (
+                id text PRIMARY KEY,
+                email text NOT NULL,
+                role text NOT NULL,
+                created_at timestamptz NOT NULL,
+                UNIQUE (email)
+            )
+            """,
+            """
+            CREATE TABLE console_sessions (
+                id_hash text PRIMARY KEY,
+                operator_id text NOT NULL REFERENCES operators (id) ON DELETE CASCADE,
+                created_at timestamptz NOT NULL,
+                last_used_at timestamptz NOT NULL,
+                expires_at timestamptz NOT NULL
+            )
+            """,
+            """
+            CREATE INDEX console_sessions_operator ON console_sessions (operator_id)
+            """,
+            """
+            CREATE INDEX approvals_created ON approvals (created_at, id)
+            """,
+            """
+            ALTER TABLE security_events ADD COLUMN actor text
+            """,
         ]),
     ]
 

@@ -393,6 +393,33 @@ enum SQLiteSchema {
             CREATE INDEX ciba_requests_pings_due ON ciba_requests (notify_due_at)
             WHERE notified_at IS NULL AND notification_token IS NOT NULL
             """,
+            """
+            CREATE TABLE operators (
+                id TEXT PRIMARY KEY,
+                email TEXT NOT NULL,
+                role TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                UNIQUE (email)
+            )
+            """,
+            """
+            CREATE TABLE console_sessions (
+                id_hash TEXT PRIMARY KEY,
+                operator_id TEXT NOT NULL REFERENCES operators (id) ON DELETE CASCADE,
+                created_at REAL NOT NULL,
+                last_used_at REAL NOT NULL,
+                expires_at REAL NOT NULL
+            )
+            """,
+            """
+            CREATE INDEX console_sessions_operator ON console_sessions (operator_id)
+            """,
+            """
+            CREATE INDEX approvals_created ON approvals (created_at, id)
+            """,
+            """
+            ALTER TABLE security_events ADD COLUMN actor TEXT
+            """,
         ]),
     ]
 

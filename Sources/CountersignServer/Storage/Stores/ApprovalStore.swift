@@ -295,3 +295,30 @@ struct ApprovalStore {
         AddressedApproval(approval: approval, applicationName: try row["application_name"])
     }
 }
+
+/// What the console shows of approvals: the newest, and how they ended hour by hour.
+extension ApprovalStore {
+    /// The newest `limit` approvals, newest first; with `after` (the last id of the page before) the
+    /// next page.
+    func newest(after: String?, limit: Int) async throws -> [ApprovalRecord] {
+        if let after { return try await db.all(ApprovalRecord.self, Self.newestAfter, after, limit) }
+        return try await db.all(ApprovalRecord.self, "SELECT * FROM approvals ORDER BY created_at DESC, id DESC LIMIT $1", limit)
+    }
+
+    private static let newestAfter = """
+        SELECT * FROM approvals
+        WHERE (created_at, id) < (SELECT created_at, id FROM approvals WHERE id = $1)
+        ORDER BY created_at DESC, id DESC LIMIT $2
+        """
+
+    /// How many approvals created since `since` have each status, by the hour they were created in
+    /// (hours since the epoch).
+    func countsByHour(since: Date) async throws -> [(hour: Int, status: String, count: Int)] {
+        let hour = db.database == .postgresql ? "CAST(floor(extract(epoch FROM created_at) / 3600) AS bigint)" : "CAST(created_at / 3600 AS INTEGER)"
+        let rows = try await db.all("""
+            SELECT \(hour) AS hour, status, COUNT(*) AS approvals FROM approvals
+            WHERE created_at >= $1 GROUP BY 1, 2 ORDER BY 1, 2
+            """, since)
+        return try rows.map { (try $0["hour"], try $0["status"], try $0["approvals"]) }
+    }
+}

@@ -17,6 +17,8 @@ public enum ErrorCode {
     public static let invalidToken = "invalid_token"
     public static let invalidCredentials = "invalid_credentials"
     public static let forbidden = "forbidden"
+    /// The console session ended (signed out, idle, or past its lifetime): sign in again.
+    public static let sessionEnded = "session_ended"
     /// A page on an origin its client's application does not list called the API (CORS).
     public static let originNotAllowed = "origin_not_allowed"
     public static let timestampOutOfRange = "timestamp_out_of_range"

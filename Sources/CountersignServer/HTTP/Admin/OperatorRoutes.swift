@@ -1,0 +1,109 @@
+import CountersignCore
+import Foundation
+import Hummingbird
+import Journeys
+
+/// `/admin/v1/operators`: the people who may sign in to the console. Inviting one issues an enrollment
+/// code for their phone through the console application's native client (`ConsoleApplication`).
+struct OperatorRoutes: RouteGroup {
+    let verifier: AdminAccess
+    let storage: Storage
+    let codes: EnrollmentCodes
+    let securityEvents: SecurityEvents
+    let clock: any WallClock
+
+    func register(on router: Router<ServerRequestContext>) {
+        let admin = router.adminAPI(verifier)
+        admin.get("operators", use: list)
+        admin.post("operators", use: invite)
+        admin.delete("operators/:operatorID", use: remove)
+    }
+
+    struct InviteRequest: Decodable {
+        let email: String
+        let role: String?
+    }
+
+    struct OperatorView: ResponseEncodable {
+        let id: String
+        let email: String
+        let role: String
+        let createdAt: Date
+        /// Whether a phone was enrolled for them and is not revoked: they can sign in.
+        let enrolled: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case id, email, role, enrolled
+            case createdAt = "created_at"
+        }
+    }
+
+    struct InvitationView: ResponseEncodable {
+        let `operator`: OperatorView
+        let enrollmentCode: String
+        let enrollmentURI: String
+        let expiresAt: Date
+
+        enum CodingKeys: String, CodingKey {
+            case `operator`
+            case enrollmentCode = "enrollment_code"
+            case enrollmentURI = "enrollment_uri"
+            case expiresAt = "expires_at"
+        }
+    }
+
+    func list(request: Request, context: ServerRequestContext) async throws -> [OperatorView] {
+        var views: [OperatorView] = []
+        for record in try await storage.operators.all() {
+            views.append(OperatorView(
+                id: record.id, email: record.email, role: record.role, createdAt: record.createdAt, enrolled: try await hasPhone(record.email)))
+        }
+        return views
+    }
+
+    private func hasPhone(_ email: String) async throws -> Bool {
+        guard let user = try await storage.users.find(externalUserID: email, inApplicationOfClient: ConsoleApplication.phoneClientID) else {
+            return false
+        }
+        return try await storage.devices.all(ofUser: user.id).contains { $0.status == CredentialStatus.active.rawValue }
+    }
+
+    /// Adds an operator and issues the enrollment code their phone redeems (valid a day).
+    func invite(request: Request, context: ServerRequestContext) async throws -> Response {
+        let body = try await request.decodeBody(InviteRequest.self, context)
+        let email = ExternalUserID.canonical(body.email)
+        guard ExternalUserID.isAcceptable(email), email.contains("@") else {
+            throw ServiceError.notValid("'email' must be an email address of at most \(ExternalUserID.longest) characters.")
+        }
+        guard let role = OperatorRole(rawValue: body.role ?? OperatorRole.auditor.rawValue) else {
+            throw ServiceError.notValid("'role' must be admin or auditor.")
+        }
+        let record = OperatorRecord(id: SecureRandom.identifier(prefix: OperatorRecord.idPrefix), email: email, role: role.rawValue, createdAt: clock.now())
+        let (code, issued) = codes.make(
+            externalUserID: email, applicationID: ConsoleApplication.applicationID, clientID: ConsoleApplication.phoneClientID,
+            lifetime: TimeInterval(EnrollmentCode.longestLifetime))
+        try await refusingDuplicate("'\(email)' is an operator already.") {
+            try await securityEvents.recording(
+                .operatorChanged,
+                detail: "\(email) was invited to the console as \(role.rawValue); their enrollment code is valid until \(issued.expiresAt.formatted(.iso8601))"
+            ) { storage in
+                try await storage.operators.insert(record)
+                try await storage.enrollmentCodes.insert(code)
+            }
+        }
+        let view = OperatorView(id: record.id, email: email, role: record.role, createdAt: record.createdAt, enrolled: try await hasPhone(email))
+        return try .wire(
+            InvitationView(operator: view, enrollmentCode: issued.code, enrollmentURI: issued.link.uri, expiresAt: issued.expiresAt),
+            status: .created, cacheControl: "no-store")
+    }
+
+    /// Removes the operator and ends their sessions at once.
+    func remove(request: Request, context: ServerRequestContext) async throws -> HTTPResponse.Status {
+        let id = context.parameter("operatorID")
+        guard let record = try await storage.operators.find(id) else { throw ServiceError.notFound("No such operator.") }
+        try await securityEvents.recording(.operatorChanged, detail: "\(record.email) was removed from the console's operators") { storage in
+            guard try await storage.operators.delete(id) else { throw ServiceError.notFound("No such operator.") }
+        }
+        return .noContent
+    }
+}
