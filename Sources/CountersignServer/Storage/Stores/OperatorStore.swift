@@ -57,7 +57,7 @@ struct ConsoleSessionStore {
     }
 
     func touch(idHash: String, at now: Date) async throws {
-        try await db.run("UPDATE console_sessions SET last_used_at = $2 WHERE id_hash = $1", idHash, now)
+        try await db.run("UPDATE console_sessions SET last_used_at = $1 WHERE id_hash = $2", now, idHash)
     }
 
     func delete(idHash: String) async throws {

@@ -21,36 +21,36 @@ struct SecurityEventStore {
     /// of its own, and with a user the index holds it).
     func newest(userID: String?, kind: String?, actor: String?, after: String?, limit: Int) async throws -> [SecurityEventRecord] {
         switch (userID, after) {
-        case (let userID?, let after?): try await db.all(SecurityEventRecord.self, Self.newestOfUserAfter, userID, kind, after, limit, actor)
-        case (let userID?, nil): try await db.all(SecurityEventRecord.self, Self.newestOfUser, userID, kind, limit, actor)
-        case (nil, let after?): try await db.all(SecurityEventRecord.self, Self.newestAfter, kind, after, limit, actor)
-        case (nil, nil): try await db.all(SecurityEventRecord.self, Self.newest, kind, limit, actor)
+        case (let userID?, let after?): try await db.all(SecurityEventRecord.self, Self.newestOfUserAfter, userID, kind, actor, after, limit)
+        case (let userID?, nil): try await db.all(SecurityEventRecord.self, Self.newestOfUser, userID, kind, actor, limit)
+        case (nil, let after?): try await db.all(SecurityEventRecord.self, Self.newestAfter, kind, actor, after, limit)
+        case (nil, nil): try await db.all(SecurityEventRecord.self, Self.newest, kind, actor, limit)
         }
     }
 
     private static let newest = """
         SELECT * FROM security_events
-        WHERE (CAST($1 AS TEXT) IS NULL OR kind = $1) AND (CAST($3 AS TEXT) IS NULL OR actor = $3)
-        ORDER BY created_at DESC, id DESC LIMIT $2
+        WHERE (CAST($1 AS TEXT) IS NULL OR kind = $1) AND (CAST($2 AS TEXT) IS NULL OR actor = $2)
+        ORDER BY created_at DESC, id DESC LIMIT $3
         """
 
     private static let newestAfter = """
         SELECT * FROM security_events
-        WHERE (CAST($1 AS TEXT) IS NULL OR kind = $1) AND (CAST($4 AS TEXT) IS NULL OR actor = $4)
-            AND (created_at, id) < (SELECT created_at, id FROM security_events WHERE id = $2)
-        ORDER BY created_at DESC, id DESC LIMIT $3
+        WHERE (CAST($1 AS TEXT) IS NULL OR kind = $1) AND (CAST($2 AS TEXT) IS NULL OR actor = $2)
+            AND (created_at, id) < (SELECT created_at, id FROM security_events WHERE id = $3)
+        ORDER BY created_at DESC, id DESC LIMIT $4
         """
 
     private static let newestOfUser = """
         SELECT * FROM security_events
-        WHERE user_id = $1 AND (CAST($2 AS TEXT) IS NULL OR kind = $2) AND (CAST($4 AS TEXT) IS NULL OR actor = $4)
-        ORDER BY created_at DESC, id DESC LIMIT $3
+        WHERE user_id = $1 AND (CAST($2 AS TEXT) IS NULL OR kind = $2) AND (CAST($3 AS TEXT) IS NULL OR actor = $3)
+        ORDER BY created_at DESC, id DESC LIMIT $4
         """
 
     private static let newestOfUserAfter = """
         SELECT * FROM security_events
-        WHERE user_id = $1 AND (CAST($2 AS TEXT) IS NULL OR kind = $2) AND (CAST($5 AS TEXT) IS NULL OR actor = $5)
-            AND (created_at, id) < (SELECT created_at, id FROM security_events WHERE id = $3)
-        ORDER BY created_at DESC, id DESC LIMIT $4
+        WHERE user_id = $1 AND (CAST($2 AS TEXT) IS NULL OR kind = $2) AND (CAST($3 AS TEXT) IS NULL OR actor = $3)
+            AND (created_at, id) < (SELECT created_at, id FROM security_events WHERE id = $4)
+        ORDER BY created_at DESC, id DESC LIMIT $5
         """
 }
