@@ -59,6 +59,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The fake APNs as a process, for the browser tests' push configuration and test push.
+        .executableTarget(name: "countersign-fake-apns", dependencies: ["CountersignPushTesting"]),
         // Protocol-checking stand-ins for APNs and Google's FCM endpoints, for tests here and elsewhere.
         .target(
             name: "CountersignPushTesting",

@@ -37,6 +37,9 @@ struct DeviceCommand: AsyncParsableCommand {
         @ArgumentParser.Option(help: "The user's email (development servers only).") var email: String?
         @ArgumentParser.Option(help: "Device name shown in the browser.") var name: String = "Simulated phone"
         @ArgumentParser.Option(help: "Native client id.") var clientID: String = "demo-native"
+        @ArgumentParser.Option(help: "Receive pushes through APNs with this device token (hex) instead of the inbox (to test a push configuration).")
+        var apnsToken: String?
+        @ArgumentParser.Option(help: "The app's bundle id, with --apns-token.") var apnsBundleID: String?
         @OptionGroup var profile: ProfileOption
 
         func validate() throws {
@@ -65,8 +68,10 @@ struct DeviceCommand: AsyncParsableCommand {
         func run() async throws {
             let (server, clientID, enrollment) = try target()
             try await reportingExitCode {
+                let push = apnsToken.map { PushRegistration(channel: "apns", token: $0, appID: apnsBundleID) }
+                    ?? PushRegistration(channel: "inbox", token: nil, appID: nil)
                 let registered = try await SimulatedPhone.register(
-                    server: server, clientID: clientID, enrollment: enrollment, name: name, directory: profile.directory)
+                    server: server, clientID: clientID, enrollment: enrollment, name: name, directory: profile.directory, push: push)
                 print("Registered device \(registered.deviceID) for \(registered.userIdentifier) on \(server).")
             }
         }

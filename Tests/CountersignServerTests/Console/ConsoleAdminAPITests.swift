@@ -35,6 +35,9 @@ struct ConsoleAdminAPITests {
             #expect(listed.count == 1)
             #expect(listed.first?["status"] == "approved" && listed.first?["device_id"] == .string(phone.deviceID))
             #expect(listed.first?["journey_id"] == "web_login_biometric_only")
+            let users = try #require(try await server.admin(.GET, "users?external_user_id=ada@example.com").body.arrayValue)
+            let user = try await server.admin(.GET, "users/\(try #require(users.first?["id"]?.stringValue))").body
+            #expect(user["devices"]?.arrayValue?.first?["last_used_at"]?.stringValue != nil, "the approval is the device's last use")
 
             let hours = try #require(try await server.admin(.GET, "stats/approvals?hours=3").body["hours"]?.arrayValue)
             #expect(hours.count == 3)

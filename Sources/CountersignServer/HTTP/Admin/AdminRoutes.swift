@@ -177,7 +177,7 @@ struct AdminRoutes: RouteGroup {
     func showUser(request: Request, context: ServerRequestContext) async throws -> UserView {
         let user = try await findUser(context)
         var view = UserView(user)
-        view.devices = try await storage.devices.all(ofUser: user.id).map(DeviceView.init)
+        view.devices = try await deviceViews(ofUser: user.id)
         view.biometricKeys = try await storage.biometricKeys.all(ofUser: user.id).map(BiometricKeyView.init)
         view.applications = try await storage.memberships.applications(ofUser: user.id)
         return view
@@ -209,7 +209,12 @@ struct AdminRoutes: RouteGroup {
     }
 
     func listDevices(request: Request, context: ServerRequestContext) async throws -> [DeviceView] {
-        try await storage.devices.all(ofUser: try await findUser(context).id).map(DeviceView.init)
+        try await deviceViews(ofUser: try await findUser(context).id)
+    }
+
+    private func deviceViews(ofUser userID: String) async throws -> [DeviceView] {
+        let lastAnswered = try await storage.approvals.lastAnswered(byDevicesOf: userID)
+        return try await storage.devices.all(ofUser: userID).map { DeviceView($0, lastUsedAt: lastAnswered[$0.id]) }
     }
 
     func listBiometricKeys(request: Request, context: ServerRequestContext) async throws -> [BiometricKeyView] {

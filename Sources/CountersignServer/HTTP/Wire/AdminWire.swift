@@ -93,8 +93,11 @@ struct DeviceView: ResponseEncodable {
     let status: String
     let createdAt: Date?
     let revokedAt: Date?
+    /// When it last answered an approval, as far as the approvals kept (`COUNTERSIGN_RECORD_RETENTION`) tell.
+    let lastUsedAt: Date?
 
-    init(_ device: DeviceRecord) {
+    init(_ device: DeviceRecord, lastUsedAt: Date? = nil) {
+        self.lastUsedAt = lastUsedAt
         id = device.id
         userID = device.userID
         name = device.name
@@ -118,6 +121,7 @@ struct DeviceView: ResponseEncodable {
         case pushTokenInvalidAt = "push_token_invalid_at"
         case createdAt = "created_at"
         case revokedAt = "revoked_at"
+        case lastUsedAt = "last_used_at"
     }
 }
 

@@ -311,6 +311,15 @@ extension ApprovalStore {
         ORDER BY created_at DESC, id DESC LIMIT $2
         """
 
+    /// When each of the user's devices last approved or denied an approval, among those kept.
+    func lastAnswered(byDevicesOf userID: String) async throws -> [String: Date] {
+        let rows = try await db.all("""
+            SELECT device_id, MAX(created_at) AS last_answered FROM approvals
+            WHERE user_id = $1 AND status IN ('approved', 'denied') GROUP BY device_id
+            """, userID)
+        return Dictionary(try rows.map { (try $0["device_id"], try $0["last_answered"]) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// How many approvals created since `since` have each status, by the hour they were created in
     /// (hours since the epoch).
     func countsByHour(since: Date) async throws -> [(hour: Int, status: String, count: Int)] {
