@@ -4,6 +4,8 @@
 # real `countersign serve --dev` that this script starts on a free loopback port with its own temporary
 # database, and stops. The Android-only classes (src/android) are compiled against the declared surface
 # of the Android API in src/android-stubs: there is no Android SDK here, so they are compiled, not run.
+# The integration code the server generates for each journey it loads (GET
+# /admin/v1/journeys/{id}/integration-code?language=kotlin) is compiled against the library, all in one run.
 #
 # Usage: scripts/android-test.sh <countersign executable>
 # Installs kotlin, libkotlinx-coroutines-java, libkotlinx-atomicfu-java, junit5 and
@@ -102,6 +104,39 @@ if [ -z "$server_pid" ]; then
   echo "countersign serve did not start (no free port)" >&2
   exit 1
 fi
+
+echo "==> compiling the integration code the server generates for every journey it loads (kotlinc, against src/main)"
+# GET /admin/v1/journeys/{id}/integration-code?language=kotlin, as the console shows it. Each file declares a
+# package of its own, so all of them compile in one run, against the library as an app compiles them.
+integration=$work/integration
+mkdir -p "$integration/src" "$integration/classes"
+python3 - "$base" "$admin_key" "$integration/src" <<'PY'
+import json, os, sys, urllib.parse, urllib.request
+
+base, key, out = sys.argv[1:4]
+
+def get(path):
+    request = urllib.request.Request(base + path, headers={"Authorization": "Bearer " + key, "Accept": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as reply:
+        return json.load(reply)
+
+listed = get("/admin/v1/journeys")
+journeys = listed if isinstance(listed, list) else listed.get("journeys", [])
+if not journeys:
+    sys.exit("GET /admin/v1/journeys listed no journey")
+for index, journey in enumerate(journeys):
+    answer = get("/admin/v1/journeys/%s/integration-code?language=kotlin" % urllib.parse.quote(journey["id"], safe=""))
+    name = answer.get("filename", "")
+    if answer.get("language") != "kotlin" or not name.endswith(".kt") or os.path.basename(name) != name:
+        sys.exit("journey %s: unexpected answer %r" % (journey["id"], {k: answer.get(k) for k in ("language", "filename")}))
+    # A folder per journey: two journeys' files may share a name, never a package.
+    folder = os.path.join(out, "%03d" % index)
+    os.makedirs(folder)
+    with open(os.path.join(folder, name), "w", encoding="utf-8") as file:
+        file.write(answer["code"])
+print("    %d journeys" % len(journeys))
+PY
+kotlin_compile -cp "$deps:$build/main" -d "$integration/classes" $(find "$integration/src" -name '*.kt' | sort)
 
 echo "==> JUnit 5"
 status=0

@@ -45,9 +45,10 @@ def free_port():
 
 
 class Server:
-    """`countersign serve --dev` on a free port, with its database, keys and logs in `directory`."""
+    """`countersign serve --dev` on a free port, with its database, keys and logs in `directory`, and
+    `settings` added to its environment."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, settings=None):
         self.url = f"http://127.0.0.1:{free_port()}"
         self.log = open(directory / "server.log", "wb")
         environment = dict(
@@ -57,6 +58,7 @@ class Server:
             COUNTERSIGN_MASTER_KEY_FILE=str(directory / "master-key"),
             COUNTERSIGN_JOURNEYS_DIR=str(REPOSITORY / "journeys"),
             COUNTERSIGN_ADMIN_KEY="browser-tests-admin-key",
+            **(settings or {}),
         )
         self.process = subprocess.Popen(
             [COUNTERSIGN, "serve", "--dev"], cwd=directory, env=environment, stdout=self.log, stderr=subprocess.STDOUT)
@@ -142,12 +144,14 @@ class Watch:
 class DemoTestCase(unittest.TestCase):
     window = (1280, 900)
     phone_screen = None
+    # Added to the server's environment.
+    server_settings = None
 
     def setUp(self):
         self.directory = Path(tempfile.mkdtemp(prefix="countersign-browser-"))
         if not os.environ.get("COUNTERSIGN_KEEP_TEST_FILES"):
             self.addCleanup(shutil.rmtree, self.directory, ignore_errors=True)
-        self.server = Server(self.directory)
+        self.server = Server(self.directory, self.server_settings)
         self.addCleanup(self.server.stop)
         options = Options()
         options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"

@@ -36,6 +36,8 @@ public struct Configuration: Sendable {
     public var startRatePerAddress: Int
     /// Wrong admin keys one source address may send per minute before it is refused for the rest of it; 0: no limit.
     public var adminFailuresPerMinute: Int
+    /// How long a console session lasts without use (`ConsoleSessions`).
+    public var consoleIdleTimeout: TimeInterval
     /// Event streams and inbox long-polls one instance holds open at most.
     public var maximumOpenWaits: Int
     /// A connection on which nothing is read or written for this long is closed.
@@ -107,6 +109,9 @@ public struct Configuration: Sendable {
             name: "COUNTERSIGN_ADMIN_FAILURES_PER_MINUTE", defaultValue: "10",
             meaning: "wrong admin keys one source address may send in a minute; then every admin request from it is refused for the rest of it (0: no limit)"),
         Variable(
+            name: "COUNTERSIGN_CONSOLE_IDLE_TIMEOUT", defaultValue: "1800",
+            meaning: "seconds a console session lasts without use (at most 1800)"),
+        Variable(
             name: "COUNTERSIGN_IDLE_TIMEOUT", defaultValue: "60",
             meaning: "seconds a connection may stay silent before it is closed (more than the 30 s of a long-poll)"),
         Variable(
@@ -134,7 +139,7 @@ public struct Configuration: Sendable {
         masterKey: MasterKeySource = .file(MasterKeySource.defaultFile), recordRetention: TimeInterval = 86400,
         securityEventRetention: TimeInterval = 31_536_000,
         sweepInterval: TimeInterval = 60, pushAttemptTimeLimit: TimeInterval = 20, startRatePerClient: Int = 200, startRatePerAddress: Int = 20,
-        adminFailuresPerMinute: Int = 10,
+        adminFailuresPerMinute: Int = 10, consoleIdleTimeout: TimeInterval = 1800,
         maximumOpenWaits: Int = 10000, idleTimeout: TimeInterval = 60, trustedProxies: Set<String> = [], metricsToken: String? = nil,
         backupDirectory: String = "./backups"
     ) {
@@ -155,6 +160,7 @@ public struct Configuration: Sendable {
         self.startRatePerClient = startRatePerClient
         self.startRatePerAddress = startRatePerAddress
         self.adminFailuresPerMinute = adminFailuresPerMinute
+        self.consoleIdleTimeout = consoleIdleTimeout
         self.maximumOpenWaits = maximumOpenWaits
         self.idleTimeout = idleTimeout
         self.trustedProxies = trustedProxies
@@ -243,6 +249,10 @@ public struct Configuration: Sendable {
         let startRatePerAddress = count("COUNTERSIGN_START_RATE_PER_ADDRESS", default: 20, zeroAllowed: true)
         let adminFailuresPerMinute = count("COUNTERSIGN_ADMIN_FAILURES_PER_MINUTE", default: 10, zeroAllowed: true)
         let maximumOpenWaits = count("COUNTERSIGN_MAX_OPEN_WAITS", default: 10000, zeroAllowed: false)
+        let consoleIdleTimeout = seconds("COUNTERSIGN_CONSOLE_IDLE_TIMEOUT", default: ConsoleSessions.longestIdle)
+        if consoleIdleTimeout > ConsoleSessions.longestIdle {
+            problems.append("COUNTERSIGN_CONSOLE_IDLE_TIMEOUT must be at most \(Int(ConsoleSessions.longestIdle)) seconds")
+        }
         let idleTimeout = seconds("COUNTERSIGN_IDLE_TIMEOUT", default: 60)
         if idleTimeout <= TimeInterval(ApprovalRoutes.maximumWait) {
             problems.append("COUNTERSIGN_IDLE_TIMEOUT must be more than \(ApprovalRoutes.maximumWait) seconds, the longest an inbox long-poll waits")
@@ -275,7 +285,8 @@ public struct Configuration: Sendable {
             interactionLifetime: interactionLifetime, tokenLifetime: tokenLifetime, masterKey: masterKey,
             recordRetention: recordRetention, securityEventRetention: securityEventRetention, sweepInterval: sweepInterval, pushAttemptTimeLimit: pushAttemptTimeLimit,
             startRatePerClient: startRatePerClient,
-            startRatePerAddress: startRatePerAddress, adminFailuresPerMinute: adminFailuresPerMinute, maximumOpenWaits: maximumOpenWaits, idleTimeout: idleTimeout,
+            startRatePerAddress: startRatePerAddress, adminFailuresPerMinute: adminFailuresPerMinute,
+            consoleIdleTimeout: consoleIdleTimeout, maximumOpenWaits: maximumOpenWaits, idleTimeout: idleTimeout,
             trustedProxies: trustedProxies, metricsToken: metricsToken, backupDirectory: value("COUNTERSIGN_BACKUP_DIR") ?? "./backups")
     }
 }

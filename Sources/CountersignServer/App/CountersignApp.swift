@@ -115,7 +115,7 @@ public struct CountersignApp: Sendable {
             configuredKey: configuration.adminKey, failuresPerMinute: configuration.adminFailuresPerMinute, storage: storage, clock: clock, securityEvents: securityEvents,
             announce: dependencies.announceAdminKey)
         let consoleSessions = ConsoleSessions(
-            storage: storage, clock: clock, tokenIssuer: tokenIssuer, securityEvents: securityEvents,
+            storage: storage, clock: clock, tokenIssuer: tokenIssuer, securityEvents: securityEvents, idle: configuration.consoleIdleTimeout,
             secure: configuration.publicURL.lowercased().hasPrefix("https://"))
         adminKeys.sessions = consoleSessions
         let events = try eventBus(for: configuration.database, storage: storage, logger: logger, parts: parts)

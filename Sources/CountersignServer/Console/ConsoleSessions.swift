@@ -6,14 +6,14 @@ import Hummingbird
 
 /// The console's sessions (DESIGN.md §8): an operator's browser trades the token its sign-in journey
 /// ended with for a session cookie, `HttpOnly` and `SameSite=Strict`, that lasts `longest` at most and
-/// `idle` without use. Writes also carry the session's CSRF token, which only a page of the server's own
+/// `idle` without use (`COUNTERSIGN_CONSOLE_IDLE_TIMEOUT`, at most `longestIdle`). Writes also carry the session's CSRF token, which only a page of the server's own
 /// origin can read (`GET /console/session`).
 struct ConsoleSessions: Sendable {
     static let longest: TimeInterval = 12 * 3600
-    static let idle: TimeInterval = 30 * 60
+    static let longestIdle: TimeInterval = 30 * 60
     /// How old a sign-in token may be when it is traded.
     static let tokenAge: TimeInterval = 120
-    /// A session's last use is written at most this often.
+    /// A session's last use is written at most this often (and at least twice per idle time).
     static let touchInterval: TimeInterval = 60
     static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
 
@@ -21,6 +21,7 @@ struct ConsoleSessions: Sendable {
     let clock: any WallClock
     let tokenIssuer: TokenIssuer
     let securityEvents: SecurityEvents
+    let idle: TimeInterval
     /// Whether the public URL is https: the cookie is then `Secure`, and `__Host-` keeps it to this host.
     let secure: Bool
 
@@ -63,7 +64,7 @@ struct ConsoleSessions: Sendable {
             try await securityEvents.recording(
                 .consoleSignedIn, userID: claims.sub, deviceID: claims.deviceID, detail: "\(signedIn.email) signed in to the console as \(signedIn.role)"
             ) { storage in
-                try await storage.consoleSessions.deleteEnded(at: now, usedBefore: now.addingTimeInterval(-Self.idle))
+                try await storage.consoleSessions.deleteEnded(at: now, usedBefore: now.addingTimeInterval(-idle))
                 try await storage.consoleSessions.insert(record)
             }
         }
@@ -76,9 +77,9 @@ struct ConsoleSessions: Sendable {
         let now = clock.now()
         let idHash = SecretDigest.hex(secret)
         guard let (session, signedIn) = try await storage.consoleSessions.live(
-            idHash: idHash, at: now, usedSince: now.addingTimeInterval(-Self.idle))
+            idHash: idHash, at: now, usedSince: now.addingTimeInterval(-idle))
         else { return nil }
-        if now.timeIntervalSince(session.lastUsedAt) >= Self.touchInterval {
+        if now.timeIntervalSince(session.lastUsedAt) >= min(Self.touchInterval, idle / 2) {
             try await storage.consoleSessions.touch(idHash: idHash, at: now)
         }
         return Live(idHash: idHash, csrfToken: Self.csrfToken(of: secret), expiresAt: session.expiresAt, signedIn: signedIn)

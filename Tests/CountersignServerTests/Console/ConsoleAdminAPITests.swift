@@ -10,6 +10,7 @@ struct ConsoleAdminAPITests {
         try await FakePushProviders.withPhone(on: "apns") { providers, server, phone in
             let configs = try #require(try await server.admin(.GET, "push-configs").body.arrayValue)
             let configID = try #require(configs.first?["id"]?.stringValue)
+            server.clock.advance(by: 1)
             let sent = try await server.admin(.POST, "push-configs/\(configID)/test", json: ["device_id": .string(phone.deviceID)])
             #expect(sent.status == .ok && sent.body["delivered"] == true && sent.body["outcome"] == "delivered", "\(sent.body)")
             #expect(try providers.apnsPayload(0)["type"] == "test")

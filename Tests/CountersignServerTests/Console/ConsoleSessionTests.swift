@@ -79,6 +79,7 @@ struct ConsoleSessionTests {
             let recorded = try await Self.events(server, kind: "application_changed")
             #expect(recorded.first?["actor"] == "ops@bank.example")
             #expect(try await Self.events(server, kind: "console_signed_in").first?["actor"] == "ops@bank.example")
+            server.clock.advance(by: 1)
             #expect(try await server.admin(.POST, "applications", json: ["id": "shop2", "name": "Shop"]).status == .created)
             #expect(try await Self.events(server, kind: "application_changed").first?["actor"] == "admin_key")
 

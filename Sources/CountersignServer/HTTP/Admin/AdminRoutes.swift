@@ -34,6 +34,7 @@ struct AdminRoutes: RouteGroup {
         admin.post("browser-credentials/:credentialID/revoke", use: revokeBrowserCredential)
         admin.get("journeys", use: listJourneys)
         admin.get("journeys/:journeyID", use: showJourney)
+        admin.get("journeys/:journeyID/integration-code", use: integrationCode)
         admin.get("signing-keys", use: listSigningKeys)
         admin.post("signing-keys/rotate", use: rotateSigningKey)
     }
@@ -277,6 +278,23 @@ struct AdminRoutes: RouteGroup {
     func showJourney(request: Request, context: ServerRequestContext) async throws -> JourneyView {
         guard let journey = journeys[context.parameter("journeyID")] else { throw ServiceError.notFound("No such journey.") }
         return JourneyView(journey, lint: journeys.lint(journey))
+    }
+
+    struct IntegrationCodeView: ResponseEncodable {
+        let language: String
+        let filename: String
+        let code: String
+    }
+
+    /// A starting handler for the journey in one SDK (`IntegrationCode`).
+    func integrationCode(request: Request, context: ServerRequestContext) async throws -> IntegrationCodeView {
+        guard let journey = journeys[context.parameter("journeyID")] else { throw ServiceError.notFound("No such journey.") }
+        guard let language = request.query("language").flatMap(IntegrationLanguage.init(rawValue:)) else {
+            throw ServiceError.notValid("'language' must be javascript, swift or kotlin.")
+        }
+        let generated = IntegrationCode.generate(
+            for: journey, in: language, startsFromPush: journeys.mobileApproveJourneyIDs.contains(journey.id))
+        return IntegrationCodeView(language: language.rawValue, filename: generated.filename, code: generated.code)
     }
 
     func listSigningKeys(request: Request, context: ServerRequestContext) async throws -> [SigningKeyView] {
