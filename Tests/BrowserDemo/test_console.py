@@ -94,8 +94,19 @@ class ConsoleTestCase(DemoTestCase):
         """Waits until `condition(browser)` holds; a part the page redrew meanwhile is looked up again."""
         return WebDriverWait(self.browser, WAIT_SECONDS, ignored_exceptions=(StaleElementReferenceException,)).until(condition, message)
 
+    def click(self, selector, text=None):
+        """Clicks the first shown element matching `selector` (and showing `text`), once the page has drawn it."""
+        def clicked(browser):
+            for element in browser.find_elements(By.CSS_SELECTOR, selector):
+                if element.is_displayed() and (text is None or element.text == text):
+                    element.click()
+                    return True
+            return False
+        self.eventually(clicked, f"nothing shown to click matches {selector}")
+
     def hooked(self, selector, within=None):
-        return WebDriverWait(within or self.browser, WAIT_SECONDS).until(
+        """The first shown element matching `selector` (within `within`), once the page has drawn it."""
+        return self.eventually(
             lambda _: next((element for element in (within or self.browser).find_elements(By.CSS_SELECTOR, selector)
                             if element.is_displayed()), None), f"nothing shown matches {selector}")
 
@@ -119,7 +130,7 @@ class ConsoleTestCase(DemoTestCase):
             expected_conditions.text_to_be_present_in_element((By.CSS_SELECTOR, "[data-operator]"), email))
 
     def go(self, screen):
-        self.hooked(f"[data-nav={screen}]").click()
+        self.click(f"[data-nav={screen}]")
         return self.hooked(f"main[data-screen={screen}]")
 
     def scan(self, name):
@@ -226,7 +237,7 @@ class ConsoleTests(ConsoleTestCase):
 
         # Journeys: the diagram of the loaded definition, its lint, and integration code in three languages.
         self.go("journeys")
-        self.hooked("tr[data-row=web_login] a").click()
+        self.click("tr[data-row=web_login] a")
         diagram = self.hooked("svg[data-diagram]")
         status, journey = self.admin("GET", "journeys/web_login")
         drawn = {element.get_attribute("data-step") for element in diagram.find_elements(By.CSS_SELECTOR, "[data-step]")}
@@ -242,12 +253,12 @@ class ConsoleTests(ConsoleTestCase):
         self.go("users")
         form = self.hooked("form[data-form=find-user]")
         form.find_element(By.NAME, "external_user_id").send_keys("ada@example.com", Keys.ENTER)
-        self.hooked("tbody tr[data-row^=usr_] a").click()
-        device = self.hooked(f"tr[data-row={ada.device_id}]")
+        self.click("tbody tr[data-row^=usr_] a", text="ada@example.com")
+        self.hooked(f"tr[data-row={ada.device_id}]")
         self.scan("user")
-        device.find_element(By.CSS_SELECTOR, "[data-action=revoke]").click()
+        self.click(f"tr[data-row={ada.device_id}] [data-action=revoke]")
         self.screenshot("console-user-revoke")
-        self.hooked(f"tr[data-row={ada.device_id}] [data-action=confirm]").click()
+        self.click(f"tr[data-row={ada.device_id}] [data-action=confirm]")
         self.eventually(lambda browser: "revoked" in browser.find_element(By.CSS_SELECTOR, f"tr[data-row={ada.device_id}]").text.lower())
         self.open("login")
         self.browser.find_element(By.CSS_SELECTOR, "input[value=web_login_biometric_only]").click()
@@ -261,12 +272,12 @@ class ConsoleTests(ConsoleTestCase):
         self.screenshot("console-approvals")
 
         self.go("evidence")
-        self.hooked("tr[data-row] a").click()
+        self.click("tr[data-row] a")
         check = self.hooked("[data-verification][data-signature-valid]")
         self.assertEqual(check.get_attribute("data-signature-valid"), "true")
         self.assertEqual(check.get_attribute("data-seal-valid"), "true")
         self.assertIn("Merchant A", self.hooked("main[data-screen=evidence]").text)
-        self.hooked("[data-action=download]").click()
+        self.click("[data-action=download]")
         self.scan("evidence")
         self.screenshot("console-evidence")
 
@@ -294,7 +305,7 @@ class ConsoleTests(ConsoleTestCase):
         self.scan("operators")
         self.screenshot("console-operators")
 
-        self.hooked("[data-action=sign-out]").click()
+        self.click("[data-action=sign-out]")
         self.hooked("input[name=email]")
         status, events = self.admin("GET", "security-events?actor=ops@bank.example&limit=100")
         kinds = {event["kind"] for event in events["security_events"]}
@@ -314,9 +325,9 @@ class ConsoleTests(ConsoleTestCase):
 
         self.go("users")
         self.hooked("form[data-form=find-user] input[name=external_user_id]").send_keys("ada@example.com", Keys.ENTER)
-        self.hooked("tbody tr[data-row^=usr_] a").click()
-        self.hooked(f"tr[data-row={ada.device_id}] [data-action=revoke]").click()
-        self.hooked(f"tr[data-row={ada.device_id}] [data-action=confirm]").click()
+        self.click("tbody tr[data-row^=usr_] a", text="ada@example.com")
+        self.click(f"tr[data-row={ada.device_id}] [data-action=revoke]")
+        self.click(f"tr[data-row={ada.device_id}] [data-action=confirm]")
         self.assertIn("auditor", self.error_in(self.hooked(f"tr[data-row={ada.device_id}]")))
 
         # The page is not what refuses: the same calls from the page's own script, with its CSRF token.
@@ -396,7 +407,7 @@ class IdleConsoleTests(ConsoleTestCase):
         self.sign_in("ops@bank.example", phone)
         self.go("applications")
         time.sleep(self.idle_seconds + 2)
-        self.hooked("[data-nav=journeys]").click()
+        self.click("[data-nav=journeys]")
         self.hooked("input[name=email]")
         self.assertEqual([element for element in self.browser.find_elements(By.CSS_SELECTOR, "[data-operator]") if element.text], [])
         status, events = self.admin("GET", "security-events?kind=console_signed_in")
