@@ -26,15 +26,9 @@ struct IntegrationCode: Sendable, Equatable {
 }
 
 extension IntegrationCode {
-    /// The code for `journey`, which starts only from a push when it reads what a push carries
-    /// (`@policy.getMobileApproveParameters()`). A journey that a web-to-mobile step pushes without reading
-    /// it is a push journey too: pass `startsFromPush` then (`JourneyRegistry.mobileApproveJourneyIDs`).
-    static func generate(for journey: JourneyDefinition, in language: IntegrationLanguage) -> IntegrationCode {
-        generate(for: journey, in: language, startsFromPush: journey.readsMobileApproveParameters)
-    }
-
     /// The code for `journey`; `startsFromPush`: whether it starts only from a push
-    /// (`POST /v1/mobile-approve/start`), as the journeys that web-to-mobile steps name do.
+    /// (`POST /v1/mobile-approve/start`), as the journeys that web-to-mobile steps name do
+    /// (`JourneyRegistry.mobileApproveJourneyIDs`) and those that read what a push carries.
     static func generate(for journey: JourneyDefinition, in language: IntegrationLanguage, startsFromPush: Bool) -> IntegrationCode {
         let plan = IntegrationPlan(journey, startsFromPush: startsFromPush || journey.readsMobileApproveParameters)
         switch language {
@@ -482,31 +476,27 @@ enum CodeText {
     /// A JavaScript string literal in single quotes: a quote, a backslash and anything outside printable
     /// ASCII escaped (`\u{…}`), so no line terminator, `${` or `</script>` ends it or reads as code.
     static func javaScriptString(_ text: String) -> String {
-        var result = "'"
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "'": result += "\\'"
-            case "\\": result += "\\\\"
-            case " "..."~": result.unicodeScalars.append(scalar)
-            default: result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-            }
-        }
-        return result + "'"
+        quoted(text, in: "'")
     }
 
     /// A Swift string literal: a quote, a backslash (so no `\(` interpolation) and anything outside
     /// printable ASCII escaped (`\u{…}`).
     static func swiftString(_ text: String) -> String {
-        var result = "\""
+        quoted(text, in: "\"")
+    }
+
+    /// `text` between `quote`s, with the quote, a backslash and anything outside printable ASCII written
+    /// `\u{…}`, an escape both JavaScript and Swift read.
+    private static func quoted(_ text: String, in quote: Unicode.Scalar) -> String {
+        var result = String(quote)
         for scalar in text.unicodeScalars {
             switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
+            case quote, "\\": result += "\\" + String(scalar)
             case " "..."~": result.unicodeScalars.append(scalar)
             default: result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
             }
         }
-        return result + "\""
+        return result + String(quote)
     }
 
     /// A Kotlin string literal: a quote, a backslash, `$` (no template) and anything outside printable

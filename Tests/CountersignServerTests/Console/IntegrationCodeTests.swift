@@ -97,8 +97,6 @@ struct IntegrationCodeTests {
         let approves = IntegrationCode.generate(for: approve.journey, in: .kotlin, startsFromPush: true).code
         #expect(approves.contains("client.startMobileApproveJourney(payload, deviceId, authenticator)"))
         #expect(approves.contains("authenticator.approvalNativeBiometrics(user, transaction, nonce, challenge)"))
-        // Without the registry's word, a journey that reads the push's parameters still counts as a push journey.
-        #expect(IntegrationCode.generate(for: approve.journey, in: .kotlin) == IntegrationCode.generate(for: approve.journey, in: .kotlin, startsFromPush: true))
 
         // Every language has a case for every step id the plan finds.
         for (journey, startsFromPush) in journeys.values {
@@ -177,7 +175,7 @@ struct IntegrationCodeTests {
             .javascript: CodeText.javaScriptString(Self.hostile), .swift: CodeText.swiftString(Self.hostile), .kotlin: CodeText.kotlinString(Self.hostile),
         ]
         for language in IntegrationLanguage.allCases {
-            let code = IntegrationCode.generate(for: journey, in: language).code
+            let code = IntegrationCode.generate(for: journey, in: language, startsFromPush: false).code
             #expect(code.contains(literals[language] ?? "?"), "\(language): the form id is a case label")
             // No line terminator but \n, no control or bidirectional-override character anywhere.
             let stray = code.unicodeScalars.filter { $0 != "\n" && ($0.value < 0x20 || $0.value == 0x7F || [0x85, 0x2028, 0x2029, 0x202E].contains($0.value)) }
@@ -202,8 +200,8 @@ struct IntegrationCodeTests {
             }
         }
 
-        let javaScript = IntegrationCode.generate(for: journey, in: .javascript)
-        let swift = IntegrationCode.generate(for: journey, in: .swift)
+        let javaScript = IntegrationCode.generate(for: journey, in: .javascript, startsFromPush: false)
+        let swift = IntegrationCode.generate(for: journey, in: .swift, startsFromPush: false)
         #expect(swift.code.contains("var class_: Int"), "a keyword gets a _")
         #expect(swift.code.contains("var _9Lives: Double?"), "a name does not start with a digit")
         let jsFile = directory.appendingPathComponent("hostile.mjs")
