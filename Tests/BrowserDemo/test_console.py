@@ -412,3 +412,43 @@ class IdleConsoleTests(ConsoleTestCase):
         self.assertEqual([element for element in self.browser.find_elements(By.CSS_SELECTOR, "[data-operator]") if element.text], [])
         status, events = self.admin("GET", "security-events?kind=console_signed_in")
         self.assertEqual(len(events["security_events"]), 1, "the session ended by itself, not by a sign-out")
+
+
+class KeyboardAndOutageTests(ConsoleTestCase):
+    def test_the_console_works_with_the_keyboard_alone(self):
+        phone = self.operator("ops@bank.example", "admin")
+        self.sign_in("ops@bank.example", phone)
+        self.hooked("main[data-screen]")
+
+        def tab_to(selector):
+            for _ in range(60):
+                self.browser.switch_to.active_element.send_keys(Keys.TAB)
+                if self.browser.execute_script("return document.activeElement.matches(arguments[0])", selector):
+                    return
+            self.fail(f"Tab never reached {selector}")
+
+        tab_to("[data-nav=journeys]")
+        self.browser.switch_to.active_element.send_keys(Keys.ENTER)
+        self.hooked("main[data-screen=journeys] tr[data-row=web_login]")
+        tab_to("tr[data-row=web_login] a")
+        self.browser.switch_to.active_element.send_keys(Keys.ENTER)
+        self.hooked("svg[data-diagram]")
+        tab_to("[data-nav=operators]")
+        self.browser.switch_to.active_element.send_keys(Keys.ENTER)
+        self.hooked("main[data-screen=operators]")
+        tab_to("form[data-form=invite-operator] input[name=email]")
+        self.browser.switch_to.active_element.send_keys("audit@bank.example", Keys.ENTER)
+        self.assertTrue(self.hooked("[data-enrollment-uri]").text.startswith("countersign://enroll"))
+
+    def test_a_lost_connection_is_said_where_the_action_was(self):
+        # The browser reports the failed request itself.
+        self.expected_messages = ("ERR_CONNECTION_REFUSED",)
+        phone = self.operator("ops@bank.example", "admin")
+        self.sign_in("ops@bank.example", phone)
+        self.go("applications")
+        form = self.hooked("form[data-form=create-application]")
+        form.find_element(By.NAME, "id").send_keys("shop")
+        form.find_element(By.NAME, "name").send_keys("Shop")
+        self.server.stop()
+        self.submit(form, "create")
+        self.assertIn("cannot be reached", self.error_in(form))
