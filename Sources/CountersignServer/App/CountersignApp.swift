@@ -116,7 +116,8 @@ public struct CountersignApp: Sendable {
             announce: dependencies.announceAdminKey)
         let consoleSessions = ConsoleSessions(
             storage: storage, clock: clock, tokenIssuer: tokenIssuer, securityEvents: securityEvents, idle: configuration.consoleIdleTimeout,
-            secure: configuration.publicURL.lowercased().hasPrefix("https://"))
+            issuer: configuration.publicURL,
+            secure: configuration.mode == .production || configuration.publicURL.lowercased().hasPrefix("https://"))
         adminKeys.sessions = consoleSessions
         let events = try eventBus(for: configuration.database, storage: storage, logger: logger, parts: parts)
         let pushClient = PushHTTPClient()

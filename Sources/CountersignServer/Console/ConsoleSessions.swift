@@ -22,7 +22,10 @@ struct ConsoleSessions: Sendable {
     let tokenIssuer: TokenIssuer
     let securityEvents: SecurityEvents
     let idle: TimeInterval
-    /// Whether the public URL is https: the cookie is then `Secure`, and `__Host-` keeps it to this host.
+    /// The server's public URL, the tokens' issuer.
+    let issuer: String
+    /// Whether the cookie is `Secure` (in production, or when the public URL is https); `__Host-` then
+    /// keeps it to this host.
     let secure: Bool
 
     var cookieName: String { secure ? "__Host-countersign_console" : "countersign_console" }
@@ -37,11 +40,16 @@ struct ConsoleSessions: Sendable {
         var role: OperatorRole? { OperatorRole(rawValue: signedIn.role) }
     }
 
+    /// What a console sign-in must have proven: the phone's key and biometrics, and the code the page showed.
+    static let requiredMethods: Set = ["hwk", "mobile_biometrics", "code_otp"]
+
     /// Opens a session for the operator whose sign-in `token` names: issued by this server to the console's
-    /// web client at the end of its sign-in journey, at most `tokenAge` ago, and traded once.
+    /// web client at the end of its sign-in journey with number matching, at most `tokenAge` ago, approved
+    /// on a phone enrolled through the console's own native client, and traded once.
     func signIn(token: String, from source: String) async throws -> (cookieValue: String, session: Live) {
-        guard let claims = try? await tokenIssuer.verifyIssued(token, as: TokenClaims.self),
-            claims.aud == ConsoleApplication.webClientID, claims.journeyID == ConsoleApplication.signInJourney
+        guard let claims = try? await tokenIssuer.verifyIssued(token, as: TokenClaims.self), claims.iss == issuer,
+            claims.aud == ConsoleApplication.webClientID, claims.journeyID == ConsoleApplication.signInJourney,
+            Self.requiredMethods.isSubset(of: claims.amr)
         else { throw ServiceError(.unauthenticated, ErrorCode.invalidToken, "That is no console sign-in token of this server.") }
         let now = clock.now()
         guard now.timeIntervalSince1970 < TimeInterval(claims.exp), now.timeIntervalSince1970 - TimeInterval(claims.iat) <= Self.tokenAge else {
@@ -51,6 +59,16 @@ struct ConsoleSessions: Sendable {
             SecretDigest.hex("console_sign_in\n\(claims.jti)"), until: Date(timeIntervalSince1970: TimeInterval(claims.exp)))
         guard try await storage.db.first(spent.query) != nil else {
             throw ServiceError(.unauthenticated, ErrorCode.invalidToken, "That sign-in was used already; sign in again.")
+        }
+        // A phone enrolled for the same person through a bank's app (whose enrollment the console does not
+        // control) approves that app's requests, not the console's.
+        guard let deviceID = claims.deviceID, let device = try await storage.devices.find(deviceID), device.isActive,
+            device.userID == claims.sub, device.clientID == ConsoleApplication.phoneClientID
+        else {
+            try await securityEvents.recordNow(
+                .consoleRefused, userID: claims.sub, deviceID: claims.deviceID,
+                detail: "'\(claims.externalUserID)' signed in to the console with a phone not enrolled as an operator's", source: source)
+            throw ServiceError(.forbidden, ErrorCode.forbidden, "Approve the console's sign-in on the phone you enrolled as an operator.")
         }
         guard let signedIn = try await storage.operators.find(email: claims.externalUserID) else {
             try await securityEvents.recordNow(
@@ -88,7 +106,7 @@ struct ConsoleSessions: Sendable {
     /// Ends the session (sign-out).
     func signOut(_ session: Live) async throws {
         try await AdminActor.$current.withValue(session.signedIn.email) {
-            try await securityEvents.recording(.consoleSignedIn, detail: "\(session.signedIn.email) signed out of the console") { storage in
+            try await securityEvents.recording(.consoleSignedOut, detail: "\(session.signedIn.email) signed out of the console") { storage in
                 try await storage.consoleSessions.delete(idHash: session.idHash)
             }
         }

@@ -140,7 +140,7 @@ actor StoredJourneyEffects: JourneyEffects {
             name: registration.name, model: registration.model, os: registration.os,
             pushChannel: registration.pushChannel.rawValue, pushToken: registration.pushToken, pushAppID: registration.pushAppID,
             pushTokenInvalidAt: nil, pushTokenInvalidReason: nil, status: CredentialStatus.active.rawValue,
-            createdAt: services.clock.now(), revokedAt: nil)
+            createdAt: services.clock.now(), revokedAt: nil, clientID: clientID)
         await work.hold { storage in try await storage.devices.insert(device) }
         return device.id
     }

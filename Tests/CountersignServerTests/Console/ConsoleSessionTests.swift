@@ -157,7 +157,7 @@ struct ConsoleSessionTests {
         }
     }
 
-    @Test("a sign-in token is traded once, only the console's, only an operator's; a removed operator's session ends at once")
+    @Test("a sign-in token is traded once, only the console's, for a valid signature; a removed operator's session ends at once")
     func signInRefusals() async throws {
         try await TestServer.run { server in
             let phone = try await SignedInOperator.invite(server, "ops@bank.example", role: "admin")
@@ -178,8 +178,6 @@ struct ConsoleSessionTests {
             let id = try #require(operators.first?["id"]?.stringValue)
             #expect(try await server.admin(.DELETE, "operators/\(id)").status == .noContent)
             #expect(try await session.call(server, .GET, "applications").status == .unauthorized)
-            let removed = try await server.send(.POST, "/console/session", json: ["token": .string(try await SignedInOperator.signInToken(server, phone))])
-            #expect(removed.status == .forbidden)
         }
     }
 
@@ -207,5 +205,98 @@ extension SignedInOperator {
         return SignedInOperator(
             email: phone.email, phone: phone, cookie: try #require(setCookie.split(separator: ";").first.map(String.init)),
             csrfToken: try #require(body["csrf_token"]?.stringValue), setCookie: setCookie)
+    }
+}
+
+@Suite("What makes a console sign-in: the operator's own console phone, number matching, the console's application untouched")
+struct ConsoleSignInRulesTests {
+    @Test("a phone enrolled for the same email through a bank's app approves no console sign-in")
+    func bankPhoneRefused() async throws {
+        try await TestServer.run { server in
+            let bankPhone = try await RegisteredPhone.register(server, email: "ops@bank.example")
+            let consolePhone = try await SignedInOperator.invite(server, "ops@bank.example", role: "admin")
+            let browser = TestBrowser(client: server.client("countersign-console"))
+            let choice = try await browser.signIn("web_login", email: "ops@bank.example")
+            let devices = try #require(choice.data?["devices"]?.arrayValue)
+            #expect(devices.count == 2)
+            // Devices are offered newest first: the console phone, then the bank's.
+            let waiting = try await browser.client.submitClientResponse(
+                .clientInput, data: ["selected_device_code": try #require(devices.last?["code"])])
+            try await bankPhone.approve(otp: try #require(waiting.data?["otp"]?.stringValue), now: server.clock.now())
+            let token = try #require(try await browser.poll().token)
+            let refused = try await server.send(.POST, "/console/session", json: ["token": .string(token)])
+            #expect(refused.status == .forbidden && refused.headers.first(name: "Set-Cookie") == nil)
+            let events = try #require(try await server.admin(.GET, "security-events?kind=console_refused").body["security_events"]?.arrayValue)
+            #expect(events.first?["device_id"] == .string(bankPhone.deviceID))
+            _ = consolePhone
+        }
+    }
+
+    @Test("a sign-in without number matching (a deployment's web_login without the code) opens no session")
+    func numberMatchingRequired() async throws {
+        let journeys = try TestServer.journeysWithFixtures()
+        defer { try? FileManager.default.removeItem(atPath: journeys) }
+        let webLogin = journeys + "/web_login.yaml"
+        try String(contentsOfFile: webLogin, encoding: .utf8).replacingOccurrences(of: "display_web_otp: true", with: "display_web_otp: false")
+            .replacingOccurrences(of: "mobile_journey: mobile_approve_otp", with: "mobile_journey: mobile_approve")
+            .write(toFile: webLogin, atomically: true, encoding: .utf8)
+        try await TestServer.run(adjust: { $0.journeysDirectory = journeys }) { server in
+            let phone = try await SignedInOperator.invite(server, "ops@bank.example", role: "admin")
+            let browser = TestBrowser(client: server.client("countersign-console"))
+            let waiting = try await browser.signIn("web_login", email: "ops@bank.example")
+            #expect(waiting.data?["otp"] == nil)
+            try await phone.approve(now: server.clock.now())
+            let token = try #require(try await browser.poll().token)
+            #expect(try await server.send(.POST, "/console/session", json: ["token": .string(token)]).status == .unauthorized)
+        }
+    }
+
+    @Test("the console's application is changed only through /admin/v1/operators, and only invitations enroll its phones")
+    func builtInApplication() async throws {
+        try await TestServer.run { server in
+            let customer = try await RegisteredPhone.register(server, email: "ada@example.com")
+            let users = try #require(try await server.admin(.GET, "users?external_user_id=ada@example.com").body.arrayValue)
+            let userID = try #require(users.first?["id"]?.stringValue)
+            #expect(try await server.admin(.PATCH, "applications/countersign-console", json: ["allowed_journeys": .null]).status == .forbidden)
+            #expect(try await server.admin(.POST, "applications/countersign-console/clients", json: ["id": "x", "name": "X", "kind": "web"]).status == .forbidden)
+            #expect(try await server.admin(.PUT, "users/\(userID)/applications/countersign-console").status == .forbidden)
+            for body: JSONValue in [
+                ["external_user_id": "ada@example.com", "application_id": "countersign-console"],
+                ["external_user_id": "ada@example.com", "client_id": "countersign-console-phone"],
+            ] {
+                #expect(try await server.admin(.POST, "enrollment-codes", json: body).status == .badRequest)
+            }
+            _ = customer
+        }
+    }
+
+    @Test("removing an operator revokes their console phone and voids their unused invitation")
+    func removalRevokes() async throws {
+        try await TestServer.run { server in
+            let phone = try await SignedInOperator.invite(server, "ops@bank.example", role: "admin")
+            let pending = try await server.admin(.POST, "operators", json: ["email": "new@bank.example", "role": "auditor"])
+            let unusedCode = try #require(pending.body["enrollment_code"]?.stringValue)
+            for email in ["ops@bank.example", "new@bank.example"] {
+                let operators = try #require(try await server.admin(.GET, "operators").body.arrayValue)
+                let id = try #require(operators.first { $0["email"] == .string(email) }?["id"]?.stringValue)
+                #expect(try await server.admin(.DELETE, "operators/\(id)").status == .noContent)
+            }
+            let users = try #require(try await server.admin(.GET, "users?external_user_id=ops@bank.example").body.arrayValue)
+            let user = try await server.admin(.GET, "users/\(try #require(users.first?["id"]?.stringValue))").body
+            #expect(user["devices"]?.arrayValue?.first { $0["id"] == .string(phone.deviceID) }?["status"] == "revoked")
+            #expect(user["applications"]?.arrayValue?.contains("countersign-console") == false)
+            let (_, step) = try await SecureEnrollmentTests.redeem(unusedCode, on: server, client: "countersign-console-phone")
+            #expect(step.journeyStepID != JourneyStepID.mobileBiometricsRegistration, "the removed operator's code enrolls nothing")
+        }
+    }
+
+    @Test("in production the session cookie is Secure and held to this host; admin answers are kept by no cache")
+    func productionCookie() async throws {
+        try await TestServer.run(adjust: { $0.mode = .production }) { server in
+            let admin = try await SignedInOperator.signIn(server, "ops@bank.example")
+            #expect(admin.setCookie.hasPrefix("__Host-countersign_console=") && admin.setCookie.contains("Secure"))
+            let (status, _, headers) = try await server.send(.GET, "/admin/v1/applications", headers: ["Cookie": admin.cookie])
+            #expect(status == .ok && headers.first(name: "Cache-Control") == "no-store")
+        }
     }
 }

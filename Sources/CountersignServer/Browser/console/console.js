@@ -28,12 +28,21 @@ function signedOut(note) {
   showSignIn(main, { note, onSignedIn: signedIn });
 }
 
+/** `text` with its %-escapes decoded; a malformed one names nothing (the screen's list is shown). */
+function decoded(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
+}
+
 /** Shows the screen the address names; the first one when it names none. */
 function route() {
   if (!session) return;
   const [wanted = '', ...rest] = location.hash.replace(/^#\/?/, '').split('/');
   const name = Object.hasOwn(screens, wanted) ? wanted : 'applications';
-  const param = rest.length ? decodeURIComponent(rest.join('/')) : null;
+  const param = rest.length ? decoded(rest.join('/')) : null;
   for (const link of document.querySelectorAll('[data-nav]')) {
     if (link.dataset.nav === name) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');

@@ -717,7 +717,7 @@ function evidenceBundle(screen, id) {
 const eventKinds = [
   'not_me', 'rate_limited', 'admin_auth_failed', 'signature_replayed', 'otp_exhausted', 'signing_key_rotated', 'push_config_changed',
   'application_changed', 'credential_revoked', 'user_applications_changed', 'database_backed_up', 'enrollment_code_issued',
-  'operator_changed', 'console_signed_in', 'console_refused',
+  'operator_changed', 'console_signed_in', 'console_signed_out', 'console_refused',
 ];
 
 function securityEvents(screen) {

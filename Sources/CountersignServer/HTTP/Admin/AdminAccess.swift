@@ -64,10 +64,22 @@ struct AdminAuthenticationMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let address = context.clientAddress ?? "an unknown address"
         let source = AddressBlock.of(address)
+        var response: Response
         if request.headers[.authorization] == nil, let sessions = verifier.sessions, request.cookies[sessions.cookieName] != nil {
             let session = try await consoleSession(request, sessions: sessions, source: source)
-            return try await AdminActor.$current.withValue(session.signedIn.email) { try await next(request, context) }
+            response = try await AdminActor.$current.withValue(session.signedIn.email) { try await next(request, context) }
+        } else {
+            response = try await adminKeyRequest(request, context: context, source: source, address: address, next: next)
         }
+        // Users, devices and evidence are personal data: no cache on the way keeps them.
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        return response
+    }
+
+    private func adminKeyRequest(
+        _ request: Request, context: ServerRequestContext, source: String, address: String,
+        next: (Request, ServerRequestContext) async throws -> Response
+    ) async throws -> Response {
         if let seconds = await verifier.throttle.retryAfter(for: source) {
             throw ServiceError(.tooSoon(retryAfter: seconds), ErrorCode.rateLimited, "Too many wrong admin keys from this address; try again in \(seconds) s.")
         }

@@ -70,7 +70,7 @@ struct AdminRoutes: RouteGroup {
     /// Changes what the body names: the application's name, its web origins and the journeys its clients may
     /// start (each list replaced as a whole).
     func updateApplication(request: Request, context: ServerRequestContext) async throws -> ApplicationView {
-        let application = try await findApplication(context)
+        let application = try await findApplication(context, toChange: true)
         let body = try await request.decodeBody(UpdateApplicationRequest.self, context)
         if let name = body.name { try Self.checkName(name) }
         let origins = try body.allowedOrigins.map(Self.checkOrigins)
@@ -138,7 +138,7 @@ struct AdminRoutes: RouteGroup {
     }
 
     func createClient(request: Request, context: ServerRequestContext) async throws -> Response {
-        let application = try await findApplication(context)
+        let application = try await findApplication(context, toChange: true)
         let body = try await request.decodeBody(CreateClientRequest.self, context)
         try Self.checkIdentifier(body.id, field: "id")
         try Self.checkName(body.name)
@@ -187,7 +187,7 @@ struct AdminRoutes: RouteGroup {
     /// Lets the user sign in through the clients of one more application.
     func linkUser(request: Request, context: ServerRequestContext) async throws -> HTTPResponse.Status {
         let user = try await findUser(context)
-        let application = try await findApplication(context)
+        let application = try await findApplication(context, toChange: true)
         let now = clock.now()
         try await securityEvents.recording(
             .userApplicationsChanged, userID: user.id, detail: "the user was linked to application \(application.id)"
@@ -198,7 +198,7 @@ struct AdminRoutes: RouteGroup {
     /// Stops the user from being found, or getting tokens, through the application's clients.
     func unlinkUser(request: Request, context: ServerRequestContext) async throws -> HTTPResponse.Status {
         let user = try await findUser(context)
-        let application = try await findApplication(context)
+        let application = try await findApplication(context, toChange: true)
         try await securityEvents.recording(
             .userApplicationsChanged, userID: user.id, detail: "the user was unlinked from application \(application.id)"
         ) { storage in
@@ -308,9 +308,14 @@ struct AdminRoutes: RouteGroup {
         return try .wire(SigningKeyView(key), status: .created)
     }
 
-    private func findApplication(_ context: ServerRequestContext) async throws -> ApplicationRecord {
+    /// The application the path names; `toChange`: refused for the console's own, which operators change
+    /// only as `/admin/v1/operators`.
+    private func findApplication(_ context: ServerRequestContext, toChange: Bool = false) async throws -> ApplicationRecord {
         guard let application = try await storage.clients.application(context.parameter("applicationID")) else {
             throw ServiceError.notFound("No such application.")
+        }
+        if toChange, application.id == ConsoleApplication.applicationID {
+            throw ServiceError(.forbidden, ErrorCode.forbidden, "The console's application is built in; operators are managed at /admin/v1/operators.")
         }
         return application
     }

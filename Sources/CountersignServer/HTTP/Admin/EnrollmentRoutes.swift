@@ -37,6 +37,9 @@ struct EnrollmentRoutes: RouteGroup {
             }
             applicationID = named
         }
+        guard applicationID != ConsoleApplication.applicationID else {
+            throw ServiceError.notValid("An operator's phone enrolls with their invitation (POST /admin/v1/operators), no other code.")
+        }
         let lifetime = body.expiresIn ?? TimeInterval(EnrollmentCode.defaultLifetime)
         guard lifetime >= 1, lifetime <= TimeInterval(EnrollmentCode.longestLifetime) else {
             throw ServiceError.notValid("'expires_in' must be 1 to \(EnrollmentCode.longestLifetime) seconds.")

@@ -97,12 +97,24 @@ struct OperatorRoutes: RouteGroup {
             status: .created, cacheControl: "no-store")
     }
 
-    /// Removes the operator and ends their sessions at once.
+    /// Removes the operator: their sessions end at once, the phones they enrolled for the console are
+    /// revoked and their unused enrollment codes void, so that inviting them again starts afresh.
     func remove(request: Request, context: ServerRequestContext) async throws -> HTTPResponse.Status {
         let id = context.parameter("operatorID")
         guard let record = try await storage.operators.find(id) else { throw ServiceError.notFound("No such operator.") }
-        try await securityEvents.recording(.operatorChanged, detail: "\(record.email) was removed from the console's operators") { storage in
+        let user = try await storage.users.find(externalUserID: record.email, inApplicationOfClient: ConsoleApplication.phoneClientID)
+        let now = clock.now()
+        try await securityEvents.recording(
+            .operatorChanged, userID: user?.id, detail: "\(record.email) was removed from the console's operators"
+        ) { storage in
             guard try await storage.operators.delete(id) else { throw ServiceError.notFound("No such operator.") }
+            try await storage.enrollmentCodes.voidUnused(externalUserID: record.email, applicationID: ConsoleApplication.applicationID, at: now)
+            guard let user else { return }
+            _ = try await storage.memberships.remove(userID: user.id, applicationID: ConsoleApplication.applicationID)
+            for device in try await storage.devices.all(ofUser: user.id) where device.clientID == ConsoleApplication.phoneClientID {
+                try await storage.devices.revoke(device.id, at: now)
+                try await storage.biometricKeys.revoke(onDevice: device.id, at: now)
+            }
         }
         return .noContent
     }

@@ -190,7 +190,7 @@ struct PushAdminRoutes: RouteGroup {
             title: "Countersign test", body: "A test notification sent from the console.", payload: ["type": "test"],
             expiresAt: now.addingTimeInterval(60), collapseID: "countersign-test")
         let target = PushTarget(deviceID: device.id, channel: provider.channel, token: device.pushToken, appID: device.pushAppID)
-        let result = switch await try gateways.gateway(for: provider.channel).send(notification, to: target) {
+        let result = switch try await gateways.gateway(for: provider.channel).send(notification, to: target) {
         case .delivered: TestPushResult(delivered: true, outcome: "delivered", reason: nil)
         case .retryable(let reason, _): TestPushResult(delivered: false, outcome: "retryable", reason: reason)
         case .tokenInvalid(let reason): TestPushResult(delivered: false, outcome: "token_invalid", reason: reason)

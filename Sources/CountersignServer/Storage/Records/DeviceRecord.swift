@@ -19,6 +19,9 @@ struct DeviceRecord: Sendable {
     let status: String
     let createdAt: Date?
     let revokedAt: Date?
+    /// The native client it enrolled through (nil for a device enrolled before 0.2.0): a phone enrolled
+    /// through a bank's app is no key to the console (`ConsoleSessions`).
+    let clientID: String?
 
     /// Not revoked: it may be pushed to and may answer.
     var isActive: Bool { status == CredentialStatus.active.rawValue }
@@ -28,7 +31,7 @@ extension DeviceRecord: RowDecodable {
     /// The columns of `devices` a record reads, as `init(row:prefix:)` reads them.
     static let columnNames = [
         "id", "user_id", "public_key", "name", "model", "os", "push_channel", "push_token", "push_app_id",
-        "push_token_invalid_at", "push_token_invalid_reason", "status", "created_at", "revoked_at",
+        "push_token_invalid_at", "push_token_invalid_reason", "status", "created_at", "revoked_at", "client_id",
     ]
 
     /// Every column of a device, read from table alias `alias` and each renamed `prefix` + its name: for a
@@ -58,6 +61,7 @@ extension DeviceRecord: RowDecodable {
         status = try row[prefix + "status"]
         createdAt = try row[prefix + "created_at"]
         revokedAt = try row[prefix + "revoked_at"]
+        clientID = try row[prefix + "client_id"]
     }
 
     /// The device a `LEFT JOIN` read beside others, its columns named `prefix` + their own; nil when the

@@ -65,8 +65,10 @@ enum SecurityEventKind: String, Sendable {
     case enrollmentCodeIssued = "enrollment_code_issued"
     /// An operator was invited to the console, or removed.
     case operatorChanged = "operator_changed"
-    /// An operator signed in to the console, or out.
+    /// An operator signed in to the console.
     case consoleSignedIn = "console_signed_in"
+    /// An operator signed out of the console.
+    case consoleSignedOut = "console_signed_out"
     /// A console session was refused a request: an auditor's change, or a write without its CSRF token.
     case consoleRefused = "console_refused"
 }

@@ -430,6 +430,9 @@ enum PostgresSchema {
             CREATE INDEX approvals_created ON approvals (created_at, id)
             """,
             """
+            ALTER TABLE devices ADD COLUMN client_id text
+            """,
+            """
             ALTER TABLE security_events ADD COLUMN actor text
             """,
         ]),

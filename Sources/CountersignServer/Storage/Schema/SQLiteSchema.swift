@@ -418,6 +418,9 @@ enum SQLiteSchema {
             CREATE INDEX approvals_created ON approvals (created_at, id)
             """,
             """
+            ALTER TABLE devices ADD COLUMN client_id TEXT
+            """,
+            """
             ALTER TABLE security_events ADD COLUMN actor TEXT
             """,
         ]),

@@ -61,12 +61,12 @@ struct DeviceStore {
         try await db.run("""
             INSERT INTO devices (
                 id, user_id, public_key, name, model, os, push_channel, push_token, push_app_id,
-                push_token_invalid_at, push_token_invalid_reason, status, created_at, revoked_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                push_token_invalid_at, push_token_invalid_reason, status, created_at, revoked_at, client_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
             """,
             device.id, device.userID, device.publicKey, device.name, device.model, device.os, device.pushChannel,
             device.pushToken, device.pushAppID, device.pushTokenInvalidAt, device.pushTokenInvalidReason, device.status,
-            device.createdAt, device.revokedAt)
+            device.createdAt, device.revokedAt, device.clientID)
     }
 
     /// Revokes the device if it is active; revoking again changes nothing.

@@ -28,4 +28,11 @@ struct EnrollmentCodeStore {
     func markUsed(_ id: String, at now: Date) async throws -> Bool {
         try await !db.all("UPDATE enrollment_codes SET used_at = $1 WHERE id = $2 AND used_at IS NULL RETURNING id", now, id).isEmpty
     }
+
+    /// Marks every unused code of `externalUserID` for `applicationID` used: none of them enrolls a phone now.
+    func voidUnused(externalUserID: String, applicationID: String, at now: Date) async throws {
+        try await db.run(
+            "UPDATE enrollment_codes SET used_at = $1 WHERE external_user_id = $2 AND application_id = $3 AND used_at IS NULL",
+            now, externalUserID, applicationID)
+    }
 }
