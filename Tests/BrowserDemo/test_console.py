@@ -305,6 +305,17 @@ class ConsoleTests(ConsoleTestCase):
         self.scan("operators")
         self.screenshot("console-operators")
 
+        # The command line lists them, and removes one.
+        command = lambda *arguments: subprocess.run(
+            [COUNTERSIGN, "operators", *arguments, "--server", self.server.url],
+            capture_output=True, text=True, timeout=60, env={"COUNTERSIGN_ADMIN_KEY": ADMIN_KEY, "PATH": "/usr/bin:/bin"})
+        listed = command("list").stdout
+        self.assertRegex(listed, r"ops@bank\.example\s+admin\s+phone enrolled")
+        self.assertRegex(listed, r"audit@bank\.example\s+auditor\s+no phone yet")
+        self.assertEqual(command("remove", "audit@bank.example").returncode, 0)
+        status, operators = self.admin("GET", "operators")
+        self.assertEqual([operator["email"] for operator in operators], ["ops@bank.example"])
+
         self.click("[data-action=sign-out]")
         self.hooked("input[name=email]")
         status, events = self.admin("GET", "security-events?actor=ops@bank.example&limit=100")

@@ -6,8 +6,8 @@ import Hummingbird
 
 /// The console's sessions (DESIGN.md §8): an operator's browser trades the token its sign-in journey
 /// ended with for a session cookie, `HttpOnly` and `SameSite=Strict`, that lasts `longest` at most and
-/// `idle` without use (`COUNTERSIGN_CONSOLE_IDLE_TIMEOUT`, at most `longestIdle`). Writes also carry the session's CSRF token, which only a page of the server's own
-/// origin can read (`GET /console/session`).
+/// `idle` without use (`COUNTERSIGN_CONSOLE_IDLE_TIMEOUT`, at most `longestIdle`). Writes also carry the
+/// session's CSRF token, which only a page of the server's own origin can read (`GET /console/session`).
 struct ConsoleSessions: Sendable {
     static let longest: TimeInterval = 12 * 3600
     static let longestIdle: TimeInterval = 30 * 60

@@ -189,7 +189,9 @@ struct ConsoleSessionTests {
             #expect(try await server.admin(.POST, "operators", json: ["email": "OPS@bank.example", "role": "admin"]).status == .conflict)
             #expect(try await server.admin(.POST, "operators", json: ["email": "not-an-email", "role": "admin"]).status == .badRequest)
             #expect(try await server.admin(.POST, "operators", json: ["email": "b@bank.example", "role": "root"]).status == .badRequest)
-            #expect(try await server.admin(.GET, "operators").body.arrayValue?.count == 1)
+            let listed = try #require(try await server.admin(.GET, "operators").body.arrayValue)
+            #expect(listed.count == 1)
+            #expect(listed.first?["enrolled"] == false, "invited, no phone yet")
             #expect(try await server.admin(.DELETE, "operators/opr_nosuch").status == .notFound)
         }
     }
@@ -214,7 +216,7 @@ struct ConsoleSignInRulesTests {
     func bankPhoneRefused() async throws {
         try await TestServer.run { server in
             let bankPhone = try await RegisteredPhone.register(server, email: "ops@bank.example")
-            let consolePhone = try await SignedInOperator.invite(server, "ops@bank.example", role: "admin")
+            _ = try await SignedInOperator.invite(server, "ops@bank.example", role: "admin")
             let browser = TestBrowser(client: server.client("countersign-console"))
             let choice = try await browser.signIn("web_login", email: "ops@bank.example")
             let devices = try #require(choice.data?["devices"]?.arrayValue)
@@ -228,7 +230,6 @@ struct ConsoleSignInRulesTests {
             #expect(refused.status == .forbidden && refused.headers.first(name: "Set-Cookie") == nil)
             let events = try #require(try await server.admin(.GET, "security-events?kind=console_refused").body["security_events"]?.arrayValue)
             #expect(events.first?["device_id"] == .string(bankPhone.deviceID))
-            _ = consolePhone
         }
     }
 
@@ -254,7 +255,7 @@ struct ConsoleSignInRulesTests {
     @Test("the console's application is changed only through /admin/v1/operators, and only invitations enroll its phones")
     func builtInApplication() async throws {
         try await TestServer.run { server in
-            let customer = try await RegisteredPhone.register(server, email: "ada@example.com")
+            _ = try await RegisteredPhone.register(server, email: "ada@example.com")
             let users = try #require(try await server.admin(.GET, "users?external_user_id=ada@example.com").body.arrayValue)
             let userID = try #require(users.first?["id"]?.stringValue)
             #expect(try await server.admin(.PATCH, "applications/countersign-console", json: ["allowed_journeys": .null]).status == .forbidden)
@@ -266,7 +267,6 @@ struct ConsoleSignInRulesTests {
             ] {
                 #expect(try await server.admin(.POST, "enrollment-codes", json: body).status == .badRequest)
             }
-            _ = customer
         }
     }
 
@@ -287,6 +287,8 @@ struct ConsoleSignInRulesTests {
             #expect(user["applications"]?.arrayValue?.contains("countersign-console") == false)
             let (_, step) = try await SecureEnrollmentTests.redeem(unusedCode, on: server, client: "countersign-console-phone")
             #expect(step.journeyStepID != JourneyStepID.mobileBiometricsRegistration, "the removed operator's code enrolls nothing")
+            let invitedAgain = try await server.admin(.POST, "operators", json: ["email": "ops@bank.example", "role": "admin"])
+            #expect(invitedAgain.body["operator"]?["enrolled"] == false, "the old phone is no longer the operator's")
         }
     }
 

@@ -29,7 +29,8 @@ struct OperatorRoutes: RouteGroup {
         let email: String
         let role: String
         let createdAt: Date
-        /// Whether a phone was enrolled for them and is not revoked: they can sign in.
+        /// Whether a phone was enrolled for them through the console's native client and is not revoked:
+        /// they can sign in.
         let enrolled: Bool
 
         enum CodingKeys: String, CodingKey {
@@ -53,19 +54,10 @@ struct OperatorRoutes: RouteGroup {
     }
 
     func list(request: Request, context: ServerRequestContext) async throws -> [OperatorView] {
-        var views: [OperatorView] = []
-        for record in try await storage.operators.all() {
-            views.append(OperatorView(
-                id: record.id, email: record.email, role: record.role, createdAt: record.createdAt, enrolled: try await hasPhone(record.email)))
+        let enrolled = try await storage.devices.usersWithActiveDevice(enrolledThrough: ConsoleApplication.phoneClientID)
+        return try await storage.operators.all().map {
+            OperatorView(id: $0.id, email: $0.email, role: $0.role, createdAt: $0.createdAt, enrolled: enrolled.contains($0.email))
         }
-        return views
-    }
-
-    private func hasPhone(_ email: String) async throws -> Bool {
-        guard let user = try await storage.users.find(externalUserID: email, inApplicationOfClient: ConsoleApplication.phoneClientID) else {
-            return false
-        }
-        return try await storage.devices.all(ofUser: user.id).contains { $0.status == CredentialStatus.active.rawValue }
     }
 
     /// Adds an operator and issues the enrollment code their phone redeems (valid a day).
@@ -91,7 +83,8 @@ struct OperatorRoutes: RouteGroup {
                 try await storage.enrollmentCodes.insert(code)
             }
         }
-        let view = OperatorView(id: record.id, email: email, role: record.role, createdAt: record.createdAt, enrolled: try await hasPhone(email))
+        let enrolled = try await storage.devices.usersWithActiveDevice(enrolledThrough: ConsoleApplication.phoneClientID).contains(email)
+        let view = OperatorView(id: record.id, email: email, role: record.role, createdAt: record.createdAt, enrolled: enrolled)
         return try .wire(
             InvitationView(operator: view, enrollmentCode: issued.code, enrollmentURI: issued.link.uri, expiresAt: issued.expiresAt),
             status: .created, cacheControl: "no-store")

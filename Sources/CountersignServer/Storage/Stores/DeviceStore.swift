@@ -52,6 +52,15 @@ struct DeviceStore {
     /// How the device's columns are named beside the user's.
     private static let devicePrefix = "device_"
 
+    /// The external ids of the users with an active device enrolled through `clientID`.
+    func usersWithActiveDevice(enrolledThrough clientID: String) async throws -> Set<String> {
+        let rows = try await db.all("""
+            SELECT DISTINCT users.external_user_id FROM devices JOIN users ON users.id = devices.user_id
+            WHERE devices.client_id = $1 AND devices.status = $2
+            """, clientID, CredentialStatus.active.rawValue)
+        return Set(try rows.map { try $0["external_user_id"] })
+    }
+
     /// All the user's devices, revoked ones too, oldest first.
     func all(ofUser userID: String) async throws -> [DeviceRecord] {
         try await db.all(DeviceRecord.self, "SELECT * FROM devices WHERE user_id = $1 ORDER BY created_at", userID)
